@@ -1,0 +1,90 @@
+/**
+ * Command-line options of the sensor, each also settable as environment variable SENSOR_<NAME>.
+ * One table: parsing, `--help` and the README's option list come from it. Flags win over the environment.
+ */
+import { parseArgs } from 'node:util';
+import { HAL_KINDS, type HalKind } from './hal/types.js';
+import { DEFAULT_PRODUCT } from './sensor/products.js';
+
+export interface CliOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  product: string;
+  serial: string | undefined;
+  hal: HalKind;
+  logLevel: string;
+}
+
+export interface OptionSpec {
+  flag: string;
+  key: keyof CliOptions;
+  env: string;
+  default: string | undefined;
+  valueName: string;
+  help: string;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const OPTION_SPECS: readonly OptionSpec[] = [
+  { flag: 'host', key: 'host', env: 'SENSOR_HOST', default: '0.0.0.0', valueName: 'ADDRESS', help: 'listen address; a specific address (e.g. 127.0.0.2) is also the source address of the UDP data' },
+  { flag: 'port', key: 'port', env: 'SENSOR_PORT', default: '8080', valueName: 'PORT', help: 'HTTP port (real units and the Docker image use 80)' },
+  { flag: 'data-dir', key: 'dataDir', env: 'SENSOR_DATA_DIR', default: './data', valueName: 'DIR', help: 'where the unit keeps its database (configuration, user data, identity, alerts, firmware slots)' },
+  { flag: 'product', key: 'product', env: 'SENSOR_PRODUCT', default: DEFAULT_PRODUCT, valueName: 'MODEL', help: 'product model, e.g. OS-1-128, OS-2-32, OS-0-64-T1' },
+  { flag: 'serial', key: 'serial', env: 'SENSOR_SERIAL', default: undefined, valueName: 'DIGITS', help: 'serial number (decimal, < 2^40); default: generated once and kept in the data directory' },
+  { flag: 'hal', key: 'hal', env: 'SENSOR_HAL', default: 'sim', valueName: HAL_KINDS.join('|'), help: 'hardware layer: sim (simulated unit) or linux (a real unit: iproute2, chrony, ptp4l)' },
+  { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
+];
+
+export class UsageError extends Error {}
+
+export function helpText(program = 'lidar-sensor'): string {
+  const lines = [`Usage: ${program} [options]`, '', 'Starts a lidar sensor management server (a simulated sensor by default).', '', 'Options:'];
+  for (const o of OPTION_SPECS) {
+    const left = `  --${o.flag} ${o.valueName}`;
+    const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
+    lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
+  }
+  lines.push(`${'  -h, --help'.padEnd(30)} show this help`);
+  return lines.join('\n');
+}
+
+/** Parses argv and the environment; throws UsageError with a clear message on bad input. */
+export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: 'string' as const }])),
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (parsed.values.help) return 'help';
+  const raw: Record<string, string | undefined> = {};
+  for (const o of OPTION_SPECS) {
+    const value = (parsed.values as Record<string, string | undefined>)[o.flag] ?? env[o.env] ?? o.default;
+    raw[o.key] = value;
+  }
+  const port = Number(raw.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0..65535; got ${JSON.stringify(raw.port)}`);
+  if (!(HAL_KINDS as readonly string[]).includes(raw.hal ?? '')) throw new UsageError(`--hal must be one of ${HAL_KINDS.join(', ')}; got ${JSON.stringify(raw.hal)}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel ?? '')) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(raw.logLevel)}`);
+  if (!raw.host) throw new UsageError('--host must not be empty');
+  if (!raw.dataDir) throw new UsageError('--data-dir must not be empty');
+  return {
+    host: raw.host,
+    port,
+    dataDir: raw.dataDir,
+    product: raw.product ?? DEFAULT_PRODUCT,
+    serial: raw.serial || undefined,
+    hal: raw.hal as HalKind,
+    logLevel: raw.logLevel ?? 'info',
+  };
+}

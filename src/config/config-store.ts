@@ -1,0 +1,33 @@
+/**
+ * The persisted configuration: what a power cycle restores. One JSON document in one row, so a
+ * save is atomic; loading fills parameters a newer version added with their defaults.
+ */
+import type { SqliteDatabase } from '../store/database.js';
+import { PARAMETERS, defaultConfig, type SensorConfig } from './registry.js';
+
+export class ConfigStore {
+  private readonly selectStmt;
+  private readonly upsertStmt;
+
+  constructor(db: SqliteDatabase) {
+    this.selectStmt = db.prepare<[], { config: string }>('SELECT config FROM persisted_config WHERE id = 1');
+    this.upsertStmt = db.prepare<[string]>(
+      'INSERT INTO persisted_config (id, config) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET config = excluded.config',
+    );
+  }
+
+  /** The stored configuration merged over the defaults (known keys only), or the defaults when none is stored. */
+  load(): SensorConfig {
+    const config = defaultConfig();
+    const row = this.selectStmt.get();
+    if (!row) return config;
+    const stored = JSON.parse(row.config) as Record<string, unknown>;
+    const target = config as unknown as Record<string, unknown>;
+    for (const p of PARAMETERS) if (p.name in stored && !p.readOnly) target[p.name] = stored[p.name];
+    return config;
+  }
+
+  save(config: SensorConfig): void {
+    this.upsertStmt.run(JSON.stringify(config));
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Validation of configuration input, derived from the registry: every value on its own (JSON schema
+ * through Ajv, all errors collected) and the would-be active configuration as a whole (cross-field rules).
+ * Every problem is reported with a JSON pointer; nothing here changes state.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { isIP } from 'node:net';
+import type { FieldError } from '../errors.js';
+import {
+  PARAMETERS,
+  DEPRECATED_ALIASES,
+  findParameter,
+  findDeprecatedAlias,
+  azimuthWindowWidthMdeg,
+  maxAzimuthWidthMdeg,
+  type ParameterName,
+  type SensorConfig,
+  type LidarMode,
+} from './registry.js';
+
+/** Host names as RFC 1123 allows them: dot-separated labels of letters, digits and inner hyphens. */
+const HOST_NAME = /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+/** A name made only of digits and dots is a malformed IPv4 address, never a host name. */
+const NUMERIC_NAME = /^[0-9.]+$/;
+
+export function isValidUdpDestination(value: string): boolean {
+  if (value === '') return true;
+  if (isIP(value) !== 0) return true;
+  return HOST_NAME.test(value) && !NUMERIC_NAME.test(value);
+}
+
+// verbose: errors carry their schema, so a range error can state both bounds.
+const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false, verbose: true });
+ajv.addFormat('udp-destination', { type: 'string', validate: isValidUdpDestination });
+
+const valueValidators = new Map<string, ValidateFunction>([
+  ...PARAMETERS.map((p) => [p.name, ajv.compile(p.schema)] as const),
+  ...DEPRECATED_ALIASES.map((a) => [a.name, ajv.compile(a.schema)] as const),
+]);
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function explain(error: ErrorObject, value: unknown): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'enum': {
+      const allowed = p.allowedValues as unknown[];
+      const caseless = allowed.find((a) => typeof a === 'string' && typeof value === 'string' && a.toLowerCase() === value.toLowerCase());
+      if (caseless !== undefined) return `${JSON.stringify(value)} has the wrong letter case: keywords are case-sensitive, use ${JSON.stringify(caseless)}`;
+      return `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}; got ${describeType(value)}`;
+    }
+    case 'type':
+      return `must be ${p.type === 'integer' ? 'an integer' : `a ${String(p.type)}`}; got ${describeType(value)}`;
+    case 'minimum':
+    case 'maximum': {
+      const s = error.parentSchema as { minimum?: number; maximum?: number };
+      return s.minimum !== undefined && s.maximum !== undefined
+        ? `must be between ${s.minimum} and ${s.maximum}; got ${JSON.stringify(value)}`
+        : `must be ${error.keyword === 'minimum' ? '>=' : '<='} ${String(p.limit)}; got ${JSON.stringify(value)}`;
+    }
+    case 'minItems':
+    case 'maxItems':
+      return `must be a list of exactly ${String(p.limit)} items; got ${Array.isArray(value) ? value.length : describeType(value)}`;
+    case 'format':
+      return `must be "", an IPv4 or IPv6 address or a host name; got ${JSON.stringify(value)}`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** Errors of one value against its schema; at most one per JSON pointer, the most telling first. */
+function valueErrors(name: string, value: unknown): FieldError[] {
+  const validate = valueValidators.get(name);
+  if (!validate || validate(value)) return [];
+  const byPointer = new Map<string, string>();
+  for (const error of validate.errors ?? []) {
+    const pointer = `/${name}${error.instancePath}`;
+    if (byPointer.has(pointer)) continue;
+    const item = error.instancePath === '' ? value : (value as unknown[])[Number(error.instancePath.slice(1))];
+    byPointer.set(pointer, explain(error, item));
+  }
+  return [...byPointer].map(([pointer, detail]) => ({ pointer, detail }));
+}
+
+/** Options of input normalisation. */
+export interface InputContext {
+  /** The caller's IPv4 address, which `@auto` stands for; undefined where `@auto` is not allowed. */
+  autoDestination?: string;
+}
+
+/**
+ * Checks every key of a partial configuration (deprecated aliases mapped, `@auto` resolved) and
+ * returns it under current parameter names, or every error found.
+ */
+export function normalizeInput(
+  input: Record<string, unknown>,
+  current: SensorConfig,
+  context: InputContext,
+): { values: Partial<SensorConfig>; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(input)) {
+    let name = key;
+    let value = raw;
+    const alias = findDeprecatedAlias(key);
+    if (alias) {
+      const aliasErrors = valueErrors(key, raw);
+      if (aliasErrors.length) {
+        errors.push(...aliasErrors);
+        continue;
+      }
+      name = alias.replacement;
+      value = alias.toReplacement(raw);
+    }
+    const parameter = findParameter(name);
+    if (!parameter) {
+      errors.push({ pointer: `/${key}`, detail: `unknown configuration parameter ${JSON.stringify(key)} (names are case-sensitive)` });
+      continue;
+    }
+    if (name === 'udp_dest' && value === '@auto') {
+      if (context.autoDestination === undefined) {
+        errors.push({ pointer: `/${key}`, detail: '"@auto" is accepted only through POST /api/v1/sensor/config' });
+        continue;
+      }
+      value = context.autoDestination;
+    }
+    const problems = valueErrors(name, value);
+    if (problems.length) {
+      errors.push(...problems.map((e) => (alias ? { ...e, pointer: e.pointer.replace(`/${name}`, `/${key}`) } : e)));
+      continue;
+    }
+    if (parameter.readOnly && JSON.stringify(value) !== JSON.stringify(current[name as ParameterName])) {
+      errors.push({ pointer: `/${key}`, detail: `is read-only; only its current value ${JSON.stringify(current[name as ParameterName])} is accepted` });
+      continue;
+    }
+    if (name in values && JSON.stringify(values[name]) !== JSON.stringify(value)) {
+      errors.push({ pointer: `/${key}`, detail: `conflicts with another key that sets ${name} to ${JSON.stringify(values[name])}` });
+      continue;
+    }
+    values[name] = value;
+  }
+  return { values: values as Partial<SensorConfig>, errors };
+}
+
+/** What a configuration is checked against besides its own values: the product's abilities. */
+export interface CombinationContext {
+  lidarModes: readonly LidarMode[];
+}
+
+/** Cross-field rules, applied to the configuration that would become active. */
+export function combinationErrors(config: SensorConfig, context: CombinationContext): FieldError[] {
+  const errors: FieldError[] = [];
+  const [start, end] = config.azimuth_window;
+  const width = azimuthWindowWidthMdeg(config.azimuth_window);
+  const maxWidth = maxAzimuthWidthMdeg(config.signal_multiplier);
+  if (start === end) {
+    errors.push({ pointer: '/azimuth_window', detail: `is empty: start and end are both ${start}` });
+  } else if (width > maxWidth) {
+    errors.push({
+      pointer: '/azimuth_window',
+      detail: `spans ${width / 1000} degrees; signal_multiplier ${config.signal_multiplier} allows at most ${maxWidth / 1000} degrees`,
+    });
+  }
+  if (!context.lidarModes.includes(config.lidar_mode)) {
+    errors.push({ pointer: '/lidar_mode', detail: `${config.lidar_mode} is not supported by this product; supported: ${context.lidarModes.join(', ')}` });
+  }
+  return errors;
+}

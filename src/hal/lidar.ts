@@ -1,0 +1,28 @@
+import type { SensorConfig } from '../config/registry.js';
+
+/** Everything the data plane needs to run the streams of one initialization. */
+export interface StreamRun {
+  initializationId: number;
+  /** The active configuration of this run. */
+  config: SensorConfig;
+  /** `sensor_info.prod_sn` as an integer (fits 40 bits). */
+  serialNumber: bigint;
+  /** Product model name, e.g. "OS-1-128" (src/sensor/products.ts). */
+  productName: string;
+  /** Local address the sockets bind to (the HTTP listen address when it is a specific one). */
+  bindAddress: string | undefined;
+  /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs (the clock `timestamp_mode` selects). */
+  timestampOffsetNs: bigint;
+}
+
+/** The lidar and IMU data streams. */
+export interface LidarHal {
+  /**
+   * Stop the streams of the previous run and start those of `run`; `null` stops everything.
+   * Resolves once no datagram of the previous run can be sent any more.
+   */
+  apply(run: StreamRun | null): Promise<void>;
+  /** The `alert_flags` byte of packet headers (udp-packets.md), pushed whenever the alert log changes. */
+  setAlertFlags(flags: number): void;
+  close(): Promise<void>;
+}

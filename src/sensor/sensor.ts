@@ -1,0 +1,274 @@
+/**
+ * The device core: owns the unit's state (status, initialization_id, the staged/active/persisted
+ * configuration, user data) and orchestrates reinitialization and restart. Routes call it; it calls
+ * the configuration store, the alert log and the HAL. It never imports Fastify.
+ *
+ * Reinit is one operation (DESIGN.md): validate the would-be active configuration as a whole →
+ * commit it (one SQLite transaction when persisting) → new initialization_id → INITIALIZING →
+ * HAL reconfigures → RUNNING (or STANDBY). Every change goes through one serial queue; a failed
+ * step leaves the previous active configuration running and the store unchanged.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { ApiError, badRequest, invalidConfiguration, unavailable } from '../errors.js';
+import { ConfigState, type ConfigView } from '../config/config-state.js';
+import { ConfigStore } from '../config/config-store.js';
+import { combinationErrors, normalizeInput } from '../config/config-validation.js';
+import { defaultConfig, type SensorConfig } from '../config/registry.js';
+import type { Hal } from '../hal/types.js';
+import type { StreamRun } from '../hal/lidar.js';
+import type { SqliteDatabase } from '../store/database.js';
+import { KV_KEYS, KvStore } from '../store/kv-store.js';
+import { nextInitializationId, serialToBigInt, type SensorIdentity } from './identity.js';
+import type { ProductModel } from './products.js';
+import { SerialQueue } from './serial-queue.js';
+import type { SensorStatus } from './status.js';
+import { UserDataStore } from './user-data.js';
+import { SensorMetadata } from './metadata.js';
+
+export interface SensorDependencies {
+  db: SqliteDatabase;
+  hal: Hal;
+  identity: SensorIdentity;
+  log: Logger;
+  /** Local address the data streams are sent from (the HTTP listen address when it is a specific one). */
+  bindAddress?: string;
+  /** How long a simulated reboot keeps the unit unreachable; real units take tens of seconds. */
+  simulatedRebootMs?: number;
+}
+
+/** Flags of a configuration change (client-contract.md): reinit makes staged active, persist stores active. */
+export interface ChangeFlags {
+  reinit: boolean;
+  persist: boolean;
+  /** The caller's IPv4 address: what `udp_dest: "@auto"` becomes. Undefined where `@auto` is refused. */
+  autoDestination?: string;
+}
+
+export interface SensorEvents {
+  /** After every completed reinit or restart, with the new active configuration. */
+  reinit: [{ initializationId: number; config: Readonly<SensorConfig> }];
+  status: [SensorStatus];
+  /** Before the unit restarts (simulated reboot begins). */
+  restart: [];
+}
+
+export class Sensor extends EventEmitter<SensorEvents> {
+  readonly identity: SensorIdentity;
+  readonly product: ProductModel;
+  readonly hal: Hal;
+  readonly db: SqliteDatabase;
+  readonly kv: KvStore;
+  readonly userData: UserDataStore;
+  /** Metadata documents, derived once per initialization_id. */
+  readonly metadata: SensorMetadata;
+  readonly log: Logger;
+  private readonly configs: ConfigState;
+  private readonly configStore: ConfigStore;
+  private readonly queue = new SerialQueue();
+  private readonly bindAddress: string | undefined;
+  private readonly simulatedRebootMs: number;
+  private currentStatus: SensorStatus = 'INITIALIZING';
+  private initId: number;
+  private rebootingUntil = 0;
+
+  private constructor(deps: SensorDependencies) {
+    super();
+    this.identity = deps.identity;
+    this.product = deps.identity.product;
+    this.hal = deps.hal;
+    this.db = deps.db;
+    this.log = deps.log;
+    this.kv = new KvStore(deps.db);
+    this.userData = new UserDataStore(this.kv);
+    this.metadata = new SensorMetadata(this);
+    this.configStore = new ConfigStore(deps.db);
+    this.configs = new ConfigState(this.configStore.load());
+    this.bindAddress = deps.bindAddress;
+    this.simulatedRebootMs = deps.simulatedRebootMs ?? 1000;
+    this.initId = nextInitializationId();
+  }
+
+  /** Boots a unit: loads the persisted configuration and starts the streams it asks for. */
+  static async start(deps: SensorDependencies): Promise<Sensor> {
+    const sensor = new Sensor(deps);
+    await sensor.queue.run(() => sensor.bringUp(sensor.configs.get('persisted')));
+    return sensor;
+  }
+
+  get status(): SensorStatus {
+    return this.currentStatus;
+  }
+
+  get initializationId(): number {
+    return this.initId;
+  }
+
+  /** True while a (simulated) reboot is under way: the unit is unreachable, HTTP answers 503. */
+  get rebooting(): boolean {
+    return this.rebootingUntil > 0;
+  }
+
+  config(view: ConfigView = 'active'): Readonly<SensorConfig> {
+    return this.configs.get(view);
+  }
+
+  /** Changes status and tells listeners (metadata, telemetry, the data plane). */
+  setStatus(status: SensorStatus): void {
+    if (status === this.currentStatus) return;
+    this.currentStatus = status;
+    this.emit('status', status);
+  }
+
+  /**
+   * `POST /api/v1/sensor/config` and the legacy set_config_param: merge `input` into staged, then,
+   * as the flags say, make staged active (reinit) and store active (persist). All or nothing.
+   */
+  changeConfig(input: unknown, flags: ChangeFlags): Promise<void> {
+    const body = requireObject(input);
+    return this.queue.run(async () => {
+      const { values, errors } = normalizeInput(body, this.configs.get('staged'), { autoDestination: flags.autoDestination });
+      if (errors.length) throw invalidConfiguration(errors);
+      const staged: SensorConfig = { ...this.configs.get('staged'), ...values };
+      if (flags.reinit) {
+        await this.reinitWith(staged, flags.persist);
+      } else if (flags.persist) {
+        this.persist(this.configs.get('active'));
+      }
+      this.configs.set('staged', staged);
+    });
+  }
+
+  /**
+   * `PUT /api/v1/sensor/config/<name>`: this one parameter becomes active and persisted at once
+   * (on top of the active configuration, not of other staged changes), and is staged too.
+   */
+  setParameter(name: string, value: unknown): Promise<void> {
+    return this.queue.run(async () => {
+      const { values, errors } = normalizeInput({ [name]: value }, this.configs.get('active'), {});
+      if (errors.length) throw invalidConfiguration(errors);
+      await this.reinitWith({ ...this.configs.get('active'), ...values }, true);
+      this.configs.set('staged', { ...this.configs.get('staged'), ...values });
+    });
+  }
+
+  /** Legacy `reinitialize`: staged becomes active, not persisted. */
+  reinitialize(): Promise<void> {
+    return this.queue.run(() => this.reinitWith(this.configs.get('staged'), false));
+  }
+
+  /** Legacy `save_config_params`: store the active configuration. */
+  persistActive(): Promise<void> {
+    return this.queue.run(() => this.persist(this.configs.get('active')));
+  }
+
+  /**
+   * `DELETE /api/v1/sensor/config`: defaults, no static IPv4 override, user data removed when its
+   * policy says so — one transaction — then a restart (call `restart()` once the response is sent).
+   */
+  resetConfiguration(): Promise<void> {
+    return this.queue.run(() => {
+      const defaults = defaultConfig();
+      this.db.transaction(() => {
+        this.configStore.save(defaults);
+        this.kv.delete(KV_KEYS.ipv4Override);
+        this.userData.clearOnConfigDelete();
+      })();
+      this.configs.set('persisted', defaults);
+    });
+  }
+
+  /**
+   * Restarts the unit: streams stop, the unit is unreachable for a moment (sim), then it boots
+   * the persisted configuration with a new initialization_id. Call after the response is sent.
+   */
+  restart(): Promise<void> {
+    this.rebootingUntil = Date.now() + this.simulatedRebootMs;
+    this.setStatus('INITIALIZING');
+    this.emit('restart');
+    return this.queue.run(async () => {
+      await this.hal.lidar.apply(null);
+      await delay(Math.max(0, this.rebootingUntil - Date.now()));
+      const persisted = this.configs.get('persisted');
+      this.configs.set('active', persisted);
+      this.configs.set('staged', persisted);
+      this.initId = nextInitializationId(this.initId);
+      await this.bringUp(persisted);
+      this.rebootingUntil = 0;
+    });
+  }
+
+  /** Throws 503 while the unit is rebooting (an unreachable real unit), for the HTTP layer. */
+  assertReachable(): void {
+    if (this.rebooting) {
+      const seconds = Math.max(1, Math.ceil((this.rebootingUntil - Date.now()) / 1000));
+      throw unavailable('the sensor is restarting', seconds);
+    }
+  }
+
+  /** Waits until every queued change has finished (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  /** Stops the streams and releases the HAL; the caller closes the database afterwards. */
+  async close(): Promise<void> {
+    await this.queue.idle();
+    await this.hal.close();
+  }
+
+  /** The data plane's view of one initialization. */
+  streamRun(config: Readonly<SensorConfig>): StreamRun {
+    return {
+      initializationId: this.initId,
+      config,
+      serialNumber: serialToBigInt(this.identity.serialNumber),
+      productName: this.product.name,
+      bindAddress: this.bindAddress,
+      timestampOffsetNs: this.hal.time.timestampOffsetNs(config),
+    };
+  }
+
+  private async reinitWith(candidate: SensorConfig, persist: boolean): Promise<void> {
+    const errors = combinationErrors(candidate, { lidarModes: this.product.lidarModes });
+    if (errors.length) throw invalidConfiguration(errors);
+    const previousPersisted = this.configs.get('persisted');
+    if (persist) this.persist(candidate);
+    const previousInitId = this.initId;
+    this.initId = nextInitializationId(previousInitId);
+    try {
+      await this.bringUp(candidate);
+    } catch (error) {
+      this.log.error({ err: error }, 'reinit failed; restoring the previous configuration');
+      if (persist) this.persist(previousPersisted);
+      this.initId = previousInitId;
+      await this.bringUp(this.configs.get('active')).catch((e: unknown) => this.log.error({ err: e }, 'restoring failed'));
+      throw error instanceof ApiError ? error : new ApiError('internal', 'the sensor could not apply the configuration; the previous configuration stays active');
+    }
+  }
+
+  /** INITIALIZING → the HAL runs `config` → RUNNING or STANDBY. */
+  private async bringUp(config: Readonly<SensorConfig>): Promise<void> {
+    this.setStatus('INITIALIZING');
+    const streaming = config.operating_mode === 'NORMAL';
+    await this.hal.lidar.apply(streaming ? this.streamRun(config) : null);
+    this.configs.set('active', config);
+    this.setStatus(streaming ? 'RUNNING' : 'STANDBY');
+    this.emit('reinit', { initializationId: this.initId, config });
+  }
+
+  private persist(config: Readonly<SensorConfig>): void {
+    this.configStore.save(config);
+    this.configs.set('persisted', config);
+  }
+}
+
+function requireObject(input: unknown): Record<string, unknown> {
+  if (input === undefined) throw badRequest('the request needs a JSON object of configuration parameters as its body');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw badRequest(`the body must be a JSON object of configuration parameters; got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`);
+  }
+  return input as Record<string, unknown>;
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,112 @@
+/**
+ * Runs the real CLI (dist/cli.js) as a child process on a free port, like a user would, and talks
+ * to it over HTTP. `npm test` builds dist/ first.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const CLI_PATH = resolve(import.meta.dirname, '../../dist/cli.js');
+
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface CliProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  dataDir: string;
+  host: string;
+  port: number;
+  /** Everything the process wrote so far. */
+  output(): string;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<number | null>;
+  /** SIGKILL (power cut) and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export interface StartCliOptions {
+  dataDir?: string;
+  host?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** How long to wait for the first 200 on sensor_info-or-config. */
+  readyTimeoutMs?: number;
+}
+
+/** Polls `check` until it returns a truthy value or the deadline passes (no fixed sleeps). */
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const result = await check();
+      if (result) return result;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function startCli(options: StartCliOptions = {}): Promise<CliProcess> {
+  const host = options.host ?? '127.0.0.1';
+  const port = await freePort(host);
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sensor-cli-'));
+  let output = '';
+  const child = spawn(process.execPath, [CLI_PATH, '--host', host, '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const baseUrl = `http://${host}:${port}`;
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`CLI exited with ${child.exitCode}: ${output}`);
+      const res = await fetch(`${baseUrl}/api/v1/sensor/config`);
+      return res.status === 200;
+    },
+    options.readyTimeoutMs ?? 15_000,
+    'the CLI to answer',
+  );
+  return {
+    child,
+    baseUrl,
+    dataDir,
+    host,
+    port,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Runs the CLI to completion (for start-up errors, --help). */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  return { code, stdout, stderr };
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // End-to-end tests spawn the built CLI (dist/); `npm test` builds before running vitest.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Two cores: data-plane tests measure packet rates, so don't run too many files at once.
+    maxWorkers: 2,
+  },
+});
