@@ -1,0 +1,35 @@
+# Simulated (or real) lidar sensor management server.
+#   docker build -t lidar-sensor .
+#   docker run --rm -p 8080:80 -v sensor-data:/data lidar-sensor
+# Build stage: compiles TypeScript and the better-sqlite3 native module (needs python3, make, g++).
+FROM node:22-bookworm AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+# Runtime stage: production dependencies and compiled JavaScript only.
+FROM node:22-bookworm-slim
+# The unit answers on port 80 (clients always use 80) but runs as the unprivileged user `node`:
+# give the node binary the one capability it needs to bind a low port.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libcap2-bin \
+ && setcap cap_net_bind_service=+ep "$(readlink -f "$(command -v node)")" \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+ENV NODE_ENV=production \
+    SENSOR_HOST=0.0.0.0 \
+    SENSOR_PORT=80 \
+    SENSOR_DATA_DIR=/data
+VOLUME ["/data"]
+EXPOSE 80/tcp
+HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.SENSOR_PORT || 80) + '/api/v1/sensor/metadata/sensor_info').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "dist/cli.js"]
