@@ -2,7 +2,7 @@
  * `buildApp(sensor, options)`: a ready, un-listened Fastify instance with every route of the
  * sensor's interface. Tests use it with `inject()`; src/server.ts listens with it.
  */
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Sensor } from './sensor/sensor.js';
 import { installErrorHandler } from './routes/error-handler.js';
@@ -11,14 +11,23 @@ import { installNotFoundHandler } from './routes/method-not-allowed.js';
 import { configRoutes } from './routes/config.js';
 import { userDataRoutes } from './routes/user-data.js';
 import { legacyCommandRoutes } from './routes/legacy-commands.js';
+import { systemRoutes } from './routes/system.js';
 import { metadataRoutes } from './routes/metadata.js';
+import { alertRoutes } from './routes/alerts.js';
+import { telemetryRoutes } from './routes/telemetry.js';
+import { diagnosticsRoutes } from './routes/diagnostics.js';
+import { timeRoutes } from './routes/time.js';
+import { networkRoutes } from './routes/network.js';
+import type { RecentLog } from './diagnostics/sensor-dump.js';
 
 export interface AppOptions {
   logger?: Logger;
+  /** Recent server log lines, included in the diagnostics dump. */
+  recentLog?: RecentLog;
 }
 
 /** Every route plugin; each receives `{ sensor }`. Add a resource group by adding its plugin here. */
-const ROUTE_PLUGINS: readonly FastifyPluginAsync<{ sensor: Sensor }>[] = [configRoutes, userDataRoutes, legacyCommandRoutes, metadataRoutes];
+const ROUTE_PLUGINS: readonly FastifyPluginAsync<{ sensor: Sensor }>[] = [configRoutes, userDataRoutes, legacyCommandRoutes, metadataRoutes, alertRoutes, telemetryRoutes, systemRoutes, timeRoutes, networkRoutes];
 
 /** Clients behind a proxy send absolute-form targets (`GET http://10.0.0.5/api/v1/...`): route on the path. */
 function originFormUrl(url: string | undefined): string {
@@ -33,7 +42,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // Every request would be two log lines: too much for a unit that serves fleets of pollers.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     rewriteUrl: (req) => originFormUrl(req.url),
     bodyLimit: 1024 * 1024,
     onProtoPoisoning: 'error',
@@ -55,6 +64,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   });
 
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { sensor });
+  await app.register(diagnosticsRoutes, { sensor, recentLog: options.recentLog });
   await app.ready();
   return app;
 }

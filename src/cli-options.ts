@@ -14,6 +14,19 @@ export interface CliOptions {
   serial: string | undefined;
   hal: HalKind;
   logLevel: string;
+  /** Largest firmware image an upload may hold, header included. */
+  firmwareMaxBytes: number;
+  /** Boots a new firmware image gets to become healthy before the unit rolls back. */
+  firmwareBootAttempts: number;
+  /** linux: the command connecting firmware slots to the bootloader (README "Firmware on a real unit"). */
+  firmwareHook: string | undefined;
+  /** linux: time and network (README "Time and network on a real unit"). */
+  networkInterface: string | undefined;
+  networkHook: string | undefined;
+  chronycHost: string | undefined;
+  ptp4lSocket: string | undefined;
+  ptp4lConfig: string | undefined;
+  ptp4lRestartCommand: string[] | undefined;
 }
 
 export interface OptionSpec {
@@ -34,6 +47,15 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'product', key: 'product', env: 'SENSOR_PRODUCT', default: DEFAULT_PRODUCT, valueName: 'MODEL', help: 'product model, e.g. OS-1-128, OS-2-32, OS-0-64-T1' },
   { flag: 'serial', key: 'serial', env: 'SENSOR_SERIAL', default: undefined, valueName: 'DIGITS', help: 'serial number (decimal, < 2^40); default: generated once and kept in the data directory' },
   { flag: 'hal', key: 'hal', env: 'SENSOR_HAL', default: 'sim', valueName: HAL_KINDS.join('|'), help: 'hardware layer: sim (simulated unit) or linux (a real unit: iproute2, chrony, ptp4l)' },
+  { flag: 'firmware-max-bytes', key: 'firmwareMaxBytes', env: 'SENSOR_FIRMWARE_MAX_BYTES', default: String(256 * 1024 * 1024), valueName: 'BYTES', help: 'largest firmware image an upload may hold (413 above it)' },
+  { flag: 'firmware-boot-attempts', key: 'firmwareBootAttempts', env: 'SENSOR_FIRMWARE_BOOT_ATTEMPTS', default: '3', valueName: 'N', help: 'boots a new firmware image gets to come up healthy before the unit rolls back' },
+  { flag: 'firmware-hook', key: 'firmwareHook', env: 'SENSOR_FIRMWARE_HOOK', default: undefined, valueName: 'PATH', help: 'linux HAL: executable connecting the A/B firmware slots to the bootloader (U-Boot env, RAUC); without it a linux unit refuses firmware uploads' },
+  { flag: 'interface', key: 'networkInterface', env: 'SENSOR_INTERFACE', default: undefined, valueName: 'NAME', help: 'linux HAL: the Ethernet interface the network resources read and configure; default: the one holding --host, else the default route\'s' },
+  { flag: 'network-hook', key: 'networkHook', env: 'SENSOR_NETWORK_HOOK', default: undefined, valueName: 'PATH', help: 'linux HAL: executable run as `PATH static IF CIDR` / `PATH dynamic IF` when the IPv4 override is set / removed (e.g. to stop/start DHCP)' },
+  { flag: 'chronyc-host', key: 'chronycHost', env: 'SENSOR_CHRONYC_HOST', default: undefined, valueName: 'HOST|SOCKET', help: 'linux HAL: chronyc -h argument (chronyd host or command socket path); default chronyc\'s own' },
+  { flag: 'ptp4l-socket', key: 'ptp4lSocket', env: 'SENSOR_PTP4L_SOCKET', default: undefined, valueName: 'PATH', help: 'linux HAL: ptp4l\'s management socket (uds_address); default /var/run/ptp4l' },
+  { flag: 'ptp4l-config', key: 'ptp4lConfig', env: 'SENSOR_PTP4L_CONFIG', default: undefined, valueName: 'FILE', help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)' },
+  { flag: 'ptp4l-restart-command', key: 'ptp4lRestartCommand', env: 'SENSOR_PTP4L_RESTART_COMMAND', default: undefined, valueName: 'COMMAND', help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"' },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -78,6 +100,10 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel ?? '')) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(raw.logLevel)}`);
   if (!raw.host) throw new UsageError('--host must not be empty');
   if (!raw.dataDir) throw new UsageError('--data-dir must not be empty');
+  const firmwareMaxBytes = Number(raw.firmwareMaxBytes);
+  if (!Number.isSafeInteger(firmwareMaxBytes) || firmwareMaxBytes < 1) throw new UsageError(`--firmware-max-bytes must be a positive integer; got ${JSON.stringify(raw.firmwareMaxBytes)}`);
+  const firmwareBootAttempts = Number(raw.firmwareBootAttempts);
+  if (!Number.isInteger(firmwareBootAttempts) || firmwareBootAttempts < 1 || firmwareBootAttempts > 100) throw new UsageError(`--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`);
   return {
     host: raw.host,
     port,
@@ -86,5 +112,26 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     serial: raw.serial || undefined,
     hal: raw.hal as HalKind,
     logLevel: raw.logLevel ?? 'info',
+    firmwareMaxBytes,
+    firmwareBootAttempts,
+    firmwareHook: raw.firmwareHook || undefined,
+    networkInterface: raw.networkInterface || undefined,
+    networkHook: raw.networkHook || undefined,
+    chronycHost: raw.chronycHost || undefined,
+    ptp4lSocket: raw.ptp4lSocket || undefined,
+    ptp4lConfig: raw.ptp4lConfig || undefined,
+    ptp4lRestartCommand: raw.ptp4lRestartCommand?.trim() ? raw.ptp4lRestartCommand.trim().split(/\s+/) : undefined,
   };
+}
+
+/** The README's option table, generated from OPTION_SPECS (a test keeps them equal). */
+export function optionsTableMarkdown(): string {
+  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  return [
+    '| Option | Environment | Default | Meaning |',
+    '|---|---|---|---|',
+    ...OPTION_SPECS.map(
+      (o) => `| \`--${o.flag} ${escape(o.valueName)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
+    ),
+  ].join('\n');
 }

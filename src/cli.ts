@@ -6,13 +6,17 @@
 import pino, { type Logger } from 'pino';
 import { helpText, parseCliOptions, UsageError, type CliOptions } from './cli-options.js';
 import { startServer, StartupError } from './server.js';
+import { LogRing } from './diagnostics/log-ring.js';
 
-/** JSON lines for machines; readable lines when a person watches the terminal. */
-function createLogger(level: string): Logger {
-  if (process.stdout.isTTY) {
-    return pino({ level, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
-  }
-  return pino({ level });
+/**
+ * JSON lines for machines; readable lines when a person watches the terminal. Either way every line
+ * is also kept in `recent` (JSON), the tail the diagnostics dump includes.
+ */
+function createLogger(level: string, recent: LogRing): Logger {
+  const output = process.stdout.isTTY
+    ? pino.transport({ target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } })
+    : pino.destination(1);
+  return pino({ level }, pino.multistream([{ level, stream: output }, { level, stream: recent }]));
 }
 
 async function main(): Promise<number> {
@@ -30,10 +34,11 @@ async function main(): Promise<number> {
     process.stdout.write(`${helpText()}\n`);
     return 0;
   }
-  const logger = createLogger(options.logLevel);
+  const recentLog = new LogRing();
+  const logger = createLogger(options.logLevel, recentLog);
   let server;
   try {
-    server = await startServer(options, logger);
+    server = await startServer(options, logger, recentLog);
   } catch (error) {
     if (error instanceof StartupError) {
       process.stderr.write(`lidar-sensor: ${error.message}\n`);

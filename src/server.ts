@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
-import type { AlertSink } from './alerts/alert-sink.js';
+import { createPersistentAlertLog } from './alerts/persistent-alert-log.js';
+import type { RecentLog } from './diagnostics/sensor-dump.js';
 import type { CliOptions } from './cli-options.js';
 import { createLinuxHal } from './hal/linux/index.js';
 import { createSimHal } from './hal/sim/index.js';
@@ -46,19 +47,18 @@ function bindAddressFor(host: string): string | undefined {
   return host === '0.0.0.0' || host === '::' || host === '' ? undefined : host;
 }
 
-export async function startServer(options: CliOptions, logger: Logger): Promise<RunningServer> {
+/** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
+export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
   const db = openDatabase(options.dataDir);
   let hal: Hal | undefined;
   try {
     const identity = resolveIdentity(db, options.product, options.serial);
-    const alerts: AlertSink = {
-      raise: (id, vars) => logger.warn({ alert: id, vars }, 'alert raised'),
-      clear: (id, reason) => logger.info({ alert: id, reason }, 'alert cleared'),
-    };
-    const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir };
-    hal = options.hal === 'linux' ? createLinuxHal(halOptions) : createSimHal(halOptions);
-    const sensor = await Sensor.start({ db, hal, identity, log: logger, bindAddress: bindAddressFor(options.host) });
-    const app = await buildApp(sensor, { logger });
+    const alerts = createPersistentAlertLog(db, logger);
+    const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir, firmwareBootAttempts: options.firmwareBootAttempts, firmwareHook: options.firmwareHook };
+    const timeNetworkOptions = { networkInterface: options.networkInterface, networkHook: options.networkHook, chronycHost: options.chronycHost, ptp4lSocket: options.ptp4lSocket, ptp4lConfig: options.ptp4lConfig, ptp4lRestartCommand: options.ptp4lRestartCommand, log: logger.child({ component: 'hal' }) };
+    hal = options.hal === 'linux' ? createLinuxHal({ ...halOptions, ...timeNetworkOptions }) : createSimHal(halOptions);
+    const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes });
+    const app = await buildApp(sensor, { logger, recentLog });
     const address = await app.listen({ host: options.host, port: options.port });
     return {
       app,

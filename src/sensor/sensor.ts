@@ -19,22 +19,33 @@ import type { Hal } from '../hal/types.js';
 import type { StreamRun } from '../hal/lidar.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { KV_KEYS, KvStore } from '../store/kv-store.js';
-import { nextInitializationId, serialToBigInt, type SensorIdentity } from './identity.js';
+import { imageRev, nextInitializationId, serialToBigInt, type SensorIdentity } from './identity.js';
 import type { ProductModel } from './products.js';
 import { SerialQueue } from './serial-queue.js';
 import type { SensorStatus } from './status.js';
 import { UserDataStore } from './user-data.js';
 import { SensorMetadata } from './metadata.js';
+import type { AlertLog } from '../alerts/alert-log.js';
+import { TelemetryMonitor } from './telemetry-monitor.js';
+import { TimeService } from './time-service.js';
+import { NetworkService } from './network-service.js';
+import { FirmwareManager } from '../firmware/firmware-manager.js';
+import { crashPoint } from '../firmware/crash-point.js';
+import type { RebootReason } from '../hal/power.js';
 
 export interface SensorDependencies {
   db: SqliteDatabase;
   hal: Hal;
   identity: SensorIdentity;
   log: Logger;
+  /** The alert log (the same AlertSink the HAL reports to). */
+  alerts: AlertLog;
   /** Local address the data streams are sent from (the HTTP listen address when it is a specific one). */
   bindAddress?: string;
   /** How long a simulated reboot keeps the unit unreachable; real units take tens of seconds. */
   simulatedRebootMs?: number;
+  /** Largest firmware image an upload may hold (`--firmware-max-bytes`). */
+  firmwareMaxBytes?: number;
 }
 
 /** Flags of a configuration change (client-contract.md): reinit makes staged active, persist stores active. */
@@ -54,7 +65,7 @@ export interface SensorEvents {
 }
 
 export class Sensor extends EventEmitter<SensorEvents> {
-  readonly identity: SensorIdentity;
+  private readonly baseIdentity: SensorIdentity;
   readonly product: ProductModel;
   readonly hal: Hal;
   readonly db: SqliteDatabase;
@@ -63,6 +74,13 @@ export class Sensor extends EventEmitter<SensorEvents> {
   /** Metadata documents, derived once per initialization_id. */
   readonly metadata: SensorMetadata;
   readonly log: Logger;
+  readonly alerts: AlertLog;
+  /** Telemetry samples, with voltage/temperature thresholds turned into alerts. */
+  readonly telemetry: TelemetryMonitor;
+  /** Time resources and the PTP profile. */
+  readonly time: TimeService;
+  /** Network resources, the static IPv4 override and the speed override. */
+  readonly network: NetworkService;
   private readonly configs: ConfigState;
   private readonly configStore: ConfigStore;
   private readonly queue = new SerialQueue();
@@ -72,9 +90,13 @@ export class Sensor extends EventEmitter<SensorEvents> {
   private initId: number;
   private rebootingUntil = 0;
 
-  private constructor(deps: SensorDependencies) {
+  private constructor(
+    deps: SensorDependencies,
+    /** Firmware slots: the running image, uploads, trial boot, commit and rollback. */
+    readonly firmware: FirmwareManager,
+  ) {
     super();
-    this.identity = deps.identity;
+    this.baseIdentity = deps.identity;
     this.product = deps.identity.product;
     this.hal = deps.hal;
     this.db = deps.db;
@@ -82,6 +104,17 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.kv = new KvStore(deps.db);
     this.userData = new UserDataStore(this.kv);
     this.metadata = new SensorMetadata(this);
+    this.alerts = deps.alerts;
+    this.telemetry = new TelemetryMonitor({ source: deps.hal.telemetry, alerts: deps.alerts, onError: (err) => deps.log.warn({ err }, 'telemetry read failed') });
+    // The alert_flags byte of every packet header follows the log.
+    this.alerts.subscribe(() => this.hal.lidar.setAlertFlags(this.alerts.flags()));
+    this.time = new TimeService({ hal: deps.hal.time, kv: this.kv, activeConfig: () => this.config('active'), log: deps.log });
+    this.network = new NetworkService({ hal: deps.hal.network, kv: this.kv, product: this.product, log: deps.log.child({ component: 'network' }) });
+    // A reboot powers the unit on again with its persisted network settings (DELETE config removed the override).
+    this.on('restart', () => {
+      this.time.powerOn();
+      void this.network.restore();
+    });
     this.configStore = new ConfigStore(deps.db);
     this.configs = new ConfigState(this.configStore.load());
     this.bindAddress = deps.bindAddress;
@@ -91,13 +124,28 @@ export class Sensor extends EventEmitter<SensorEvents> {
 
   /** Boots a unit: loads the persisted configuration and starts the streams it asks for. */
   static async start(deps: SensorDependencies): Promise<Sensor> {
-    const sensor = new Sensor(deps);
-    await sensor.queue.run(() => sensor.bringUp(sensor.configs.get('persisted')));
+    const firmware = await FirmwareManager.open({
+      db: deps.db,
+      hal: deps.hal.firmware,
+      alerts: deps.alerts,
+      log: deps.log.child({ component: 'firmware' }),
+      factoryImageRev: imageRev(deps.identity.firmware),
+      maxImageBytes: deps.firmwareMaxBytes,
+    });
+    const sensor = new Sensor(deps, firmware);
+    await Promise.all([sensor.time.restore(), sensor.network.restore()]);
+    await sensor.queue.run(() => sensor.bootUnit(sensor.configs.get('persisted')));
+    sensor.telemetry.start();
     return sensor;
   }
 
   get status(): SensorStatus {
     return this.currentStatus;
+  }
+
+  /** Who the unit is; its firmware build is the one the running slot holds (src/firmware). */
+  get identity(): SensorIdentity {
+    return { ...this.baseIdentity, firmware: this.firmware.runningBuild };
   }
 
   get initializationId(): number {
@@ -181,20 +229,27 @@ export class Sensor extends EventEmitter<SensorEvents> {
   /**
    * Restarts the unit: streams stop, the unit is unreachable for a moment (sim), then it boots
    * the persisted configuration with a new initialization_id. Call after the response is sent.
+   * After a firmware upload (reason 'firmware-update') the boot runs the new image on trial.
+   * On a HAL whose reboot ends the process (linux) the service manager does the booting.
    */
-  restart(): Promise<void> {
+  restart(reason: RebootReason = 'restart'): Promise<void> {
     this.rebootingUntil = Date.now() + this.simulatedRebootMs;
-    this.setStatus('INITIALIZING');
+    this.setStatus(reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
     this.emit('restart');
     return this.queue.run(async () => {
       await this.hal.lidar.apply(null);
-      await delay(Math.max(0, this.rebootingUntil - Date.now()));
-      const persisted = this.configs.get('persisted');
-      this.configs.set('active', persisted);
-      this.configs.set('staged', persisted);
-      this.initId = nextInitializationId(this.initId);
-      await this.bringUp(persisted);
-      this.rebootingUntil = 0;
+      crashPoint('reboot-before-boot');
+      if (this.hal.power.rebootMode === 'process-exit') return this.hal.power.reboot(reason);
+      try {
+        await delay(Math.max(0, this.rebootingUntil - Date.now()));
+        const persisted = this.configs.get('persisted');
+        this.configs.set('active', persisted);
+        this.configs.set('staged', persisted);
+        this.initId = nextInitializationId(this.initId);
+        await this.bootUnit(persisted);
+      } finally {
+        this.rebootingUntil = 0;
+      }
     });
   }
 
@@ -214,6 +269,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   /** Stops the streams and releases the HAL; the caller closes the database afterwards. */
   async close(): Promise<void> {
     await this.queue.idle();
+    this.telemetry.stop();
+    await this.network.close();
     await this.hal.close();
   }
 
@@ -247,11 +304,38 @@ export class Sensor extends EventEmitter<SensorEvents> {
     }
   }
 
+  /**
+   * One boot: the firmware slot state picks the image (the first boot of a new one shows UPDATING;
+   * a failing one resets the unit until it is rolled back), the configuration comes up, and a new
+   * image that got this far is committed. The unit is reachable from the moment its image starts.
+   */
+  private async bootUnit(config: Readonly<SensorConfig>): Promise<void> {
+    await this.firmware.boot({
+      starting: (kind) => {
+        this.rebootingUntil = 0;
+        this.setStatus(kind === 'trial' ? 'UPDATING' : 'INITIALIZING');
+      },
+      failedAttempt: async () => {
+        // A watchdog reset: unreachable again for a reboot time.
+        this.rebootingUntil = Date.now() + this.simulatedRebootMs;
+        this.setStatus('INITIALIZING');
+        await delay(this.simulatedRebootMs);
+      },
+    });
+    await this.bringUp(config);
+    await this.firmware.confirmHealthy().catch((error: unknown) => this.log.error({ err: error }, 'committing the new firmware image failed; it stays on trial'));
+  }
+
   /** INITIALIZING → the HAL runs `config` → RUNNING or STANDBY. */
   private async bringUp(config: Readonly<SensorConfig>): Promise<void> {
     this.setStatus('INITIALIZING');
+    this.hal.time.markInitialization();
+    // The previous run ends here: alerts about it no longer hold (the new run raises its own).
+    this.alerts.clearForReinit();
+    this.hal.lidar.setAlertFlags(this.alerts.flags());
     const streaming = config.operating_mode === 'NORMAL';
     await this.hal.lidar.apply(streaming ? this.streamRun(config) : null);
+    this.hal.telemetry.applyRun(this.streamRun(config));
     this.configs.set('active', config);
     this.setStatus(streaming ? 'RUNNING' : 'STANDBY');
     this.emit('reinit', { initializationId: this.initId, config });

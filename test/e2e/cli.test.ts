@@ -16,6 +16,10 @@ async function start(...args: Parameters<typeof startCli>) {
 }
 
 const json = { 'content-type': 'application/json' };
+interface SensorInfo {
+  prod_sn: string;
+  prod_line: string;
+}
 
 describe('command line', () => {
   it('--help lists every option with its environment variable', async () => {
@@ -53,7 +57,7 @@ describe('command line', () => {
 
   it('takes options from SENSOR_* environment variables, flags winning', async () => {
     const cli = await start({ env: { SENSOR_SERIAL: '122201000777', SENSOR_PRODUCT: 'OS-0-32', SENSOR_HAL: 'linux' }, args: ['--hal', 'sim'] });
-    const info = await (await fetch(`${cli.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json();
+    const info = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as SensorInfo;
     expect(info.prod_sn).toBe('122201000777');
     expect(info.prod_line).toBe('OS-0-32');
   });
@@ -86,11 +90,11 @@ describe('persistence', () => {
 
   it('keeps the serial number generated at first start', async () => {
     const first = await start();
-    const info1 = await (await fetch(`${first.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json();
+    const info1 = (await (await fetch(`${first.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as SensorInfo;
     expect(info1.prod_sn).toMatch(/^[0-9]+$/);
     await first.kill();
     const second = await start({ dataDir: first.dataDir });
-    const info2 = await (await fetch(`${second.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json();
+    const info2 = (await (await fetch(`${second.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as SensorInfo;
     expect(info2.prod_sn).toBe(info1.prod_sn);
   });
 });

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createSimHal } from '../../src/hal/sim/index.js';
 import type { Hal } from '../../src/hal/types.js';
-import type { AlertSink } from '../../src/alerts/alert-sink.js';
+import { createPersistentAlertLog } from '../../src/alerts/persistent-alert-log.js';
 import { makeIdentity } from '../../src/sensor/identity.js';
 import { findProduct } from '../../src/sensor/products.js';
 import { Sensor } from '../../src/sensor/sensor.js';
@@ -34,18 +34,17 @@ export interface TestSensor {
   close(): Promise<void>;
 }
 
-const silentAlerts: AlertSink = { raise() {}, clear() {} };
-
 export async function createTestSensor(options: TestSensorOptions = {}): Promise<TestSensor> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sensor-test-'));
   const product = findProduct(options.product ?? 'OS-1-128');
   if (!product) throw new Error(`unknown product ${options.product}`);
   const db = openDatabase(dataDir);
   const identity = makeIdentity(product, options.serial ?? '122201000123');
-  const simHal = createSimHal({ product, serialNumber: identity.serialNumber, alerts: silentAlerts, listenAddress: '127.0.0.1', dataDir });
-  const hal = options.hal ? options.hal(simHal) : simHal;
   const log = pino({ level: 'silent' });
-  const sensor = await Sensor.start({ db, hal, identity, log, simulatedRebootMs: options.simulatedRebootMs ?? 50 });
+  const alerts = createPersistentAlertLog(db, log);
+  const simHal = createSimHal({ product, serialNumber: identity.serialNumber, alerts, listenAddress: '127.0.0.1', dataDir });
+  const hal = options.hal ? options.hal(simHal) : simHal;
+  const sensor = await Sensor.start({ db, hal, identity, log, alerts, simulatedRebootMs: options.simulatedRebootMs ?? 50 });
   const app = await buildApp(sensor);
   let closed = false;
   const close = async () => {

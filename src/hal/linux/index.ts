@@ -1,15 +1,29 @@
 /**
- * A real unit: the system's own tools (iproute2, chrony, linuxptp, the board's A/B firmware
- * mechanism). Parts not specific to Linux (the lidar data path, until a hardware driver exists)
- * come from the simulated HAL.
+ * A real unit: the system's own tools (iproute2, chrony, linuxptp, hwmon, the board's A/B
+ * firmware mechanism). The lidar data path is the simulated emitter until a hardware driver exists.
  */
 import type { Hal } from '../types.js';
-import { createSimHal, type SimHalOptions } from '../sim/index.js';
+import type { SimHalOptions } from '../sim/index.js';
+import { SimLidar } from '../sim/lidar-sim.js';
+import { assembleHal } from '../assemble.js';
 import { LinuxTelemetry } from './telemetry-linux.js';
+import { createLinuxFirmware } from './firmware-linux.js';
+import { createLinuxPower } from './power-linux.js';
+import { createLinuxTimeAndNetwork, type LinuxTimeNetworkOptions } from './time-network-linux.js';
 
-export type LinuxHalOptions = SimHalOptions;
+export interface LinuxHalOptions extends SimHalOptions, LinuxTimeNetworkOptions {
+  /** The executable connecting firmware slots to the bootloader (src/hal/linux/firmware-linux.ts). */
+  firmwareHook?: string;
+}
 
 export function createLinuxHal(options: LinuxHalOptions): Hal {
-  const sim = createSimHal(options);
-  return { ...sim, kind: 'linux', telemetry: new LinuxTelemetry() };
+  const onHookError = (error: unknown) => process.emitWarning(`firmware hook: ${(error as Error).message}`);
+  return assembleHal('linux', {
+    // No lidar hardware driver exists yet: a real unit streams the simulated scene through the same emitter.
+    lidar: new SimLidar(options.alerts),
+    telemetry: new LinuxTelemetry(),
+    ...createLinuxTimeAndNetwork(options),
+    power: createLinuxPower({ firmwareHook: options.firmwareHook, onHookError }),
+    firmware: createLinuxFirmware({ dataDir: options.dataDir, hook: options.firmwareHook, maxBootAttempts: options.firmwareBootAttempts, onHookError }),
+  });
 }

@@ -7,10 +7,10 @@
  *   unit resets, and after the allowed attempts it rolls back). A simulation feature for testing
  *   the rollback path: `npm run firmware-image -- --rev … --out … --manifest sim.boot=fail`.
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { BootOutcome, FirmwareHal } from '../firmware.js';
 import { buildImage, MANIFEST_KEYS } from '../../firmware/image-format.js';
+import { generatedPayload } from '../../firmware/image-builder.js';
 import type { BootKind, SlotImage } from '../../firmware/slot-state.js';
 
 export interface SimFirmwareOptions {
@@ -25,22 +25,13 @@ export const DEFAULT_SIM_UPDATE_MS = 1000;
 export const DEFAULT_MAX_BOOT_ATTEMPTS = 3;
 const FACTORY_PAYLOAD_BYTES = 256 * 1024;
 
-/** Opaque, deterministic payload bytes for the factory image (SHA-256 in counter mode over the rev). */
-export function simulatedPayload(seed: string, length: number): Buffer {
-  const payload = Buffer.alloc(length);
-  for (let offset = 0, block = 0; offset < length; offset += 32, block++) {
-    createHash('sha256').update(`${seed}:${block}`).digest().copy(payload, offset);
-  }
-  return payload;
-}
-
 export function createSimFirmware(options: SimFirmwareOptions): FirmwareHal {
   const updateMs = options.updateMs ?? DEFAULT_SIM_UPDATE_MS;
   return {
     slotDirectory: join(options.dataDir, 'firmware'),
     maxBootAttempts: options.maxBootAttempts ?? DEFAULT_MAX_BOOT_ATTEMPTS,
     installUnavailable: () => undefined,
-    factoryImage: (imageRev) => buildImage(imageRev, simulatedPayload(imageRev, FACTORY_PAYLOAD_BYTES)),
+    factoryImage: (imageRev) => buildImage(imageRev, generatedPayload(imageRev, FACTORY_PAYLOAD_BYTES)),
     // The state machine chooses; the slot file is the slot, so installing, activating and marking
     // good have nothing further to do on a simulated unit.
     bootedSlot: async () => null,

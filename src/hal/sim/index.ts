@@ -3,9 +3,15 @@
  */
 import type { AlertSink } from '../../alerts/alert-sink.js';
 import type { Hal } from '../types.js';
+import { assembleHal } from '../assemble.js';
 import type { ProductModel } from '../../sensor/products.js';
-import { createPlaceholderParts } from './placeholder-parts.js';
+import { SimLidar } from './lidar-sim.js';
 import { SimTelemetry } from './telemetry-sim.js';
+import { createSimFirmware } from './firmware-sim.js';
+import { createSimPower } from './power-sim.js';
+import { SimTime } from './time-sim.js';
+import { SimNetwork } from './network-sim.js';
+import { macFromSerial } from '../../network/mac.js';
 
 export interface SimHalOptions {
   product: ProductModel;
@@ -15,15 +21,20 @@ export interface SimHalOptions {
   /** HTTP listen address, for the simulated network interface. */
   listenAddress: string;
   dataDir: string;
+  /** Simulated firmware update: how long the first boot of a new image takes (UPDATING), and the boots it gets before a rollback. */
+  firmwareUpdateMs?: number;
+  firmwareBootAttempts?: number;
 }
 
 export function createSimHal(options: SimHalOptions): Hal {
-  const parts = { ...createPlaceholderParts(options), telemetry: new SimTelemetry() };
-  return {
-    kind: 'sim',
-    ...parts,
-    async close() {
-      await Promise.all([parts.lidar.close(), parts.network.close(), parts.time.close(), parts.telemetry.close(), parts.power.close(), parts.firmware.close()]);
-    },
+  const mac = macFromSerial(BigInt(options.serialNumber));
+  const parts = {
+    lidar: new SimLidar(options.alerts),
+    network: new SimNetwork({ mac, serialNumber: options.serialNumber, listenAddress: options.listenAddress }),
+    time: new SimTime(mac),
+    telemetry: new SimTelemetry(),
+    power: createSimPower(),
+    firmware: createSimFirmware({ dataDir: options.dataDir, updateMs: options.firmwareUpdateMs, maxBootAttempts: options.firmwareBootAttempts }),
   };
+  return assembleHal('sim', parts);
 }

@@ -3,7 +3,7 @@
  *
  * - Power draw from what the unit runs: electronics always; in NORMAL the motor (more at 20 Hz)
  *   and the lasers (more columns per second, fewer with a narrow window at multipliers other
- *   than 1x, as the spec says). About 14-18 W running, 5 W in STANDBY.
+ *   than 1x, as the spec says). About 15-19 W running, 5 W in STANDBY.
  * - The supply (24 V by default) feeds the unit through the cable and input stage (0.5 Ω), so
  *   input voltage = supply − current × 0.5 Ω and current = power / input voltage; a little
  *   measurement noise on both.
@@ -47,7 +47,7 @@ export const DEFAULT_SIM_TELEMETRY_INPUTS: Readonly<SimTelemetryInputs> = {
   motorDisturbed: false,
 };
 
-const ELECTRONICS_W = 7.5;
+const ELECTRONICS_W = 8.5;
 const STANDBY_W = 5;
 const MOTOR_W = { 10: 3.5, 20: 5.5 } as const;
 /** Laser power at the highest firing rate (2048 or 1024x20 columns: 20480 columns/s), of which part is fixed. */

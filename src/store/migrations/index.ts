@@ -4,5 +4,7 @@
  */
 import type { Migration } from './migration.js';
 import { foundation } from './001-foundation.js';
+import { alerts } from './002-alerts.js';
+import { firmwareSlots } from './003-firmware-slots.js';
 
-export const MIGRATIONS: readonly Migration[] = [foundation];
+export const MIGRATIONS: readonly Migration[] = [foundation, alerts, firmwareSlots];

@@ -1,0 +1,156 @@
+/**
+ * (1) HTTP: requests/s and latency of the sensor's endpoints, each beside a bare Fastify server and a
+ * bare node:http server answering the same bytes, measured in the same run with the same generator.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { BenchContext } from './context.js';
+import { LoadGenerator } from './load-client.js';
+import type { LoadOptions, LoadResult } from './load-protocol.js';
+import { forkTs, nextMessage, stopProcess } from './processes.js';
+import type { FromReference, RecordedResponse, ReferenceKind, ToReference } from './reference-protocol.js';
+import { figureWithReferences, fmt, mergeSections, unavailable, type Figure, type Section } from './report.js';
+import { spawnSensor } from './sensor-process.js';
+
+interface Endpoint {
+  method: 'GET' | 'PUT';
+  path: string;
+  /** PUT body; `[<id>]` becomes a fresh id per request, so each write really changes the stored value. */
+  body?: string;
+  target: 'throughput' | 'write-latency';
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export const HTTP_ENDPOINTS: readonly Endpoint[] = [
+  { method: 'GET', path: '/api/v1/sensor/config', target: 'throughput' },
+  { method: 'GET', path: '/api/v1/sensor/metadata', target: 'throughput' },
+  { method: 'GET', path: '/api/v1/time', target: 'throughput' },
+  { method: 'GET', path: '/api/v1/sensor/alerts', target: 'throughput' },
+  { method: 'PUT', path: '/api/v1/user/data', body: '"bench [<id>]"', target: 'write-latency' },
+];
+
+/** Typical client concurrency of a busy sensor (a fleet tool polling, a viewer, a recorder). */
+const CONNECTIONS = 10;
+const HOST = '127.0.0.1';
+export const GET_THROUGHPUT_TARGET = 0.85;
+export const WRITE_P99_TARGET_MS = 5;
+
+/** Asks the sensor once and keeps the exact answer, for the references to replay. */
+async function record(baseUrl: string, endpoint: Endpoint): Promise<RecordedResponse> {
+  const response = await fetch(baseUrl + endpoint.path, {
+    method: endpoint.method,
+    ...(endpoint.body !== undefined ? { body: endpoint.body.replace('[<id>]', 'recording'), headers: JSON_HEADERS } : {}),
+  });
+  return {
+    method: endpoint.method,
+    path: endpoint.path,
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? undefined,
+    bodyBase64: Buffer.from(await response.arrayBuffer()).toString('base64'),
+  };
+}
+
+async function startReference(kind: ReferenceKind, routes: RecordedResponse[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = forkTs(new URL('./reference-server.ts', import.meta.url), [kind, HOST]);
+  const listening = nextMessage(child, (m: unknown): m is FromReference => (m as FromReference | undefined)?.type === 'listening', 15_000, `the ${kind} reference`);
+  child.send({ type: 'serve', routes } satisfies ToReference);
+  return { child, url: `http://${HOST}:${(await listening).port}` };
+}
+
+interface Measured {
+  sensor: LoadResult;
+  fastify: LoadResult;
+  nodeHttp: LoadResult;
+}
+
+function endpointSection(endpoint: Endpoint, m: Measured): Section {
+  const label = `HTTP ${endpoint.method} ${endpoint.path}`;
+  const isWrite = endpoint.target === 'write-latency';
+  const throughputMet = isWrite ? undefined : m.sensor.requestsPerSecond / m.fastify.requestsPerSecond >= GET_THROUGHPUT_TARGET;
+  const writeMet = isWrite ? m.sensor.latencyMs.p99 <= WRITE_P99_TARGET_MS : undefined;
+  const refs = (pick: (r: LoadResult) => number) => [
+    { name: 'bare Fastify', value: pick(m.fastify) },
+    { name: 'bare node:http', value: pick(m.nodeHttp) },
+  ];
+  const errors = m.sensor.non2xx + m.sensor.errors + m.sensor.timeouts;
+  const note = errors ? { note: `${m.sensor.non2xx} non-2xx, ${m.sensor.errors} errors, ${m.sensor.timeouts} timeouts` } : {};
+  const figures: Figure[] = [
+    figureWithReferences(
+      { name: `${label} requests/s`, value: m.sensor.requestsPerSecond, unit: 'req/s', ...(isWrite ? {} : { target: `>= ${GET_THROUGHPUT_TARGET} x bare Fastify`, met: throughputMet }), ...note },
+      refs((r) => r.requestsPerSecond),
+    ),
+    figureWithReferences({ name: `${label} latency p50`, value: m.sensor.latencyMs.p50, unit: 'ms' }, refs((r) => r.latencyMs.p50)),
+    figureWithReferences(
+      { name: `${label} latency p99`, value: m.sensor.latencyMs.p99, unit: 'ms', ...(isWrite ? { target: `<= ${WRITE_P99_TARGET_MS} ms`, met: writeMet } : {}) },
+      refs((r) => r.latencyMs.p99),
+    ),
+  ];
+  const summary = (r: LoadResult) => `${fmt(r.requestsPerSecond, 0)} req/s, p50 ${fmt(r.latencyMs.p50)} / p99 ${fmt(r.latencyMs.p99)} ms`;
+  const ratio = (pick: (r: LoadResult) => number) => `${fmt(pick(m.sensor) / pick(m.fastify))} / ${fmt(pick(m.sensor) / pick(m.nodeHttp))}`;
+  return {
+    figures,
+    rows: [
+      {
+        figure: `${label}${isWrite ? ' (persisted write)' : ''}`,
+        value: summary(m.sensor) + (errors ? ` (${note.note})` : ''),
+        reference: `Fastify: ${summary(m.fastify)}; node:http: ${summary(m.nodeHttp)}`,
+        ratio: `req/s ${ratio((r) => r.requestsPerSecond)}; p99 ${ratio((r) => r.latencyMs.p99)}`,
+        target: isWrite ? `p99 <= ${WRITE_P99_TARGET_MS} ms` : `>= ${GET_THROUGHPUT_TARGET} x Fastify req/s`,
+        met: (throughputMet ?? writeMet) ? 'yes' : 'NO',
+      },
+    ],
+  };
+}
+
+export async function benchHttp(ctx: BenchContext): Promise<Section> {
+  const warmS = ctx.quick ? 0.25 : 1;
+  const measureS = ctx.quick ? 0.5 : 3;
+  const sensor = await spawnSensor({ host: HOST, dataDir: ctx.dataDir('http') });
+  const children: ChildProcess[] = [];
+  const generator = LoadGenerator.start();
+  try {
+    const recorded = new Map<Endpoint, RecordedResponse>();
+    for (const endpoint of HTTP_ENDPOINTS) recorded.set(endpoint, await record(sensor.baseUrl, endpoint));
+    const served = [...recorded.values()].filter((r) => r.status >= 200 && r.status < 300);
+    const fastify = await startReference('fastify', served);
+    const nodeHttp = await startReference('node-http', served);
+    children.push(fastify.child, nodeHttp.child);
+
+    const sections: Section[] = [];
+    for (const endpoint of HTTP_ENDPOINTS) {
+      const answer = recorded.get(endpoint) as RecordedResponse;
+      const label = `HTTP ${endpoint.method} ${endpoint.path}`;
+      if (answer.status === 404) {
+        sections.push(unavailable(label, 'req/s', 'endpoint missing'));
+        continue;
+      }
+      if (answer.status < 200 || answer.status >= 300) {
+        sections.push(unavailable(label, 'req/s', `the sensor answered ${answer.status}`));
+        continue;
+      }
+      const measure = async (baseUrl: string) => {
+        const options: LoadOptions = {
+          url: baseUrl + endpoint.path,
+          method: endpoint.method,
+          connections: CONNECTIONS,
+          durationS: warmS,
+          ...(endpoint.body !== undefined ? { body: endpoint.body, uniqueBody: true, headers: JSON_HEADERS } : {}),
+        };
+        await generator.run(options); // warm-up: JIT, connection set-up, SQLite page cache
+        return generator.run({ ...options, durationS: measureS });
+      };
+      ctx.log(`${label}: sensor, bare Fastify, bare node:http (${measureS} s each)`);
+      const measured: Measured = { sensor: await measure(sensor.baseUrl), fastify: await measure(fastify.url), nodeHttp: await measure(nodeHttp.url) };
+      const silent = Object.entries(measured).find(([, r]) => r.requests === 0);
+      if (silent) {
+        const r = silent[1];
+        sections.push(unavailable(label, 'req/s', `no 2xx answers from ${silent[0]} (${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts)`));
+        continue;
+      }
+      sections.push(endpointSection(endpoint, measured));
+    }
+    return mergeSections(sections);
+  } finally {
+    await Promise.all([generator.close(), sensor.stop(), ...children.map((c) => stopProcess(c))]);
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * The firmware image format: a self-describing header, then an opaque payload.
+ *
+ * All integers are big-endian. Offsets in bytes:
+ *
+ * | offset    | size | field                                                                   |
+ * |-----------|------|-------------------------------------------------------------------------|
+ * | 0         | 8    | magic `LSFWIMG\n` (4C 53 46 57 49 4D 47 0A)                               |
+ * | 8         | 2    | format version, 1                                                       |
+ * | 10        | 2    | header length H, in bytes, from offset 0 up to and including the digest |
+ * | 12        | 8    | payload length P (at most 2^53 - 1)                                     |
+ * | 20        | 32   | SHA-256 of the payload                                                  |
+ * | 52        | 2    | image_rev length R (1..128)                                             |
+ * | 54        | R    | image_rev, ASCII, `ousteros-image-prod-<machine>-v<X.Y.Z>+<YYYYMMDDhhmmss>` |
+ * | 54+R      | 2    | manifest length M (0..2048)                                             |
+ * | 56+R      | M    | manifest: UTF-8 `key=value` lines separated by `\n`                     |
+ * | 56+R+M    | 32   | SHA-256 of header bytes [0, 56+R+M)                                     |
+ * | H=88+R+M  | P    | payload                                                                 |
+ *
+ * An image is exactly H + P bytes. The trailing `\n` of the magic catches text-mode transfers that
+ * rewrite line endings; the header digest catches a corrupt image_rev or manifest, which the payload
+ * digest does not cover. Pure functions and a streaming verifier; no I/O.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { parseImageRev } from './image-rev.js';
+
+export const IMAGE_MAGIC = Buffer.from('LSFWIMG\n', 'latin1');
+export const IMAGE_FORMAT_VERSION = 1;
+/** Bytes needed to know the header length: magic, version, header length. */
+export const IMAGE_PREAMBLE_LENGTH = 12;
+export const MAX_IMAGE_REV_LENGTH = 128;
+export const MAX_MANIFEST_LENGTH = 2048;
+const DIGEST_LENGTH = 32;
+const FIXED_FIELDS_LENGTH = 56 + DIGEST_LENGTH; // everything but image_rev and manifest
+export const MAX_HEADER_LENGTH = FIXED_FIELDS_LENGTH + MAX_IMAGE_REV_LENGTH + MAX_MANIFEST_LENGTH;
+
+/** Manifest keys that mean something; others are carried along untouched. */
+export const MANIFEST_KEYS = {
+  /** Simulation only: `fail` makes the simulated unit fail every boot of this image (rollback tests). */
+  simBoot: 'sim.boot',
+} as const;
+
+export interface ImageHeader {
+  formatVersion: number;
+  headerLength: number;
+  payloadLength: number;
+  /** Lower-case hex. */
+  payloadSha256: string;
+  imageRev: string;
+  manifest: Readonly<Record<string, string>>;
+}
+
+export type ImageProblem =
+  | 'foreign' // not an image of this format at all
+  | 'unsupported-version'
+  | 'corrupt-header'
+  | 'invalid-image-rev'
+  | 'invalid-manifest'
+  | 'truncated'
+  | 'corrupt-payload'
+  | 'trailing-data';
+
+export class ImageFormatError extends Error {
+  constructor(
+    readonly problem: ImageProblem,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+const MANIFEST_KEY = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+// Printable, no line breaks: one line per entry.
+const MANIFEST_VALUE = /^[^\u0000-\u001f\u007f]{0,255}$/u;
+
+export function encodeManifest(manifest: Readonly<Record<string, string>>): Buffer {
+  const lines = Object.entries(manifest).map(([key, value]) => {
+    if (!MANIFEST_KEY.test(key)) throw new ImageFormatError('invalid-manifest', `manifest key "${key}" must match ${MANIFEST_KEY}`);
+    if (!MANIFEST_VALUE.test(value)) throw new ImageFormatError('invalid-manifest', `manifest value of "${key}" must be at most 255 printable characters`);
+    return `${key}=${value}`;
+  });
+  const bytes = Buffer.from(lines.join('\n'), 'utf8');
+  if (bytes.length > MAX_MANIFEST_LENGTH) throw new ImageFormatError('invalid-manifest', `manifest is ${bytes.length} bytes; at most ${MAX_MANIFEST_LENGTH}`);
+  return bytes;
+}
+
+function decodeManifest(bytes: Buffer): Record<string, string> {
+  const manifest: Record<string, string> = {};
+  if (bytes.length === 0) return manifest;
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  for (const line of text.split('\n')) {
+    const eq = line.indexOf('=');
+    const key = eq < 0 ? line : line.slice(0, eq);
+    const value = eq < 0 ? '' : line.slice(eq + 1);
+    if (eq < 0 || !MANIFEST_KEY.test(key) || !MANIFEST_VALUE.test(value)) throw new ImageFormatError('invalid-manifest', `manifest line "${line.slice(0, 80)}" is not key=value`);
+    if (Object.hasOwn(manifest, key)) throw new ImageFormatError('invalid-manifest', `manifest key "${key}" appears twice`);
+    manifest[key] = value;
+  }
+  return manifest;
+}
+
+export interface HeaderFields {
+  imageRev: string;
+  payloadLength: number;
+  /** Hex or raw digest of the payload. */
+  payloadSha256: string | Buffer;
+  manifest?: Readonly<Record<string, string>>;
+}
+
+/** The header bytes of an image with these fields. Throws ImageFormatError for values the format cannot hold. */
+export function encodeImageHeader(fields: HeaderFields): Buffer {
+  const revProblem = parseImageRev(fields.imageRev).problem;
+  if (revProblem) throw new ImageFormatError('invalid-image-rev', revProblem);
+  if (!Number.isSafeInteger(fields.payloadLength) || fields.payloadLength < 0) throw new RangeError(`payload length ${fields.payloadLength} is not a safe non-negative integer`);
+  const digest = typeof fields.payloadSha256 === 'string' ? Buffer.from(fields.payloadSha256, 'hex') : fields.payloadSha256;
+  if (digest.length !== DIGEST_LENGTH) throw new RangeError('payload SHA-256 must be 32 bytes');
+  const rev = Buffer.from(fields.imageRev, 'latin1');
+  const manifest = encodeManifest(fields.manifest ?? {});
+  const headerLength = FIXED_FIELDS_LENGTH + rev.length + manifest.length;
+  const header = Buffer.alloc(headerLength);
+  IMAGE_MAGIC.copy(header, 0);
+  header.writeUInt16BE(IMAGE_FORMAT_VERSION, 8);
+  header.writeUInt16BE(headerLength, 10);
+  header.writeBigUInt64BE(BigInt(fields.payloadLength), 12);
+  digest.copy(header, 20);
+  header.writeUInt16BE(rev.length, 52);
+  rev.copy(header, 54);
+  header.writeUInt16BE(manifest.length, 54 + rev.length);
+  manifest.copy(header, 56 + rev.length);
+  const bodyEnd = headerLength - DIGEST_LENGTH;
+  createHash('sha256').update(header.subarray(0, bodyEnd)).digest().copy(header, bodyEnd);
+  return header;
+}
+
+/** A whole image in memory: for small payloads (tests, the simulated factory image). */
+export function buildImage(imageRev: string, payload: Buffer, manifest: Readonly<Record<string, string>> = {}): Buffer {
+  const payloadSha256 = createHash('sha256').update(payload).digest();
+  return Buffer.concat([encodeImageHeader({ imageRev, payloadLength: payload.length, payloadSha256, manifest }), payload]);
+}
+
+/**
+ * Checks the first bytes of an upload, however few have arrived, so a foreign file is refused
+ * after its first chunk instead of after the whole body. Returns the header length once the
+ * preamble is complete.
+ */
+export function checkPreamble(start: Buffer): number | undefined {
+  const magicBytes = Math.min(start.length, IMAGE_MAGIC.length);
+  if (!start.subarray(0, magicBytes).equals(IMAGE_MAGIC.subarray(0, magicBytes))) {
+    throw new ImageFormatError('foreign', 'not a firmware image: the file does not start with the image magic "LSFWIMG\\n"');
+  }
+  if (start.length < IMAGE_PREAMBLE_LENGTH) return undefined;
+  const version = start.readUInt16BE(8);
+  if (version !== IMAGE_FORMAT_VERSION) throw new ImageFormatError('unsupported-version', `image format version ${version} is not supported (this unit reads version ${IMAGE_FORMAT_VERSION})`);
+  const headerLength = start.readUInt16BE(10);
+  if (headerLength < FIXED_FIELDS_LENGTH + 1 || headerLength > MAX_HEADER_LENGTH) {
+    throw new ImageFormatError('corrupt-header', `image header length ${headerLength} is outside ${FIXED_FIELDS_LENGTH + 1}..${MAX_HEADER_LENGTH}`);
+  }
+  return headerLength;
+}
+
+/** Parses a complete header (exactly `headerLength` bytes, as checkPreamble reported). */
+export function parseImageHeader(header: Buffer): ImageHeader {
+  const headerLength = checkPreamble(header);
+  if (headerLength === undefined || header.length < headerLength) throw new ImageFormatError('truncated', `the image ends inside its header (${header.length} bytes)`);
+  const bodyEnd = headerLength - DIGEST_LENGTH;
+  const expectedDigest = createHash('sha256').update(header.subarray(0, bodyEnd)).digest();
+  if (!expectedDigest.equals(header.subarray(bodyEnd, headerLength))) throw new ImageFormatError('corrupt-header', 'the image header is corrupt (header SHA-256 mismatch)');
+  const payloadLength = header.readBigUInt64BE(12);
+  if (payloadLength > BigInt(Number.MAX_SAFE_INTEGER)) throw new ImageFormatError('corrupt-header', `payload length ${payloadLength} is too large`);
+  const revLength = header.readUInt16BE(52);
+  if (revLength < 1 || revLength > MAX_IMAGE_REV_LENGTH || 56 + revLength > bodyEnd) throw new ImageFormatError('corrupt-header', `image_rev length ${revLength} is invalid`);
+  const imageRev = header.toString('latin1', 54, 54 + revLength);
+  const manifestLength = header.readUInt16BE(54 + revLength);
+  if (56 + revLength + manifestLength !== bodyEnd) throw new ImageFormatError('corrupt-header', 'image header field lengths do not add up to the header length');
+  const revProblem = parseImageRev(imageRev).problem;
+  if (revProblem) throw new ImageFormatError('invalid-image-rev', revProblem);
+  let manifest: Record<string, string>;
+  try {
+    manifest = decodeManifest(header.subarray(56 + revLength, bodyEnd));
+  } catch (err) {
+    if (err instanceof ImageFormatError) throw err;
+    throw new ImageFormatError('invalid-manifest', 'the image manifest is not UTF-8');
+  }
+  return {
+    formatVersion: IMAGE_FORMAT_VERSION,
+    headerLength,
+    payloadLength: Number(payloadLength),
+    payloadSha256: header.toString('hex', 20, 52),
+    imageRev,
+    manifest,
+  };
+}
+
+/**
+ * Verifies an image as its bytes arrive, in chunks of any size: the header as soon as it is
+ * complete, the payload digest incrementally, and the exact length. Throws ImageFormatError at
+ * the first byte that proves the image bad.
+ */
+export class ImageVerifier {
+  /** Bytes of the header received so far (until it is complete). */
+  private headerStart: Buffer = Buffer.alloc(0);
+  private headerLength: number | undefined;
+  private parsed: ImageHeader | undefined;
+  private readonly hash: Hash = createHash('sha256');
+  private payloadBytesSeen = 0;
+  private totalBytesSeen = 0;
+
+  /** The header, once its bytes have arrived. */
+  get header(): ImageHeader | undefined {
+    return this.parsed;
+  }
+
+  /** Total image length the header announces, once known. */
+  get expectedLength(): number | undefined {
+    return this.parsed ? this.parsed.headerLength + this.parsed.payloadLength : undefined;
+  }
+
+  get bytesSeen(): number {
+    return this.totalBytesSeen;
+  }
+
+  push(chunk: Buffer): void {
+    this.totalBytesSeen += chunk.length;
+    let payloadPart = chunk;
+    if (!this.parsed) {
+      this.headerStart = this.headerStart.length === 0 ? chunk : Buffer.concat([this.headerStart, chunk]);
+      // Until the preamble is complete this re-checks the magic against every byte seen so far.
+      this.headerLength ??= checkPreamble(this.headerStart);
+      if (this.headerLength === undefined || this.headerStart.length < this.headerLength) return;
+      this.parsed = parseImageHeader(this.headerStart.subarray(0, this.headerLength));
+      payloadPart = this.headerStart.subarray(this.headerLength);
+      this.headerStart = Buffer.alloc(0);
+    }
+    if (payloadPart.length === 0) return;
+    if (this.payloadBytesSeen + payloadPart.length > this.parsed.payloadLength) {
+      throw new ImageFormatError('trailing-data', `the image holds more than the ${this.parsed.headerLength + this.parsed.payloadLength} bytes its header announces`);
+    }
+    this.hash.update(payloadPart);
+    this.payloadBytesSeen += payloadPart.length;
+  }
+
+  /** Call after the last byte: the verified header, or ImageFormatError (truncated, corrupt payload). */
+  finish(): ImageHeader {
+    if (!this.parsed) {
+      if (this.totalBytesSeen === 0) throw new ImageFormatError('foreign', 'the upload is empty: no firmware image');
+      throw new ImageFormatError('truncated', `the image ends inside its header (${this.totalBytesSeen} bytes)`);
+    }
+    if (this.payloadBytesSeen < this.parsed.payloadLength) {
+      throw new ImageFormatError('truncated', `the image is truncated: ${this.bytesSeen} of ${this.parsed.headerLength + this.parsed.payloadLength} bytes`);
+    }
+    const digest = this.hash.digest('hex');
+    if (digest !== this.parsed.payloadSha256) throw new ImageFormatError('corrupt-payload', 'the image payload is corrupt (payload SHA-256 mismatch)');
+    return this.parsed;
+  }
+}

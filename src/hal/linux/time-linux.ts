@@ -1,0 +1,136 @@
+/**
+ * The clocks of a real unit, read with the tools the unit runs:
+ * - tracking: `chronyc -n -c tracking` (chrony-tracking.ts). When no chronyd answers, an
+ *   unsynchronised report (nothing disciplines the clock that we can see) and a warning in the log.
+ * - PTP: the five management data sets from ptp4l through pmc (pmc.ts), cached for a second so a
+ *   fleet of pollers doesn't spawn a pmc per request. When ptp4l doesn't answer: the local view
+ *   with port_state DISABLED (no PTP port is running) and a warning.
+ * - Profile: written into ptp4l's configuration file (ptp4l-config.ts), then ptp4l is restarted with
+ *   the configured command when the file changed.
+ * - Timestamp clocks: internal oscillator = CLOCK_MONOTONIC (since the OS booted, i.e. power-on);
+ *   PTP = the system clock, which chrony (or phc2sys) keeps on the PTP clock, plus the TAI−UTC offset
+ *   while a grandmaster is present; SYNC_PULSE_IN counts from the last initialization (no pulse input).
+ */
+import type { Logger } from 'pino';
+import type { SensorConfig } from '../../config/registry.js';
+import { DEFAULT_PTP_PROFILE, transportSpecific, type PtpProfile } from '../ptp-profiles.js';
+import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
+import { idleTimingInputs, localPtpDataSets, ptpOffsetFromSystemClock, RealtimeAnchor, systemClockReading, unsynchronisedTracking } from '../time-models.js';
+import { readChronyTracking } from './chrony-tracking.js';
+import { queryPtpDataSets } from './pmc.js';
+import { writeProfileToPtp4lConfig } from './ptp4l-config.js';
+import { runCommand } from './run-command.js';
+
+export interface LinuxTimeOptions {
+  /** chronyc `-h`: host or path of chronyd's command socket (default: chronyc's default). */
+  chronycHost?: string;
+  /** ptp4l's `uds_address` (default /var/run/ptp4l). */
+  ptp4lSocket?: string;
+  /** ptp4l's configuration file, whose managed block holds the profile; without it a profile is only recorded. */
+  ptp4lConfig?: string;
+  /** Run after the profile changed ptp4l's configuration, e.g. ["systemctl", "restart", "ptp4l"]. */
+  ptp4lRestartCommand?: readonly string[];
+  /** The PTP clock identity of the unit (from the interface MAC), for the view when ptp4l is not running. */
+  clockIdentity: () => Promise<string>;
+  log: Logger;
+}
+
+/** How long pmc's answer is reused. */
+export const PTP_CACHE_MS = 1000;
+
+export class LinuxTime implements TimeHal {
+  private readonly realtime = new RealtimeAnchor();
+  private profile: PtpProfile = DEFAULT_PTP_PROFILE;
+  private lastInitNs = process.hrtime.bigint();
+  private cached: { at: number; dataSets: PtpDataSets } | undefined;
+  private inFlight: Promise<PtpDataSets> | undefined;
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly options: LinuxTimeOptions) {}
+
+  timestampOffsetNs(config: SensorConfig): bigint {
+    switch (config.timestamp_mode) {
+      case 'TIME_FROM_INTERNAL_OSC':
+        return 0n;
+      case 'TIME_FROM_PTP_1588':
+        // Synchronous for the data plane: use what pmc said last, and ask again for the next caller.
+        if (!this.cached || Date.now() - this.cached.at >= PTP_CACHE_MS) this.ptpDataSets().catch(() => undefined);
+        return ptpOffsetFromSystemClock(this.realtime.offsetNs(), this.cached?.dataSets);
+      case 'TIME_FROM_SYNC_PULSE_IN':
+        return -this.lastInitNs;
+    }
+  }
+
+  markInitialization(): void {
+    this.lastInitNs = process.hrtime.bigint();
+  }
+
+  /** A real unit's power-on is the OS boot, which CLOCK_MONOTONIC already counts from. */
+  markPowerOn(): void {}
+
+  systemClock(): SystemClockReading {
+    return systemClockReading();
+  }
+
+  async tracking(): Promise<ChronyTracking> {
+    try {
+      const tracking = await readChronyTracking({ host: this.options.chronycHost });
+      this.warned.delete('chrony');
+      return tracking;
+    } catch (error) {
+      this.warnOnce('chrony', error, 'no tracking report from chronyd; reporting the system clock as not synchronised');
+      return unsynchronisedTracking();
+    }
+  }
+
+  ptpDataSets(): Promise<PtpDataSets> {
+    if (this.cached && Date.now() - this.cached.at < PTP_CACHE_MS) return Promise.resolve(this.cached.dataSets);
+    this.inFlight ??= this.queryPtp().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  async applyPtpProfile(profile: PtpProfile): Promise<void> {
+    this.profile = profile;
+    this.cached = undefined;
+    const { ptp4lConfig, ptp4lRestartCommand } = this.options;
+    if (!ptp4lConfig) return;
+    const changed = await writeProfileToPtp4lConfig(ptp4lConfig, profile);
+    if (changed && ptp4lRestartCommand?.length) {
+      // ptp4l re-reads its configuration only at start; a failed restart leaves the old profile running until the next one.
+      runCommand(ptp4lRestartCommand, { timeoutMs: 15_000 }).catch((error: unknown) =>
+        this.options.log.error({ err: error }, 'restarting ptp4l for the new PTP profile failed'),
+      );
+    }
+  }
+
+  timingInputs(): TimingInputs {
+    return idleTimingInputs();
+  }
+
+  async close(): Promise<void> {
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  private async queryPtp(): Promise<PtpDataSets> {
+    const expected = transportSpecific(this.profile);
+    const ask = (transport: number) => queryPtpDataSets({ socketPath: this.options.ptp4lSocket, transportSpecific: transport });
+    let dataSets: PtpDataSets;
+    try {
+      // ptp4l drops management messages of another transportSpecific: it may still run the previous profile.
+      dataSets = await ask(expected).catch(() => ask(expected === 0 ? 1 : 0));
+      this.warned.delete('ptp4l');
+    } catch (error) {
+      this.warnOnce('ptp4l', error, 'no answer from ptp4l; reporting the PTP port as DISABLED');
+      dataSets = localPtpDataSets(await this.options.clockIdentity(), this.profile, 'DISABLED');
+    }
+    this.cached = { at: Date.now(), dataSets };
+    return dataSets;
+  }
+
+  /** One warning per outage, not one per request. */
+  private warnOnce(what: string, error: unknown, message: string): void {
+    if (this.warned.has(what)) return;
+    this.warned.add(what);
+    this.options.log.warn({ err: error }, message);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The simulated unit's lidar and IMU data streams (LidarHal): turns each initialization's StreamRun
+ * into an emitter plan — product geometry, frame format, destinations — and hands it to the emitter
+ * worker (src/udp). Alerts the worker reports go to the alert log, unless they come from a run that
+ * a newer apply() has already replaced (the device core cleared that run's alerts at reinit).
+ */
+import { ALERT_IDS } from '../../alerts/catalogue.js';
+import type { AlertSink } from '../../alerts/alert-sink.js';
+import type { SensorConfig } from '../../config/registry.js';
+import { columnsPerFrame, columnWindow, frameRateHz } from '../../sensor/lidar-geometry.js';
+import { findProduct } from '../../sensor/products.js';
+import { Emitter } from '../../udp/emitter.js';
+import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../../udp/emitter-protocol.js';
+import type { StreamAlertIds } from '../../udp/stream-alerts.js';
+import type { LidarHal, StreamRun } from '../lidar.js';
+
+const LIDAR_ALERTS: StreamAlertIds = {
+  refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
+  sendFailed: ALERT_IDS.LIDAR_SEND_FAILED,
+  socketClosed: ALERT_IDS.LIDAR_SOCKET_ERROR,
+  unresolved: ALERT_IDS.LIDAR_DEST_UNRESOLVED,
+  unreachable: ALERT_IDS.LIDAR_NETWORK_UNREACHABLE,
+  openFailed: ALERT_IDS.LIDAR_SOCKET_OPEN_FAILED,
+};
+
+const IMU_ALERTS: StreamAlertIds = {
+  refused: ALERT_IDS.IMU_PORT_UNREACHABLE,
+  sendFailed: ALERT_IDS.IMU_SEND_FAILED,
+  socketClosed: ALERT_IDS.IMU_SOCKET_ERROR,
+  unresolved: ALERT_IDS.IMU_DEST_UNRESOLVED,
+  unreachable: ALERT_IDS.IMU_NETWORK_UNREACHABLE,
+  // Real units have no UDP_CONNECT id for the IMU socket itself: an IMU socket that cannot be opened is a closed one.
+  openFailed: ALERT_IDS.IMU_SOCKET_ERROR,
+};
+
+/** Streams a configuration asks for: only in NORMAL mode, and each only with a destination and a port. */
+export function planStreams(run: StreamRun): EmitterPlan | null {
+  const c: SensorConfig = run.config;
+  if (c.operating_mode !== 'NORMAL' || c.udp_dest === '') return null;
+  const lidar = c.udp_port_lidar !== 0 ? lidarPlan(run) : null;
+  const imu: ImuStreamPlan | null =
+    c.udp_port_imu !== 0 ? { host: c.udp_dest, port: c.udp_port_imu, accelFsr: c.accel_fsr, gyroFsr: c.gyro_fsr, alerts: IMU_ALERTS } : null;
+  if (!lidar && !imu) return null;
+  return {
+    initId: run.initializationId,
+    serialNumber: run.serialNumber,
+    bindAddress: run.bindAddress,
+    timestampOffsetNs: run.timestampOffsetNs,
+    lidar,
+    imu,
+  };
+}
+
+function lidarPlan(run: StreamRun): LidarStreamPlan {
+  const c = run.config;
+  const product = findProduct(run.productName);
+  if (!product) throw new Error(`unknown product model ${run.productName}`);
+  const cpf = columnsPerFrame(c.lidar_mode);
+  // One scene cast on a grid every mode's columns fall on, so changing lidar_mode never re-casts.
+  const sceneColumns = product.lidarModes.map(columnsPerFrame).reduce(lcm, cpf);
+  return {
+    host: c.udp_dest,
+    port: c.udp_port_lidar,
+    profile: c.udp_profile_lidar,
+    columnsPerFrame: cpf,
+    frameRateHz: frameRateHz(c.lidar_mode),
+    columnWindow: columnWindow(c.azimuth_window, cpf),
+    geometry: {
+      columnsPerFrame: sceneColumns,
+      beamAltitudeDeg: [...product.beamAltitudeDeg],
+      beamAzimuthDeg: [...product.beamAzimuthDeg],
+      lidarOriginToBeamOriginMm: product.lidarOriginToBeamOriginMm,
+      maxRangeMm: product.maxRangeM * 1000,
+    },
+    sceneKey: `${product.name}/${sceneColumns}`,
+    returns: {
+      returnOrder: c.return_order,
+      minRangeMm: c.min_range_threshold_cm * 10,
+      signalMultiplier: c.signal_multiplier,
+    },
+    alerts: LIDAR_ALERTS,
+  };
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+const lcm = (a: number, b: number) => (a / gcd(a, b)) * b;
+
+const RESTART_AFTER_CRASH_MS = 1000;
+
+export class SimLidar implements LidarHal {
+  private readonly emitter: Emitter;
+  /** Sequence number of the newest apply(); events of older runs are stale. */
+  private currentSeq = 0;
+  private lastPlan: EmitterPlan | null = null;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly alerts: AlertSink) {
+    this.emitter = new Emitter({
+      alert: (runSeq, event) => {
+        if (runSeq !== this.currentSeq || this.closed) return;
+        if (event.action === 'raise') this.alerts.raise(event.id, event.vars);
+        else this.alerts.clear(event.id, event.reason);
+      },
+      crashed: () => this.restartAfterCrash(),
+    });
+  }
+
+  async apply(run: StreamRun | null): Promise<void> {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    const plan = run && planStreams(run);
+    this.lastPlan = plan;
+    this.currentSeq = this.emitter.nextSeq;
+    await this.emitter.apply(plan);
+  }
+
+  setAlertFlags(flags: number): void {
+    this.emitter.setAlertFlags(flags);
+  }
+
+  /** Packet counters of the running streams (benchmarks, diagnostics). */
+  stats(): Promise<EmitterStats> {
+    return this.emitter.stats();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    await this.emitter.close();
+  }
+
+  /** A dead worker must not silence the unit for good: start a new one with the same run. */
+  private restartAfterCrash() {
+    if (this.closed || !this.lastPlan || this.restartTimer) return;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      const plan = this.lastPlan;
+      if (this.closed || !plan) return;
+      this.currentSeq = this.emitter.nextSeq;
+      this.emitter.apply(plan).catch(() => this.restartAfterCrash());
+    }, RESTART_AFTER_CRASH_MS);
+    this.restartTimer.unref();
+  }
+}

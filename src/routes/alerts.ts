@@ -1,0 +1,44 @@
+/**
+ * `GET /api/v1/sensor/alerts`: the alert log as the spec's alert rules describe it. The cursor
+ * filter and the summary form are in src/alerts/alert-query.ts; this plugin only wires them.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { parseAlertQuery, renderAlerts } from '../alerts/alert-query.js';
+import type { Sensor } from '../sensor/sensor.js';
+
+// Values are checked by parseAlertQuery, which names the valid range in its message; the schema
+// rejects unknown parameters and repeated ones (an array instead of a string).
+const AlertsQuerySchema = Type.Object(
+  { cursor: Type.Optional(Type.String()), mode: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+
+const Cursor = Type.Integer({ minimum: 0, maximum: 0xffffffff });
+const Realtime = Type.String({ pattern: '^[0-9]+$', description: 'ns since the Unix epoch, system realtime clock' });
+const Level = Type.String({ enum: ['NOTICE', 'WARNING', 'ERROR'] });
+const FullEntry = Type.Object({
+  category: Type.String(),
+  level: Level,
+  realtime: Realtime,
+  active: Type.Boolean(),
+  msg: Type.String(),
+  cursor: Cursor,
+  id: Type.String(),
+  msg_verbose: Type.String(),
+});
+const ActiveSummary = Type.Object({ cursor: Cursor, id: Type.String(), realtime: Realtime });
+const LogSummary = Type.Object({ active: Type.Boolean(), cursor: Cursor, id: Type.String(), realtime: Realtime });
+
+export const AlertsResponseSchema = Type.Union([
+  Type.Object({ active: Type.Array(FullEntry), log: Type.Array(FullEntry), next_cursor: Cursor }),
+  Type.Object({ active: Type.Array(ActiveSummary), log: Type.Array(LogSummary), next_cursor: Cursor }),
+]);
+
+export const alertRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+  app.get(
+    '/api/v1/sensor/alerts',
+    { schema: { querystring: AlertsQuerySchema, response: { 200: AlertsResponseSchema } } },
+    async (request) => renderAlerts(sensor.alerts.snapshot(), parseAlertQuery(request.query as Record<string, unknown>)),
+  );
+};

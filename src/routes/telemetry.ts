@@ -1,0 +1,21 @@
+/** `GET /api/v1/sensor/telemetry`: a fresh sample from the HAL's telemetry source, through the threshold monitor. */
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { PHASE_LOCK_STATUSES } from '../hal/telemetry.js';
+import type { Sensor } from '../sensor/sensor.js';
+
+// Quantities the unit cannot measure (a board without a power monitor) are absent, not invented.
+// phase_lock_status and timestamp_ns are always present, but the serializer writes required keys
+// first, so nothing is marked required here to keep the spec's key order.
+// timestamp_ns is a bigint in the reading: the integer serializer writes it exactly.
+export const TelemetrySchema = Type.Object({
+  input_current_ma: Type.Optional(Type.Integer()),
+  input_voltage_mv: Type.Optional(Type.Integer()),
+  internal_temperature_deg_c: Type.Optional(Type.Integer()),
+  phase_lock_status: Type.Optional(Type.String({ enum: [...PHASE_LOCK_STATUSES] })),
+  timestamp_ns: Type.Optional(Type.Integer({ minimum: 0, description: 'sensor clock at collection, ns' })),
+});
+
+export const telemetryRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+  app.get('/api/v1/sensor/telemetry', { schema: { response: { 200: TelemetrySchema } } }, async () => sensor.telemetry.read());
+};

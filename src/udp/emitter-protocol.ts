@@ -1,0 +1,83 @@
+/**
+ * What the main thread and the emitter worker say to each other. Plain structured-clone data only.
+ */
+import type { FullScaleRange, LidarProfile } from '../config/registry.js';
+import type { ReturnSettings } from './lidar-image.js';
+import type { BeamGeometry } from './scene.js';
+import type { StreamAlertIds } from './stream-alerts.js';
+
+export interface LidarStreamPlan {
+  host: string;
+  port: number;
+  profile: LidarProfile;
+  columnsPerFrame: number;
+  frameRateHz: number;
+  /** Inclusive `[first, last]` measurement ids to send. */
+  columnWindow: [number, number];
+  /**
+   * Scene casting input. `geometry.columnsPerFrame` is the finest frame width of the product (a
+   * multiple of every mode's), so one cast serves every lidar mode.
+   */
+  geometry: BeamGeometry;
+  /** Identifies `geometry`: equal keys share one cast of the scene. */
+  sceneKey: string;
+  returns: ReturnSettings;
+  alerts: StreamAlertIds;
+}
+
+export interface ImuStreamPlan {
+  host: string;
+  port: number;
+  accelFsr: FullScaleRange;
+  gyroFsr: FullScaleRange;
+  alerts: StreamAlertIds;
+}
+
+/** Everything the worker needs to run the streams of one initialization; a stream that is off is null. */
+export interface EmitterPlan {
+  initId: number;
+  serialNumber: bigint;
+  /** Local address to bind sockets to; undefined = any. */
+  bindAddress: string | undefined;
+  /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs. */
+  timestampOffsetNs: bigint;
+  lidar: LidarStreamPlan | null;
+  imu: ImuStreamPlan | null;
+}
+
+export interface StreamStats {
+  /** Datagrams handed to the kernel. */
+  sent: number;
+  /** Slots dropped because the emitter fell more than the catch-up bound behind. */
+  skipped: number;
+  /** Sends that failed or found no open socket. */
+  failed: number;
+  bytes: number;
+}
+
+export interface EmitterStats {
+  initId: number | null;
+  lidar: StreamStats | null;
+  imu: StreamStats | null;
+}
+
+export type AlertEvent =
+  | { action: 'raise'; id: string; vars: Record<string, string | number> }
+  | { action: 'clear'; id: string; reason: string };
+
+export type ToWorker =
+  | { type: 'apply'; seq: number; plan: EmitterPlan | null }
+  | { type: 'stats'; seq: number }
+  | { type: 'close' };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'applied'; seq: number; error?: string }
+  | { type: 'stats'; seq: number; stats: EmitterStats }
+  | { type: 'alert'; runSeq: number; event: AlertEvent };
+
+/** Layout of the SharedArrayBuffer both threads hold (Int32 slots). */
+export const SHARED_ALERT_FLAGS = 0;
+/** Slot the worker sleeps on between closely spaced packets; the main thread notifies it to hurry a message. */
+export const SHARED_WAKE = 1;
+export const SHARED_SLOTS = 2;

@@ -1,0 +1,74 @@
+/**
+ * The streams of one initialization inside the emitter worker: built from a plan, started together,
+ * stopped together.
+ */
+import type { AlertEvent, EmitterPlan, EmitterStats } from './emitter-protocol.js';
+import { ImuStream } from './imu-stream.js';
+import { LidarStream } from './lidar-stream.js';
+import type { PacedStream } from './paced-stream.js';
+import { Pacer } from './pacer.js';
+import { castScene, type SceneReturns } from './scene.js';
+import type { StreamAlertIds } from './stream-alerts.js';
+import { UdpTarget } from './udp-target.js';
+
+/** The last cast scene: a reinit that keeps the product and frame width (most of them) skips the cast. */
+let cachedScene: { key: string; scene: SceneReturns } | null = null;
+
+function sceneFor(plan: NonNullable<EmitterPlan['lidar']>): SceneReturns {
+  if (cachedScene?.key !== plan.sceneKey) cachedScene = { key: plan.sceneKey, scene: castScene(plan.geometry) };
+  return cachedScene.scene;
+}
+
+export interface RunContext {
+  alertFlags(): number;
+  report(event: AlertEvent): void;
+  wake: { array: Int32Array; index: number };
+}
+
+export class EmitterRun {
+  private readonly pacer: Pacer;
+
+  private constructor(
+    private readonly plan: EmitterPlan,
+    streams: { lidar: LidarStream | null; imu: ImuStream | null },
+    private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null },
+    wake: RunContext['wake'],
+  ) {
+    const paced: PacedStream[] = [streams.lidar, streams.imu].filter((s): s is LidarStream | ImuStream => s !== null);
+    this.pacer = new Pacer(paced, wake);
+  }
+
+  /** Prepares packets, opens sockets, and starts sending. */
+  static async start(plan: EmitterPlan, ctx: RunContext): Promise<EmitterRun> {
+    // Everything CPU-heavy happens before the clock starts, so the first slot is not already late.
+    const scene = plan.lidar ? sceneFor(plan.lidar) : null;
+    const target = (p: { host: string; port: number; alerts: StreamAlertIds } | null, portParameter: string) =>
+      p &&
+      new UdpTarget({ host: p.host, port: p.port, bindAddress: plan.bindAddress, alerts: p.alerts, portParameter, report: ctx.report });
+    const targets = { lidar: target(plan.lidar, 'udp_port_lidar'), imu: target(plan.imu, 'udp_port_imu') };
+    await Promise.all([targets.lidar?.open(), targets.imu?.open()]);
+
+    const start = { sensorNs: process.hrtime.bigint() + plan.timestampOffsetNs, localMs: performance.now() };
+    const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
+    const lidar = plan.lidar && scene && targets.lidar ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags, start) : null;
+    const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu, start) : null;
+    const run = new EmitterRun(plan, { lidar, imu }, targets, ctx.wake);
+    run.pacer.start();
+    return run;
+  }
+
+  /** Synchronous: once it returns, no datagram of this run can leave any more. */
+  stop(): void {
+    this.pacer.stop();
+    this.targets.lidar?.close();
+    this.targets.imu?.close();
+  }
+
+  stats(): EmitterStats {
+    return {
+      initId: this.plan.initId,
+      lidar: this.targets.lidar ? { ...this.targets.lidar.stats } : null,
+      imu: this.targets.imu ? { ...this.targets.imu.stats } : null,
+    };
+  }
+}

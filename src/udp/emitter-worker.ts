@@ -1,0 +1,56 @@
+/**
+ * Entry of the emitter worker thread: runs the streams of the active initialization, away from the
+ * main event loop, so HTTP and SQLite work cannot delay packets. Messages are handled one after the
+ * other: an apply stops the old run completely before the new one starts, so datagrams of two
+ * initializations never interleave.
+ */
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { AlertEvent, FromWorker, ToWorker } from './emitter-protocol.js';
+import { SHARED_ALERT_FLAGS, SHARED_WAKE } from './emitter-protocol.js';
+import { EmitterRun } from './emitter-run.js';
+
+if (!parentPort) throw new Error('emitter-worker must run as a worker thread');
+const port: MessagePort = parentPort;
+
+const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shared);
+const post = (message: FromWorker) => port.postMessage(message);
+
+let run: EmitterRun | null = null;
+let queue: Promise<void> = Promise.resolve();
+
+async function handle(message: ToWorker): Promise<void> {
+  switch (message.type) {
+    case 'apply': {
+      run?.stop();
+      run = null;
+      if (message.plan) {
+        const seq = message.seq;
+        try {
+          run = await EmitterRun.start(message.plan, {
+            alertFlags: () => Atomics.load(shared, SHARED_ALERT_FLAGS),
+            report: (event: AlertEvent) => post({ type: 'alert', runSeq: seq, event }),
+            wake: { array: shared, index: SHARED_WAKE },
+          });
+        } catch (err) {
+          post({ type: 'applied', seq, error: err instanceof Error ? err.message : String(err) });
+          return;
+        }
+      }
+      post({ type: 'applied', seq: message.seq });
+      return;
+    }
+    case 'stats':
+      post({ type: 'stats', seq: message.seq, stats: run?.stats() ?? { initId: null, lidar: null, imu: null } });
+      return;
+    case 'close':
+      run?.stop();
+      run = null;
+      port.close();
+      return;
+  }
+}
+
+port.on('message', (message: ToWorker) => {
+  queue = queue.then(() => handle(message));
+});
+post({ type: 'ready' });

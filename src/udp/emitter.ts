@@ -1,0 +1,134 @@
+/**
+ * The main thread's handle on the emitter worker. The worker is started on the first plan that sends
+ * anything and kept for later runs (starting a thread costs more than a reinit may take).
+ */
+import type { Worker } from 'node:worker_threads';
+import {
+  SHARED_ALERT_FLAGS,
+  SHARED_SLOTS,
+  SHARED_WAKE,
+  type AlertEvent,
+  type EmitterPlan,
+  type EmitterStats,
+  type FromWorker,
+  type ToWorker,
+} from './emitter-protocol.js';
+import { startSiblingWorker } from './worker-file.js';
+
+export interface EmitterEvents {
+  /** An alert event of the run started by apply number `runSeq`. */
+  alert(runSeq: number, event: AlertEvent): void;
+  /** The worker died; streams are down until the next apply (which starts a new worker). */
+  crashed(error: Error): void;
+}
+
+interface Waiter {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+export class Emitter {
+  private worker: Worker | null = null;
+  private readonly shared = new Int32Array(new SharedArrayBuffer(SHARED_SLOTS * 4));
+  private seq = 0;
+  private readonly waiting = new Map<number, Waiter>();
+  private closing = false;
+
+  constructor(private readonly events: EmitterEvents) {}
+
+  /** Sequence number the next apply() will carry (alerts are tagged with it). */
+  get nextSeq(): number {
+    return this.seq + 1;
+  }
+
+  /**
+   * Stops the current run and starts `plan` (null: nothing). Resolves when the old run can send
+   * nothing more and the new one is sending.
+   */
+  async apply(plan: EmitterPlan | null): Promise<void> {
+    if (this.closing) throw new Error('emitter closed');
+    if (!plan && !this.worker) return;
+    const seq = ++this.seq;
+    const reply = this.request(seq, { type: 'apply', seq, plan }) as Promise<{ error?: string }>;
+    const { error } = await reply;
+    if (error) throw new Error(`data streams could not start: ${error}`);
+  }
+
+  /** The `alert_flags` byte of the packets sent from now on. */
+  setAlertFlags(flags: number): void {
+    Atomics.store(this.shared, SHARED_ALERT_FLAGS, flags & 0xff);
+  }
+
+  async stats(): Promise<EmitterStats> {
+    if (!this.worker) return { initId: null, lidar: null, imu: null };
+    const seq = ++this.seq;
+    return (await this.request(seq, { type: 'stats', seq })) as EmitterStats;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ type: 'close' } satisfies ToWorker);
+    this.wake();
+    const timer = setTimeout(() => void worker.terminate(), 2000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private request(seq: number, message: ToWorker): Promise<unknown> {
+    const worker = this.ensureWorker();
+    return new Promise((resolve, reject) => {
+      this.waiting.set(seq, { resolve, reject });
+      worker.postMessage(message);
+      this.wake();
+    });
+  }
+
+  /** Cuts the worker's sub-millisecond sleep short so it reads the message at once. */
+  private wake() {
+    Atomics.notify(this.shared, SHARED_WAKE);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startSiblingWorker(import.meta.url, './emitter-worker.js', {
+      workerData: { shared: this.shared.buffer },
+      name: 'udp-emitter',
+      // The worker's garbage is small per packet (send requests): a small young generation keeps the
+      // process lean (fleets of simulated units) at the price of more, very short scavenges.
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    });
+    worker.on('message', (m: FromWorker) => this.onMessage(m));
+    worker.on('error', (err) => this.onExit(worker, err));
+    worker.on('exit', (code) => this.onExit(worker, new Error(`emitter worker exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private onMessage(m: FromWorker) {
+    switch (m.type) {
+      case 'applied':
+      case 'stats': {
+        const w = this.waiting.get(m.seq);
+        this.waiting.delete(m.seq);
+        w?.resolve(m.type === 'stats' ? m.stats : m);
+        return;
+      }
+      case 'alert':
+        this.events.alert(m.runSeq, m.event);
+        return;
+      case 'ready':
+        return;
+    }
+  }
+
+  private onExit(worker: Worker, error: Error) {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    for (const w of this.waiting.values()) w.reject(error);
+    this.waiting.clear();
+    if (!this.closing) this.events.crashed(error);
+  }
+}

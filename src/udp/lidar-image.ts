@@ -1,0 +1,79 @@
+/**
+ * The channel data of one frame for an active configuration: the scene's echoes ordered by
+ * `return_order`, without those closer than `min_range_threshold_cm`, signal scaled by
+ * `signal_multiplier`. Computed once per configuration; packets copy from it.
+ */
+import type { ReturnOrder } from '../config/registry.js';
+import type { SceneReturns } from './scene.js';
+
+export interface ReturnSettings {
+  returnOrder: ReturnOrder;
+  minRangeMm: number;
+  signalMultiplier: number;
+}
+
+export interface LidarImage {
+  columns: number;
+  pixels: number;
+  /** Indexed by `m * pixels + p`. */
+  range1: Uint32Array;
+  reflectivity1: Uint8Array;
+  signal1: Uint16Array;
+  range2: Uint32Array;
+  reflectivity2: Uint8Array;
+  signal2: Uint16Array;
+  nearIr: Uint16Array;
+}
+
+/**
+ * @param columns frame width; the scene may have been cast on a finer grid (a multiple of it): column m
+ *   of the image is then column `m · scene.columns / columns` of the scene, the very same beam direction.
+ */
+export function buildLidarImage(scene: SceneReturns, settings: ReturnSettings, columns = scene.columns): LidarImage {
+  if (scene.columns % columns !== 0) throw new RangeError(`a scene of ${scene.columns} columns cannot serve frames of ${columns}`);
+  const stride = scene.columns / columns;
+  const N = scene.pixels;
+  const size = columns * N;
+  const img: LidarImage = {
+    columns,
+    pixels: N,
+    range1: new Uint32Array(size),
+    reflectivity1: new Uint8Array(size),
+    signal1: new Uint16Array(size),
+    range2: new Uint32Array(size),
+    reflectivity2: new Uint8Array(size),
+    signal2: new Uint16Array(size),
+    nearIr: new Uint16Array(size),
+  };
+  const { returnOrder, minRangeMm, signalMultiplier } = settings;
+  for (let m = 0; m < columns; m++) {
+    for (let p = 0; p < N; p++) {
+      const ray = m * N + p;
+      const sceneRay = m * stride * N + p;
+      img.nearIr[ray] = scene.nearIr[sceneRay];
+      // Echoes at or beyond the minimum range, nearest first (the scene's order).
+      let near = -1;
+      let far = -1;
+      for (let k = 0; k < 2; k++) {
+        const r = scene.range[sceneRay * 2 + k];
+        if (r === 0 || r < minRangeMm) continue;
+        if (near < 0) near = sceneRay * 2 + k;
+        else far = sceneRay * 2 + k;
+      }
+      if (near < 0) continue;
+      const farFirst =
+        far >= 0 && (returnOrder === 'FARTHEST_TO_NEAREST' || (returnOrder === 'STRONGEST_TO_WEAKEST' && scene.signal[far] > scene.signal[near]));
+      const first = farFirst ? far : near;
+      const second = farFirst ? near : far;
+      img.range1[ray] = scene.range[first];
+      img.reflectivity1[ray] = scene.reflectivity[first];
+      img.signal1[ray] = Math.min(0xffff, Math.round(scene.signal[first] * signalMultiplier));
+      if (second >= 0) {
+        img.range2[ray] = scene.range[second];
+        img.reflectivity2[ray] = scene.reflectivity[second];
+        img.signal2[ray] = Math.min(0xffff, Math.round(scene.signal[second] * signalMultiplier));
+      }
+    }
+  }
+  return img;
+}

@@ -1,0 +1,159 @@
+/**
+ * Lidar packets (udp-packets.md). A configuration's packets are encoded once into one template per
+ * packet position of a frame; sending then only stamps the frame id, alert flags and column timestamps
+ * into the template and refreshes the CRC through crc64-patch.ts.
+ */
+import { crc64, type Crc64Register } from './crc64.js';
+import { Crc64Patcher, type VariableRange } from './crc64-patch.js';
+import type { LidarImage } from './lidar-image.js';
+import {
+  COLUMNS_PER_PACKET,
+  COLUMN_HEADER_BYTES,
+  PACKET_HEADER_BYTES,
+  columnBytes,
+  lidarPacketBytes,
+  type ProfileLayout,
+} from './lidar-profiles.js';
+
+export interface LidarFrameFormat {
+  layout: ProfileLayout;
+  columnsPerFrame: number;
+  pixelsPerColumn: number;
+  /** Inclusive `[first, last]` measurement ids; wraps through 0 when first > last. */
+  columnWindow: readonly [number, number];
+}
+
+export interface SensorIdentity {
+  /** u24 `initialization_id`. */
+  initId: number;
+  /** u40 `prod_sn`. */
+  serialNumber: bigint;
+}
+
+export interface LidarPacketTemplate {
+  /** Index of the packet in its frame: it carries measurement ids `16·index .. 16·index + 15`. */
+  index: number;
+  bytes: Buffer;
+  /** CRC of the template with the variable fields zeroed; null for FUSA packets (no CRC). */
+  crc: Crc64Register | null;
+}
+
+const isInWindow = (m: number, [first, last]: readonly [number, number]) =>
+  first <= last ? m >= first && m <= last : m >= first || m <= last;
+
+function writeSerial(b: Buffer, offset: number, serial: bigint) {
+  for (let i = 0; i < 5; i++) b[offset + i] = Number((serial >> BigInt(8 * i)) & 0xffn);
+}
+
+/** Header fields that never change within one initialization. */
+function writeConstantHeader(b: Buffer, layout: ProfileLayout, id: SensorIdentity) {
+  if (layout.header === 'STANDARD') {
+    b.writeUInt16LE(1, 0);
+    b.writeUIntLE(id.initId & 0xffffff, 4, 3);
+    writeSerial(b, 7, id.serialNumber);
+  } else {
+    b[0] = 1;
+    b.writeUIntLE(id.initId & 0xffffff, 1, 3);
+    writeSerial(b, 11, id.serialNumber);
+  }
+  // Thermal / shot-limiting countdowns and states (bytes 16-19) stay 0: a simulated unit never overheats.
+}
+
+/**
+ * One template per packet of the frame that holds at least one column of the window, in frame order.
+ * Packets wholly outside the window are not sent and get no template.
+ */
+export function encodeLidarFrame(image: LidarImage, format: LidarFrameFormat, id: SensorIdentity): LidarPacketTemplate[] {
+  const { layout, columnsPerFrame, pixelsPerColumn, columnWindow } = format;
+  if (image.columns !== columnsPerFrame || image.pixels !== pixelsPerColumn) {
+    throw new RangeError('image does not match the frame format');
+  }
+  const size = lidarPacketBytes(layout, pixelsPerColumn);
+  const colBytes = columnBytes(layout, pixelsPerColumn);
+  const templates: LidarPacketTemplate[] = [];
+  for (let index = 0; index < columnsPerFrame / COLUMNS_PER_PACKET; index++) {
+    let anyValid = false;
+    for (let i = 0; i < COLUMNS_PER_PACKET; i++) anyValid ||= isInWindow(index * COLUMNS_PER_PACKET + i, columnWindow);
+    if (!anyValid) continue;
+    const b = Buffer.alloc(size);
+    writeConstantHeader(b, layout, id);
+    for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
+      const m = index * COLUMNS_PER_PACKET + i;
+      const col = PACKET_HEADER_BYTES + i * colBytes;
+      b.writeUInt16LE(m, col + 8);
+      if (!isInWindow(m, columnWindow)) continue; // status 0, channel data zero
+      b.writeUInt16LE(1, col + 10);
+      layout.writeColumn(b, col + COLUMN_HEADER_BYTES, image, m);
+    }
+    const crc = layout.header === 'STANDARD' ? crc64(b, 0, size - 8) : null;
+    templates.push({ index, bytes: b, crc });
+  }
+  return templates;
+}
+
+/** The bytes that change from packet to packet, for the CRC patcher. */
+function variableRanges(layout: ProfileLayout, colBytes: number): VariableRange[] {
+  const header: VariableRange[] =
+    layout.header === 'STANDARD'
+      ? [
+          { offset: 2, length: 2 }, // frame_id
+          { offset: 12, length: 1 }, // alert_flags
+        ]
+      : [{ offset: 4, length: 5 }]; // frame_id u32 + alert_flags
+  const timestamps = Array.from({ length: COLUMNS_PER_PACKET }, (_, i) => ({ offset: PACKET_HEADER_BYTES + i * colBytes, length: 8 }));
+  return [...header, ...timestamps];
+}
+
+/** Writes the per-packet fields into templates of one format. */
+export class LidarPacketStamper {
+  private readonly colBytes: number;
+  private readonly patcher: Crc64Patcher | null;
+  /** `floor(m · frame period / columns per frame)`: column m's time after the frame start, ns. */
+  private readonly columnOffsetNs: Float64Array;
+  private readonly crcOut: Crc64Register = { lo: 0, hi: 0 };
+
+  constructor(
+    private readonly format: LidarFrameFormat,
+    framePeriodNs: number,
+  ) {
+    const size = lidarPacketBytes(format.layout, format.pixelsPerColumn);
+    this.colBytes = columnBytes(format.layout, format.pixelsPerColumn);
+    this.patcher = format.layout.header === 'STANDARD' ? new Crc64Patcher(size - 8, variableRanges(format.layout, this.colBytes)) : null;
+    this.columnOffsetNs = Float64Array.from({ length: format.columnsPerFrame }, (_, m) =>
+      Math.floor((m * framePeriodNs) / format.columnsPerFrame),
+    );
+  }
+
+  /**
+   * Stamps `tpl` in place and returns its bytes, ready to send.
+   * @param frameStartHi high 32 bits of the frame's start time, ns of the sensor clock
+   * @param frameStartLo low 32 bits
+   */
+  stamp(tpl: LidarPacketTemplate, frameId: number, alertFlags: number, frameStartHi: number, frameStartLo: number): Buffer {
+    const b = tpl.bytes;
+    if (this.format.layout.header === 'STANDARD') {
+      b[2] = frameId & 0xff;
+      b[3] = (frameId >>> 8) & 0xff;
+      b[12] = alertFlags;
+    } else {
+      b.writeUInt32LE(frameId >>> 0, 4);
+      b[8] = alertFlags;
+    }
+    const first = tpl.index * COLUMNS_PER_PACKET;
+    for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
+      const o = PACKET_HEADER_BYTES + i * this.colBytes;
+      const sum = frameStartLo + this.columnOffsetNs[first + i];
+      const carry = sum >= 4294967296 ? 1 : 0;
+      b.writeUInt32LE(sum - carry * 4294967296, o);
+      b.writeUInt32LE((frameStartHi + carry) >>> 0, o + 4);
+    }
+    if (this.patcher && tpl.crc) {
+      const crc = this.patcher.crc(b, tpl.crc, this.crcOut);
+      const end = b.length;
+      b.writeUInt32LE(crc.lo, end - 8);
+      b.writeUInt32LE(crc.hi, end - 4);
+    }
+    return b;
+  }
+}
+

@@ -1,0 +1,67 @@
+/**
+ * The lidar stream of one run: packet templates of the configuration, stamped and sent on schedule.
+ */
+import type { LidarStreamPlan } from './emitter-protocol.js';
+import { buildLidarImage } from './lidar-image.js';
+import { encodeLidarFrame, LidarPacketStamper, type LidarPacketTemplate, type SensorIdentity } from './lidar-packet.js';
+import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from './lidar-profiles.js';
+import { SlotCursor, type PacedStream } from './paced-stream.js';
+import type { SceneReturns } from './scene.js';
+import { StreamSchedule } from './schedule.js';
+import type { UdpTarget } from './udp-target.js';
+
+export class LidarStream implements PacedStream {
+  private readonly cursor: SlotCursor;
+  private readonly stamper: LidarPacketStamper;
+  /** Template per packet index; null where the packet lies wholly outside the column window. */
+  private readonly byIndex: (LidarPacketTemplate | null)[];
+  private readonly wideFrameId: boolean;
+  private stampedFrame = -1;
+  private frameStartHi = 0;
+  private frameStartLo = 0;
+
+  constructor(
+    plan: LidarStreamPlan,
+    scene: SceneReturns,
+    identity: SensorIdentity,
+    private readonly target: UdpTarget,
+    private readonly alertFlags: () => number,
+    start: { sensorNs: bigint; localMs: number },
+  ) {
+    const layout = PROFILE_LAYOUTS[plan.profile];
+    const cpf = plan.columnsPerFrame;
+    const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: plan.columnWindow };
+    const templates = encodeLidarFrame(buildLidarImage(scene, plan.returns, cpf), format, identity);
+    this.byIndex = new Array<LidarPacketTemplate | null>(cpf / COLUMNS_PER_PACKET).fill(null);
+    for (const t of templates) this.byIndex[t.index] = t;
+    const framePeriodNs = Math.round(1e9 / plan.frameRateHz);
+    this.stamper = new LidarPacketStamper(format, framePeriodNs);
+    this.cursor = new SlotCursor(new StreamSchedule(framePeriodNs, cpf / COLUMNS_PER_PACKET, start.sensorNs, start.localMs));
+    this.wideFrameId = layout.header === 'FUSA';
+  }
+
+  nextDueMs(): number {
+    return this.cursor.nextDueMs();
+  }
+
+  sendDue(nowMs: number): void {
+    const c = this.cursor;
+    const last = c.lastDue(nowMs);
+    this.target.stats.skipped = c.skipped;
+    const s = c.schedule;
+    for (; c.next <= last; c.next++) {
+      const tpl = this.byIndex[s.indexOf(c.next)];
+      if (!tpl) continue;
+      const frame = s.frameOf(c.next);
+      if (frame !== this.stampedFrame) {
+        const start = s.frameStartSensorNs(frame);
+        this.frameStartHi = Number(start >> 32n);
+        this.frameStartLo = Number(start & 0xffffffffn);
+        this.stampedFrame = frame;
+      }
+      // frame_id: u16 wrapping (STANDARD) or u32 strictly increasing within the init (FUSA).
+      const frameId = this.wideFrameId ? frame >>> 0 : frame & 0xffff;
+      this.target.send(this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo));
+    }
+  }
+}

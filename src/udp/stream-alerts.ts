@@ -1,0 +1,38 @@
+/**
+ * Which socket errors raise which alert of a stream. The ids themselves come with the plan (the
+ * alert catalogue in src/alerts is their single source; the HAL maps them per stream).
+ */
+export interface StreamAlertIds {
+  /** ICMP port unreachable came back (ECONNREFUSED on the connected socket). */
+  refused: string;
+  /** The packet could not be sent (network down, no route). */
+  sendFailed: string;
+  /** Any other send error: the socket is closed and reopened. */
+  socketClosed: string;
+  /** The destination host name does not resolve. */
+  unresolved: string;
+  /** The destination cannot be reached from the bound address (connect refused the route). */
+  unreachable: string;
+  /** The socket could not be opened or bound. */
+  openFailed: string;
+}
+
+/** Errors that mean "this datagram could not leave": the path is down, the socket is still fine. */
+const PATH_ERRORS = new Set(['ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'EADDRNOTAVAIL', 'ENOBUFS', 'EPERM', 'EACCES']);
+
+export type SendProblem = 'refused' | 'sendFailed' | 'socketClosed';
+
+export function classifySendError(code: string | undefined): SendProblem {
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code && PATH_ERRORS.has(code)) return 'sendFailed';
+  return 'socketClosed';
+}
+
+/** Errors of connect() that mean the destination cannot be routed to from the bound address. */
+const UNREACHABLE_ON_CONNECT = new Set(['ENETUNREACH', 'EHOSTUNREACH', 'EINVAL', 'EADDRNOTAVAIL', 'ENETDOWN']);
+
+export function classifyOpenError(code: string | undefined): 'unresolved' | 'unreachable' | 'openFailed' {
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NODATA') return 'unresolved';
+  if (code && UNREACHABLE_ON_CONNECT.has(code)) return 'unreachable';
+  return 'openFailed';
+}

@@ -1,0 +1,97 @@
+/**
+ * Restart semantics: POST /api/v1/system/restart and the pre-3.1 POST /api/v1/system/cmd/reboot
+ * answer 204, then the unit reboots: unreachable (503 + Retry-After) while down, then active :=
+ * persisted, staged := active, a new initialization_id, INITIALIZING → RUNNING.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LidarHal } from '../../src/hal/lidar.js';
+import type { SensorStatus } from '../../src/sensor/status.js';
+import { defaultConfig } from '../../src/config/registry.js';
+import { waitFor } from '../helpers/cli-process.js';
+import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+
+/** Holds the unit "down" during a restart: the stop of the streams waits until released. */
+function holdableLidar(inner: LidarHal) {
+  let gate: Promise<void> | undefined;
+  let open = () => {};
+  return {
+    hold() {
+      gate = new Promise<void>((r) => (open = r));
+    },
+    release() {
+      open();
+      gate = undefined;
+    },
+    hal: {
+      ...inner,
+      async apply(run) {
+        if (run === null && gate) await gate;
+        return inner.apply(run);
+      },
+    } satisfies LidarHal,
+  };
+}
+
+const sensors: TestSensor[] = [];
+afterEach(async () => {
+  for (const t of sensors.splice(0)) {
+    await t.close();
+    removeDir(t.dataDir);
+  }
+});
+
+async function unit() {
+  let lidar: ReturnType<typeof holdableLidar> | undefined;
+  const t = await createTestSensor({
+    hal: (defaults) => {
+      lidar = holdableLidar(defaults.lidar);
+      return { ...defaults, lidar: lidar.hal };
+    },
+  });
+  sensors.push(t);
+  return { t, lidar: lidar! };
+}
+
+describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s', (path) => {
+  it('drops what was not persisted and boots the persisted configuration with a new initialization_id', async () => {
+    const { t, lidar } = await unit();
+    const json = { 'content-type': 'application/json' };
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload: { udp_port_imu: 7600 } })).statusCode).toBe(204);
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/sensor/config?staging=true&reinit=false&persist=false', headers: json, payload: { lidar_mode: '512x10' } })).statusCode).toBe(204);
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/sensor/config?reinit=true&persist=false', headers: json, payload: { udp_port_lidar: 7777 } })).statusCode).toBe(204);
+    expect(t.sensor.config('active')).toMatchObject({ udp_port_imu: 7600, lidar_mode: '512x10', udp_port_lidar: 7777 });
+    expect(t.sensor.config('persisted')).toMatchObject({ udp_port_imu: 7600, lidar_mode: defaultConfig().lidar_mode, udp_port_lidar: defaultConfig().udp_port_lidar });
+    const initBefore = t.sensor.initializationId;
+    const statuses: SensorStatus[] = [];
+    t.sensor.on('status', (s) => statuses.push(s));
+
+    lidar.hold();
+    // Clients send an empty body with a JSON Content-Type.
+    const res = await t.app.inject({ method: 'POST', url: path, headers: json });
+    expect(res.statusCode).toBe(204);
+    expect(res.body).toBe('');
+    await waitFor(() => t.sensor.rebooting, 5000, 'the reboot to begin');
+
+    // A rebooting unit is unreachable.
+    const down = await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config' });
+    expect(down.statusCode).toBe(503);
+    expect(Number(down.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(down.headers['content-type']).toBe('application/problem+json');
+
+    lidar.release();
+    await waitFor(() => !t.sensor.rebooting && t.sensor.status === 'RUNNING', 10_000, 'the unit to come back');
+    const active = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config' })).json();
+    const staged = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config?staging=true' })).json();
+    expect(active).toEqual(t.sensor.config('persisted'));
+    expect(active).toMatchObject({ udp_port_imu: 7600, lidar_mode: defaultConfig().lidar_mode, udp_port_lidar: defaultConfig().udp_port_lidar });
+    expect(staged).toEqual(active);
+    const info = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/metadata/sensor_info' })).json();
+    expect(info.initialization_id).not.toBe(initBefore);
+    expect(info.initialization_id).toBe(t.sensor.initializationId);
+    expect(info.status).toBe('RUNNING');
+    expect(statuses[0]).toBe('INITIALIZING');
+    expect(statuses.at(-1)).toBe('RUNNING');
+    // No firmware change: a plain restart boots the committed image.
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/system/firmware' })).json()).toEqual({ commit_pending: false, fw: info.image_rev });
+  });
+});

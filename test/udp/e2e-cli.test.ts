@@ -1,0 +1,86 @@
+/**
+ * The real CLI (dist/cli.js, built by `npm test`) as a user runs it: listening on a specific address,
+ * sending data from that address, stopping its streams on SIGTERM; and the udp-monitor tool on it.
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import type { Profile } from './decoder/formats.js';
+import { StreamClock } from './helpers/stream-clock.js';
+import { checkLidarStream, packetsInWindow } from './helpers/stream-checks.js';
+import { UdpCapture, drain, until } from './helpers/udp-capture.js';
+
+const running: CliProcess[] = [];
+const captures: UdpCapture[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => p.kill()));
+  await Promise.all(captures.splice(0).map((c) => c.close()));
+});
+
+async function metadata(cli: CliProcess) {
+  const res = await fetch(`${cli.baseUrl}/api/v1/sensor/metadata`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as {
+    sensor_info: { initialization_id: number; prod_sn: string };
+    lidar_data_format: { column_window: [number, number]; columns_per_frame: number; pixels_per_column: number; udp_profile_lidar: Profile };
+    config_params: { lidar_mode: string };
+  };
+}
+
+describe('the CLI as a simulated sensor', () => {
+  it('sends lidar and IMU data from the address it listens on (127.0.0.2) and stops sending on SIGTERM', async () => {
+    const cli = await startCli({ host: '127.0.0.2', args: ['--product', 'OS-0-64'] });
+    running.push(cli);
+    const [l, i] = [await UdpCapture.listen(), await UdpCapture.listen()];
+    captures.push(l, i);
+    const res = await fetch(`${cli.baseUrl}/api/v1/sensor/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ udp_dest: '127.0.0.1', udp_port_lidar: l.port, udp_port_imu: i.port, lidar_mode: '512x20', udp_profile_lidar: 'FUSA_RNG15_RFL8_NIR8_DUAL' }),
+    });
+    expect(res.status).toBe(204);
+    const md = await metadata(cli);
+    const f = md.lidar_data_format;
+    const e = {
+      profile: f.udp_profile_lidar,
+      pixels: f.pixels_per_column,
+      columnsPerFrame: f.columns_per_frame,
+      frameRateHz: Number(md.config_params.lidar_mode.split('x')[1]),
+      columnWindow: f.column_window,
+      initId: md.sensor_info.initialization_id,
+      serial: BigInt(md.sensor_info.prod_sn),
+    };
+    await until(() => l.count >= 3 * packetsInWindow(e) + 1 && i.count >= 3, 'data from the CLI', 20_000);
+    expect(new Set([...l.datagrams, ...i.datagrams].map((d) => d.from.address))).toEqual(new Set(['127.0.0.2']));
+    expect(checkLidarStream(l.datagrams.map((d) => d.data), e).complete.length).toBeGreaterThanOrEqual(2);
+
+    expect(await cli.stop()).toBe(0);
+    const [lm, im] = [await drain(l), await drain(i)];
+    const clock = new StreamClock();
+    await clock.twoFrames();
+    await clock.close();
+    expect(l.count).toBe(lm + 1);
+    expect(i.count).toBe(im + 1);
+  }, 40_000);
+
+  it('udp-monitor shows complete frames, the init id and the profile of the data flowing', async () => {
+    const cli = await startCli({ host: '127.0.0.1' });
+    running.push(cli);
+    const probe = await UdpCapture.listen();
+    const port = probe.port;
+    await probe.close();
+    const monitor = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '../../scripts/udp-monitor.ts'), '--port', String(port), '--imu-port', '0', '--sensor', cli.baseUrl, '--configure', '--duration', '3'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    monitor.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    monitor.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((r) => monitor.once('exit', r));
+    expect(code, out).toBe(0);
+    const md = await metadata(cli);
+    expect(out).toContain(`init_id ${md.sensor_info.initialization_id}`);
+    expect(out).toContain('RNG19_RFL8_SIG16_NIR16 128ch 1024x10');
+    expect(out).toMatch(/frames [1-9]\d* complete/);
+  }, 40_000);
+});

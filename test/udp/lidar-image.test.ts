@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { findProduct } from '../../src/sensor/products.js';
+import { buildLidarImage } from '../../src/udp/lidar-image.js';
+import { castScene } from '../../src/udp/scene.js';
+
+const product = findProduct('OS-1-64')!;
+const scene = castScene({
+  columnsPerFrame: 2048,
+  beamAltitudeDeg: product.beamAltitudeDeg,
+  beamAzimuthDeg: product.beamAzimuthDeg,
+  lidarOriginToBeamOriginMm: product.lidarOriginToBeamOriginMm,
+  maxRangeMm: product.maxRangeM * 1000,
+});
+const settings = { returnOrder: 'STRONGEST_TO_WEAKEST', minRangeMm: 0, signalMultiplier: 1 } as const;
+
+describe('lidar image of the scene', () => {
+  it('has dual echoes (the glass pane) and orders them as return_order says', () => {
+    const strongest = buildLidarImage(scene, settings);
+    const nearest = buildLidarImage(scene, { ...settings, returnOrder: 'NEAREST_TO_FARTHEST' });
+    const farthest = buildLidarImage(scene, { ...settings, returnOrder: 'FARTHEST_TO_NEAREST' });
+    let duals = 0;
+    for (let i = 0; i < strongest.range1.length; i++) {
+      if (nearest.range2[i] === 0) continue;
+      duals++;
+      expect(nearest.range2[i] - nearest.range1[i]).toBeGreaterThan(250);
+      expect(farthest.range1[i]).toBe(nearest.range2[i]);
+      expect(farthest.range2[i]).toBe(nearest.range1[i]);
+      expect(strongest.signal1[i]).toBeGreaterThanOrEqual(strongest.signal2[i]);
+    }
+    expect(duals).toBeGreaterThan(100);
+  });
+
+  it('serves every frame width from one cast: column m of 512 columns is column 4m of 2048', () => {
+    const fine = buildLidarImage(scene, settings);
+    const coarse = buildLidarImage(scene, settings, 512);
+    const N = product.channels;
+    for (const m of [0, 1, 100, 511]) {
+      for (let p = 0; p < N; p++) {
+        expect(coarse.range1[m * N + p]).toBe(fine.range1[4 * m * N + p]);
+        expect(coarse.nearIr[m * N + p]).toBe(fine.nearIr[4 * m * N + p]);
+      }
+    }
+    expect(() => buildLidarImage(scene, settings, 1000)).toThrow(RangeError);
+  });
+
+  it('drops echoes inside the minimum range, letting a farther one through', () => {
+    const all = buildLidarImage(scene, settings);
+    const cut = buildLidarImage(scene, { ...settings, minRangeMm: 500 });
+    let near = 0;
+    for (let i = 0; i < all.range1.length; i++) {
+      expect(cut.range1[i] === 0 || cut.range1[i] >= 500).toBe(true);
+      if (all.range1[i] > 0 && all.range1[i] < 500) near++;
+    }
+    expect(near).toBeGreaterThan(0);
+  });
+
+  it('looks like a scene: most beams return, the upper rows see sky beyond the walls, values are plausible', () => {
+    const img = buildLidarImage(scene, settings);
+    const returns = img.range1.filter((r) => r > 0).length;
+    expect(returns / img.range1.length).toBeGreaterThan(0.6);
+    expect(returns / img.range1.length).toBeLessThan(0.99);
+    for (let i = 0; i < img.range1.length; i++) {
+      if (img.range1[i] === 0) continue;
+      expect(img.range1[i]).toBeLessThan(20_000);
+      expect(img.reflectivity1[i]).toBeGreaterThan(0);
+      expect(img.signal1[i]).toBeGreaterThan(0);
+    }
+    // The retro-reflective sign shows as the brightest reflectivity in the frame.
+    expect(img.reflectivity1.reduce((a, b) => Math.max(a, b), 0)).toBeGreaterThan(150);
+  });
+});
