@@ -73,6 +73,11 @@ export class CpuMeter {
     return this;
   }
 
+  /** CPU seconds used since `start()`. */
+  seconds(): number {
+    return cpuSeconds(this.pid) - this.startCpu;
+  }
+
   perSecond(): number {
     const wallS = (performance.now() - this.startWall) / 1000;
     return (cpuSeconds(this.pid) - this.startCpu) / wallS;

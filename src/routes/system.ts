@@ -49,6 +49,8 @@ export const systemRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, 
   });
 
   app.post(FIRMWARE_PATH, {
+    // The parser streams, so Fastify never buffers the body; the writer enforces the same limit as it streams.
+    bodyLimit: sensor.firmware.maxImageBytes,
     // Everything decidable from the headers is decided before the client sends the image.
     onRequest: async (request) => {
       const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();

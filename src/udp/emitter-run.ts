@@ -11,6 +11,9 @@ import { castScene, type SceneReturns } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
 import { UdpTarget } from './udp-target.js';
 
+/** How long a start waits for its sockets before it starts the clock regardless. */
+const OPEN_WAIT_MS = 250;
+
 /** The last cast scene: a reinit that keeps the product and frame width (most of them) skips the cast. */
 let cachedScene: { key: string; scene: SceneReturns } | null = null;
 
@@ -40,19 +43,27 @@ export class EmitterRun {
 
   /** Prepares packets, opens sockets, and starts sending. */
   static async start(plan: EmitterPlan, ctx: RunContext): Promise<EmitterRun> {
-    // Everything CPU-heavy happens before the clock starts, so the first slot is not already late.
     const scene = plan.lidar ? sceneFor(plan.lidar) : null;
     const target = (p: { host: string; port: number; alerts: StreamAlertIds } | null, portParameter: string) =>
       p &&
       new UdpTarget({ host: p.host, port: p.port, bindAddress: plan.bindAddress, alerts: p.alerts, portParameter, report: ctx.report });
     const targets = { lidar: target(plan.lidar, 'udp_port_lidar'), imu: target(plan.imu, 'udp_port_imu') };
-    await Promise.all([targets.lidar?.open(), targets.imu?.open()]);
-
-    const start = { sensorNs: process.hrtime.bigint() + plan.timestampOffsetNs, localMs: performance.now() };
+    const opened = Promise.all([targets.lidar?.open(), targets.imu?.open()]);
+    // Packet templates are encoded while the sockets open.
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
-    const lidar = plan.lidar && scene && targets.lidar ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags, start) : null;
-    const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu, start) : null;
+    const lidar = plan.lidar && scene && targets.lidar ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags) : null;
+    const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
+    // Sockets to IP addresses open within a millisecond; a host name that takes long to resolve must not
+    // hold up the reinit (the device core waits for apply): the streams then start and send once connected.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([opened, new Promise<void>((resolve) => (timer = setTimeout(resolve, OPEN_WAIT_MS)))]);
+    clearTimeout(timer);
+
     const run = new EmitterRun(plan, { lidar, imu }, targets, ctx.wake);
+    // Both streams share one start instant, read after all the preparation.
+    const start = { sensorNs: process.hrtime.bigint() + plan.timestampOffsetNs, localMs: performance.now() };
+    lidar?.begin(start);
+    imu?.begin(start);
     run.pacer.start();
     return run;
   }

@@ -4,6 +4,8 @@
  * other: an apply stops the old run completely before the new one starts, so datagrams of two
  * initializations never interleave.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { AlertEvent, FromWorker, ToWorker } from './emitter-protocol.js';
 import { SHARED_ALERT_FLAGS, SHARED_WAKE } from './emitter-protocol.js';
@@ -12,6 +14,24 @@ import { EmitterRun } from './emitter-run.js';
 if (!parentPort) throw new Error('emitter-worker must run as a worker thread');
 const port: MessagePort = parentPort;
 
+/** Nice value of the emitter thread: ahead of HTTP and SQLite work when the host is busy. */
+const EMITTER_NICE = -10;
+
+/**
+ * On Linux, setpriority() on a thread id changes that thread only: the emitter thread gets a larger
+ * share of a busy CPU than the main thread serving HTTP. Needs root or CAP_SYS_NICE; without them
+ * the default priority stays (enough on an idle host).
+ */
+function raiseThreadPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, EMITTER_NICE);
+  } catch {
+    // Not Linux, or not permitted.
+  }
+}
+
+raiseThreadPriority();
 const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shared);
 const post = (message: FromWorker) => port.postMessage(message);
 

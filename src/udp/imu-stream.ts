@@ -14,7 +14,7 @@ const IMU_PERIOD_NS = 1e9 / IMU_RATE_HZ;
 const SAMPLE_LATENCY_NS = 250_000n;
 
 export class ImuStream implements PacedStream {
-  private readonly cursor: SlotCursor;
+  private cursor!: SlotCursor;
   private readonly motion = new ImuAtRest();
   /** A few buffers in rotation: a queued send still owns its buffer while the next sample is encoded. */
   private readonly buffers = Array.from({ length: 4 }, () => Buffer.alloc(IMU_PACKET_BYTES));
@@ -23,8 +23,9 @@ export class ImuStream implements PacedStream {
   constructor(
     private readonly plan: ImuStreamPlan,
     private readonly target: UdpTarget,
-    start: { sensorNs: bigint; localMs: number },
-  ) {
+  ) {}
+
+  begin(start: { sensorNs: bigint; localMs: number }): void {
     this.cursor = new SlotCursor(new StreamSchedule(IMU_PERIOD_NS, 1, start.sensorNs, start.localMs));
   }
 

@@ -11,7 +11,9 @@ import { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
 
 export class LidarStream implements PacedStream {
-  private readonly cursor: SlotCursor;
+  private cursor!: SlotCursor;
+  private readonly framePeriodNs: number;
+  private readonly packetsPerFrame: number;
   private readonly stamper: LidarPacketStamper;
   /** Template per packet index; null where the packet lies wholly outside the column window. */
   private readonly byIndex: (LidarPacketTemplate | null)[];
@@ -26,7 +28,6 @@ export class LidarStream implements PacedStream {
     identity: SensorIdentity,
     private readonly target: UdpTarget,
     private readonly alertFlags: () => number,
-    start: { sensorNs: bigint; localMs: number },
   ) {
     const layout = PROFILE_LAYOUTS[plan.profile];
     const cpf = plan.columnsPerFrame;
@@ -34,10 +35,15 @@ export class LidarStream implements PacedStream {
     const templates = encodeLidarFrame(buildLidarImage(scene, plan.returns, cpf), format, identity);
     this.byIndex = new Array<LidarPacketTemplate | null>(cpf / COLUMNS_PER_PACKET).fill(null);
     for (const t of templates) this.byIndex[t.index] = t;
-    const framePeriodNs = Math.round(1e9 / plan.frameRateHz);
-    this.stamper = new LidarPacketStamper(format, framePeriodNs);
-    this.cursor = new SlotCursor(new StreamSchedule(framePeriodNs, cpf / COLUMNS_PER_PACKET, start.sensorNs, start.localMs));
+    this.framePeriodNs = Math.round(1e9 / plan.frameRateHz);
+    this.packetsPerFrame = cpf / COLUMNS_PER_PACKET;
+    this.stamper = new LidarPacketStamper(format, this.framePeriodNs);
     this.wideFrameId = layout.header === 'FUSA';
+  }
+
+  /** Starts the schedule: the constructor did the heavy work, so the first slot is not already late. */
+  begin(start: { sensorNs: bigint; localMs: number }): void {
+    this.cursor = new SlotCursor(new StreamSchedule(this.framePeriodNs, this.packetsPerFrame, start.sensorNs, start.localMs));
   }
 
   nextDueMs(): number {

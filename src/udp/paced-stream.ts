@@ -7,6 +7,8 @@ import type { StreamSchedule } from './schedule.js';
 export const MAX_LAG_MS = 100;
 
 export interface PacedStream {
+  /** Starts the stream's schedule at this instant (sensor clock and performance.now() read together). */
+  begin(start: { sensorNs: bigint; localMs: number }): void;
   /** performance.now() at which the next packet is due. */
   nextDueMs(): number;
   /** Send every packet due at `nowMs`. */

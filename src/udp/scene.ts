@@ -3,13 +3,14 @@
  *
  * A static courtyard in the lidar frame (millimetres, z up, lidar origin at the centre of rotation):
  * a flat floor, four walls that stop below the top beams (so the upper rows see sky), a crate, a
- * pillar, a thin mast close to the unit (inside the 50 cm minimum range), a retro-reflective sign and
+ * pillar, a thin pole beside the unit (inside the 50 cm minimum range), a retro-reflective sign and
  * a glass pane that returns a weak first echo while the wall behind it gives the second. Every beam
  * follows the geometry clients use to turn ranges into points (udp-packets.md, Geometry), so a
  * client's point cloud shows a flat floor and straight walls.
  *
- * Casting all beams of a frame is done once per (product, columns per frame): the result does not
- * depend on the rest of the configuration (see lidar-image.ts for return order and minimum range).
+ * The beams are cast once per product, on the finest frame width its modes share (every mode's
+ * columns fall on that grid); nothing else of the configuration matters here (lidar-image.ts applies
+ * return order, minimum range and signal multiplier).
  */
 
 export interface BeamGeometry {
@@ -50,7 +51,7 @@ export const SCENE = {
     // A thin pole beside the unit, close enough to fall inside min_range_threshold_cm = 50.
     { x: 0, y: -420, radius: 35, zMin: -1700, zMax: -50, reflectivity: 40 },
   ] as readonly Cylinder[],
-  /** Glass pane in the plane x = x: a weak first return, and the wall behind seen through it. */
+  /** Glass pane in the plane x = glass.x: a weak first return, and the wall behind seen through it. */
   glass: { x: 5000, yMin: 1000, yMax: 4000, zMin: -1700, zMax: 800, reflectivity: 5, transmission: 0.8 },
   /** Retro-reflective sign on the wall y = yMax. */
   sign: { xMin: -1000, xMax: 200, zMin: -300, zMax: 300, reflectivity: 220 },

@@ -31,8 +31,9 @@ export function classifySendError(code: string | undefined): SendProblem {
 /** Errors of connect() that mean the destination cannot be routed to from the bound address. */
 const UNREACHABLE_ON_CONNECT = new Set(['ENETUNREACH', 'EHOSTUNREACH', 'EINVAL', 'EADDRNOTAVAIL', 'ENETDOWN']);
 
-export function classifyOpenError(code: string | undefined): 'unresolved' | 'unreachable' | 'openFailed' {
+/** @param syscall the failing call: a bind() failure is the socket's own, whatever its code. */
+export function classifyOpenError(code: string | undefined, syscall?: string): 'unresolved' | 'unreachable' | 'openFailed' {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NODATA') return 'unresolved';
-  if (code && UNREACHABLE_ON_CONNECT.has(code)) return 'unreachable';
+  if (syscall !== 'bind' && code && UNREACHABLE_ON_CONNECT.has(code)) return 'unreachable';
   return 'openFailed';
 }

@@ -147,7 +147,7 @@ export class UdpTarget {
 
   private openFailed(err: unknown) {
     if (this.closed) return;
-    const kind = classifyOpenError(errorCode(err));
+    const kind = classifyOpenError(errorCode(err), (err as NodeJS.ErrnoException | null)?.syscall);
     this.raise(this.options.alerts[kind], { error: errorCode(err) ?? String(err) });
     this.reopenLater();
   }

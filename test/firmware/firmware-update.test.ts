@@ -54,6 +54,7 @@ async function startUnit(): Promise<Unit> {
   return unit;
 }
 
+// `any`: the bodies are JSON of several shapes, each asserted on field by field below.
 async function getJson(baseUrl: string, path: string): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(baseUrl + path);
   const text = await res.text();
@@ -176,5 +177,29 @@ describe('firmware update over HTTP', () => {
     }
     expect(snapshot(u)).toEqual(before);
     expect(u.t.sensor.rebooting).toBe(false);
+  });
+});
+
+describe('Expect: 100-continue elsewhere', () => {
+  it('still answers 100 at once on other routes', async () => {
+    const u = await startUnit();
+    const { request } = await import('node:http');
+    const body = JSON.stringify('hello');
+    const result = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+      const req = request(`${u.baseUrl}/api/v1/user/data`, { method: 'PUT', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(body.length), expect: '100-continue' } });
+      let continued = false;
+      req.on('continue', () => {
+        continued = true;
+        req.end(body);
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, continued }));
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(result).toEqual({ status: 204, continued: true });
+    expect((await getJson(u.baseUrl, '/api/v1/user/data')).body).toBe('hello');
   });
 });

@@ -22,13 +22,19 @@ function holdableLidar(inner: LidarHal) {
       open();
       gate = undefined;
     },
-    hal: {
-      ...inner,
-      async apply(run) {
-        if (run === null && gate) await gate;
-        return inner.apply(run);
+    // A proxy, so every other member of the real data plane (class methods included) works unchanged.
+    hal: new Proxy(inner, {
+      get(target, property) {
+        if (property === 'apply') {
+          return async (run: Parameters<LidarHal['apply']>[0]) => {
+            if (run === null && gate) await gate;
+            return target.apply(run);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
       },
-    } satisfies LidarHal,
+    }),
   };
 }
 

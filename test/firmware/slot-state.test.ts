@@ -70,21 +70,22 @@ describe('firmware slot state machine', () => {
       fc.property(fc.array(event, { maxLength: 60 }), (events: Event[]) => {
         let state: SlotState = factoryState(image(1));
         let running = state.primary;
-        let bootsWithoutHealth = 0;
+        // Boots of the current trial: never more than MAX before it is committed or abandoned.
+        let trialBoots = 0;
         for (const e of events) {
           const before = state;
           if (e.kind === 'install') {
             if (installProblem(state)) continue;
             state = install(state, image(e.n));
+            trialBoots = 0;
             // The committed image is never overwritten by an install.
             expect(state.slots[state.primary]).toEqual(before.slots[before.primary]);
           } else if (e.kind === 'boot') {
             const plan = planBoot(state, MAX);
             state = plan.state;
             running = plan.slot;
-            if (plan.kind === 'trial') bootsWithoutHealth++;
-            else bootsWithoutHealth = 0;
-            expect(bootsWithoutHealth).toBeLessThanOrEqual(MAX);
+            if (plan.kind === 'trial') trialBoots++;
+            expect(trialBoots).toBeLessThanOrEqual(MAX);
             if (plan.kind !== 'trial') expect(plan.slot).toBe(before.primary);
           } else if (e.kind === 'healthy') {
             state = markHealthy(state, running);
@@ -93,6 +94,7 @@ describe('firmware slot state machine', () => {
           } else {
             state = abandonTrial(state);
           }
+          if (state.trial === null) trialBoots = 0;
           expect(stateProblem(state)).toBeUndefined();
           // The primary only ever changes by a trial being confirmed healthy.
           if (state.primary !== before.primary) expect(e.kind).toBe('healthy');

@@ -164,4 +164,11 @@ describe('UDP_TRANSMISSION alerts', () => {
     expect(alerts.active.get('0x01000035')).toMatchObject({ host: '192.0.2.123', port: 7502 });
     await lidar.apply(null);
   });
+
+  it('UDP_CONNECT: a bind address the host does not have raises "could not open the lidar socket"', async () => {
+    await lidar.apply(runOf({ udp_port_lidar: 7502 }, '198.51.100.77'));
+    await until(() => alerts.active.has('0x01000032'), 'socket-open alert');
+    expect(alerts.active.get('0x01000032')).toMatchObject({ host: '127.0.0.1', port: 7502, error: 'EADDRNOTAVAIL' });
+    await lidar.apply(null);
+  });
 });
