@@ -117,10 +117,10 @@ function stepRow(s: StepResult): TableRow {
 }
 
 export async function benchFleet(ctx: BenchContext): Promise<Section> {
-  const steps = ctx.quick ? [2, 4, 8] : [2, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64];
+  const steps = ctx.quick ? [4, 8] : [2, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64];
   const windowS = ctx.quick ? 1.5 : 5;
   const settleMs = ctx.quick ? 1000 : 2000;
-  const budgetMs = ctx.quick ? 15_000 : 120_000;
+  const budgetMs = ctx.quick ? 20_000 : 120_000;
   const startedAt = performance.now();
   const members: Member[] = [];
   const receivers: Receiver[] = [];

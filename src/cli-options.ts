@@ -5,6 +5,8 @@
 import { parseArgs } from 'node:util';
 import { HAL_KINDS, type HalKind } from './hal/types.js';
 import { DEFAULT_PRODUCT } from './sensor/products.js';
+import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
+import { DEFAULT_MAX_BOOT_ATTEMPTS } from './firmware/slot-state.js';
 
 export interface CliOptions {
   host: string;
@@ -47,8 +49,8 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'product', key: 'product', env: 'SENSOR_PRODUCT', default: DEFAULT_PRODUCT, valueName: 'MODEL', help: 'product model, e.g. OS-1-128, OS-2-32, OS-0-64-T1' },
   { flag: 'serial', key: 'serial', env: 'SENSOR_SERIAL', default: undefined, valueName: 'DIGITS', help: 'serial number (decimal, < 2^40); default: generated once and kept in the data directory' },
   { flag: 'hal', key: 'hal', env: 'SENSOR_HAL', default: 'sim', valueName: HAL_KINDS.join('|'), help: 'hardware layer: sim (simulated unit) or linux (a real unit: iproute2, chrony, ptp4l)' },
-  { flag: 'firmware-max-bytes', key: 'firmwareMaxBytes', env: 'SENSOR_FIRMWARE_MAX_BYTES', default: String(256 * 1024 * 1024), valueName: 'BYTES', help: 'largest firmware image an upload may hold (413 above it)' },
-  { flag: 'firmware-boot-attempts', key: 'firmwareBootAttempts', env: 'SENSOR_FIRMWARE_BOOT_ATTEMPTS', default: '3', valueName: 'N', help: 'boots a new firmware image gets to come up healthy before the unit rolls back' },
+  { flag: 'firmware-max-bytes', key: 'firmwareMaxBytes', env: 'SENSOR_FIRMWARE_MAX_BYTES', default: String(DEFAULT_FIRMWARE_MAX_BYTES), valueName: 'BYTES', help: 'largest firmware image an upload may hold (413 above it)' },
+  { flag: 'firmware-boot-attempts', key: 'firmwareBootAttempts', env: 'SENSOR_FIRMWARE_BOOT_ATTEMPTS', default: String(DEFAULT_MAX_BOOT_ATTEMPTS), valueName: 'N', help: 'boots a new firmware image gets to come up healthy before the unit rolls back' },
   { flag: 'firmware-hook', key: 'firmwareHook', env: 'SENSOR_FIRMWARE_HOOK', default: undefined, valueName: 'PATH', help: 'linux HAL: executable connecting the A/B firmware slots to the bootloader (U-Boot env, RAUC); without it a linux unit refuses firmware uploads' },
   { flag: 'interface', key: 'networkInterface', env: 'SENSOR_INTERFACE', default: undefined, valueName: 'NAME', help: 'linux HAL: the Ethernet interface the network resources read and configure; default: the one holding --host, else the default route\'s' },
   { flag: 'network-hook', key: 'networkHook', env: 'SENSOR_NETWORK_HOOK', default: undefined, valueName: 'PATH', help: 'linux HAL: executable run as `PATH static IF CIDR` / `PATH dynamic IF` when the IPv4 override is set / removed (e.g. to stop/start DHCP)' },

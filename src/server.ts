@@ -8,7 +8,6 @@ import { buildApp } from './app.js';
 import { createPersistentAlertLog } from './alerts/persistent-alert-log.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import type { CliOptions } from './cli-options.js';
-import { createLinuxHal } from './hal/linux/index.js';
 import { createSimHal } from './hal/sim/index.js';
 import type { Hal } from './hal/types.js';
 import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from './sensor/identity.js';
@@ -56,7 +55,8 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
     const alerts = createPersistentAlertLog(db, logger);
     const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir, firmwareBootAttempts: options.firmwareBootAttempts, firmwareHook: options.firmwareHook };
     const timeNetworkOptions = { networkInterface: options.networkInterface, networkHook: options.networkHook, chronycHost: options.chronycHost, ptp4lSocket: options.ptp4lSocket, ptp4lConfig: options.ptp4lConfig, ptp4lRestartCommand: options.ptp4lRestartCommand, log: logger.child({ component: 'hal' }) };
-    hal = options.hal === 'linux' ? createLinuxHal({ ...halOptions, ...timeNetworkOptions }) : createSimHal(halOptions);
+    // The linux HAL (and systeminformation, ~12 MB) is loaded only on a real unit.
+    hal = options.hal === 'linux' ? (await import('./hal/linux/index.js')).createLinuxHal({ ...halOptions, ...timeNetworkOptions }) : createSimHal(halOptions);
     const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes });
     const app = await buildApp(sensor, { logger, recentLog });
     const address = await app.listen({ host: options.host, port: options.port });

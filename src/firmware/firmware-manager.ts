@@ -13,6 +13,7 @@ import type { FirmwareHal } from '../hal/firmware.js';
 import type { FirmwareBuild } from '../sensor/identity.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { crashPoint } from './crash-point.js';
+import { parseImageHeader } from './image-format.js';
 import { buildOfImageRev } from './image-rev.js';
 import { ensureSlotDirectory, removeStaleTemporaries, slotImageOf, slotPath, verifySlotFile, writeFileDurably } from './slot-files.js';
 import {
@@ -32,7 +33,6 @@ import {
 } from './slot-state.js';
 import { SlotStore } from './slot-store.js';
 import { writeUploadToSlot } from './upload-writer.js';
-import { parseImageHeader } from './image-format.js';
 
 /** Alert raised when a new image never booted healthy and the unit went back to the previous one. */
 export const FIRMWARE_ROLLBACK_ALERT = ALERT_IDS.FIRMWARE_ROLLBACK;
@@ -129,9 +129,9 @@ export class FirmwareManager {
   }
 
   /**
-   * Why an upload announced with these headers cannot be taken now (409 while an update is pending
-   * or another upload runs; 413 when Content-Length exceeds the limit), so it can be refused
-   * before the client sends the body.
+   * Throws when an upload announced with these headers cannot be taken now (409 while an update is
+   * pending or another upload runs, or the platform cannot install; 413 when Content-Length exceeds
+   * the limit), so it can be refused before the client sends the body.
    */
   checkUpload(contentLength: number | undefined): void {
     if (contentLength !== undefined && contentLength > this.maxImageBytes) {

@@ -14,6 +14,8 @@
  * SlotStore persists every transition as one SQLite transaction.
  */
 export const SLOT_NAMES = ['a', 'b'] as const;
+/** Boots a new image gets to come up healthy before the unit rolls back (`--firmware-boot-attempts`). */
+export const DEFAULT_MAX_BOOT_ATTEMPTS = 3;
 export type SlotName = (typeof SLOT_NAMES)[number];
 
 /** What a slot holds, as recorded when its image was verified. */

@@ -58,7 +58,8 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError) {
-      if (apiError.status >= 500) request.log.error({ err: error }, apiError.detail);
+      // 503 while (re)initializing is an expected state, not a fault: only real failures are errors in the log.
+      if (apiError.type === 'internal') request.log.error({ err: error }, apiError.detail);
       return sendProblem(reply, apiError);
     }
     request.log.error({ err: error }, 'unexpected error');

@@ -59,7 +59,9 @@ describe('Linux time HAL without daemons', () => {
     const start = -time.timestampOffsetNs({ ...config, timestamp_mode: 'TIME_FROM_SYNC_PULSE_IN' });
     expect(start).toBeGreaterThanOrEqual(beforeInit);
     expect(start).toBeLessThanOrEqual(process.hrtime.bigint());
-    const wallBefore = BigInt(Date.now()) * 1_000_000n;
+    // Date.now() has millisecond resolution and the realtime anchor is the middle of that millisecond,
+    // so the PTP reading is within one millisecond of the wall clock on either side.
+    const wallBefore = BigInt(Date.now() - 1) * 1_000_000n;
     const ptp = process.hrtime.bigint() + time.timestampOffsetNs({ ...config, timestamp_mode: 'TIME_FROM_PTP_1588' });
     const wallAfter = BigInt(Date.now() + 1) * 1_000_000n;
     expect(ptp).toBeGreaterThanOrEqual(wallBefore);

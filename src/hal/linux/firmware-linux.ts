@@ -18,8 +18,7 @@
 import { join } from 'node:path';
 import type { BootOutcome, FirmwareHal } from '../firmware.js';
 import { buildImage } from '../../firmware/image-format.js';
-import type { SlotName } from '../../firmware/slot-state.js';
-import { SLOT_NAMES } from '../../firmware/slot-state.js';
+import { DEFAULT_MAX_BOOT_ATTEMPTS, SLOT_NAMES, type SlotName } from '../../firmware/slot-state.js';
 import { runCommand } from './run-command.js';
 
 export interface LinuxFirmwareOptions {
@@ -44,7 +43,7 @@ export function createLinuxFirmware(options: LinuxFirmwareOptions): FirmwareHal 
   };
   return {
     slotDirectory: join(options.dataDir, 'firmware'),
-    maxBootAttempts: options.maxBootAttempts ?? 3,
+    maxBootAttempts: options.maxBootAttempts ?? DEFAULT_MAX_BOOT_ATTEMPTS,
     installUnavailable: () => (hook ? undefined : 'this unit has no firmware hook configured (--firmware-hook), so it cannot install firmware; see the README section "Firmware on a real unit"'),
     // The image the unit was delivered with: a record of its build with no payload (the payload is
     // the root filesystem the bootloader already runs).

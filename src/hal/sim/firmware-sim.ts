@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { BootOutcome, FirmwareHal } from '../firmware.js';
 import { buildImage, MANIFEST_KEYS } from '../../firmware/image-format.js';
 import { generatedPayload } from '../../firmware/image-builder.js';
-import type { BootKind, SlotImage } from '../../firmware/slot-state.js';
+import { DEFAULT_MAX_BOOT_ATTEMPTS, type BootKind, type SlotImage } from '../../firmware/slot-state.js';
 
 export interface SimFirmwareOptions {
   dataDir: string;
@@ -22,7 +22,6 @@ export interface SimFirmwareOptions {
 }
 
 export const DEFAULT_SIM_UPDATE_MS = 1000;
-export const DEFAULT_MAX_BOOT_ATTEMPTS = 3;
 const FACTORY_PAYLOAD_BYTES = 256 * 1024;
 
 export function createSimFirmware(options: SimFirmwareOptions): FirmwareHal {
