@@ -8,10 +8,10 @@ import type { SensorConfig } from './registry.js';
 export type ConfigView = 'staged' | 'active' | 'persisted';
 
 export class ConfigState {
-  private views: Record<ConfigView, SensorConfig>;
+  private readonly views = {} as Record<ConfigView, SensorConfig>;
 
   constructor(persisted: SensorConfig) {
-    this.views = { staged: structuredClone(persisted), active: structuredClone(persisted), persisted: structuredClone(persisted) };
+    for (const view of ['staged', 'active', 'persisted'] as const) this.set(view, persisted);
   }
 
   /** A read-only view. Callers must not mutate it; the state replaces whole objects on change. */
@@ -20,6 +20,7 @@ export class ConfigState {
   }
 
   set(view: ConfigView, config: SensorConfig): void {
+    // Frozen copies: a caller holding a view can never change what the unit runs.
     this.views[view] = Object.freeze(structuredClone(config)) as SensorConfig;
   }
 }
