@@ -1,6 +1,6 @@
 /**
  * Sensor metadata: `GET /api/v1/sensor/metadata` and its seven sections. The documents come from the
- * device core's per-initialization cache (src/sensor/metadata.ts); the schemas serialize them.
+ * device core's per-initialization cache (src/sensor/metadata.ts) and go out as JSON text cached with them.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
@@ -16,8 +16,9 @@ import {
   SensorInfoSchema,
 } from '../sensor/metadata-documents.js';
 import type { SensorMetadata } from '../sensor/metadata.js';
+import { sendCachedJson } from './cached-json.js';
 
-const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadata) => unknown][] = [
+const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadata) => object][] = [
   ['sensor_info', SensorInfoSchema, (m) => m.sensorInfo()],
   ['lidar_data_format', LidarDataFormatSchema, (m) => m.lidarDataFormat()],
   ['imu_data_format', ImuDataFormatSchema, (m) => m.imuDataFormat()],
@@ -29,8 +30,9 @@ const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadat
 
 export const metadataRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
   const metadata = sensor.metadata;
-  app.get('/api/v1/sensor/metadata', { schema: { response: { 200: MetadataSchema } } }, async () => metadata.all());
+  // The schemas document the responses; the bodies are the cached documents' JSON text (src/routes/cached-json.ts).
+  app.get('/api/v1/sensor/metadata', { schema: { response: { 200: MetadataSchema } } }, async (_request, reply) => sendCachedJson(reply, metadata.all()));
   for (const [section, schema, read] of SECTIONS) {
-    app.get(`/api/v1/sensor/metadata/${section}`, { schema: { response: { 200: schema } } }, async () => read(metadata));
+    app.get(`/api/v1/sensor/metadata/${section}`, { schema: { response: { 200: schema } } }, async (_request, reply) => sendCachedJson(reply, read(metadata)));
   }
 };

@@ -50,6 +50,8 @@ interface Derived {
   lidarIntrinsics: LidarIntrinsics;
   calibrationStatus: CalibrationStatus;
   configParams: SensorConfig;
+  /** The aggregate; only served while RUNNING, so its sensor_info is always the RUNNING one. */
+  aggregate?: Metadata;
 }
 
 /**
@@ -103,7 +105,7 @@ export class SensorMetadata {
   all(): Metadata {
     requireRunning(this.source.status, 'sensor metadata');
     const d = this.current();
-    return {
+    return (d.aggregate ??= {
       beam_intrinsics: d.beamIntrinsics,
       calibration_status: d.calibrationStatus,
       config_params: d.configParams,
@@ -112,7 +114,7 @@ export class SensorMetadata {
       lidar_data_format: d.lidarDataFormat,
       lidar_intrinsics: d.lidarIntrinsics,
       sensor_info: this.sensorInfo(),
-    };
+    });
   }
 
   private current(): Derived {

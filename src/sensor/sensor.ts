@@ -238,6 +238,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.emit('restart');
     return this.queue.run(async () => {
       await this.hal.lidar.apply(null);
+      // Powered down while rebooting: no motor, no lasers, so the power model draws nothing from the run.
+      this.hal.telemetry.applyRun(null);
       crashPoint('reboot-before-boot');
       if (this.hal.power.rebootMode === 'process-exit') return this.hal.power.reboot(reason);
       try {

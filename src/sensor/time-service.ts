@@ -79,10 +79,15 @@ export class TimeService {
   private readonly log: Logger;
   /** Profile changes one at a time, so ptp4l's file and the stored value always agree. */
   private readonly profileQueue = new SerialQueue();
+  /** The persisted profile, read once: this service is its only writer, and GET /time must not query SQLite. */
+  private currentProfile: PtpProfile;
+  private lastPtp: { dataSets: PtpDataSets; document: PtpTime } | undefined;
 
   constructor(deps: TimeServiceDependencies) {
     this.hal = deps.hal;
     this.kv = deps.kv;
+    const stored = this.kv.get<unknown>(KV_KEYS.ptpProfile);
+    this.currentProfile = isPtpProfile(stored) ? stored : DEFAULT_PTP_PROFILE;
     this.activeConfig = deps.activeConfig;
     this.log = deps.log;
   }
@@ -100,8 +105,7 @@ export class TimeService {
   }
 
   profile(): PtpProfile {
-    const stored = this.kv.get<unknown>(KV_KEYS.ptpProfile);
-    return isPtpProfile(stored) ? stored : DEFAULT_PTP_PROFILE;
+    return this.currentProfile;
   }
 
   /** `PUT /api/v1/time/ptp/profile`: validates, applies to the PTP daemon, persists; no reinit. Throws 400 for anything but the five names. */
@@ -110,6 +114,7 @@ export class TimeService {
     return this.profileQueue.run(async () => {
       await this.hal.applyPtpProfile(profile);
       this.kv.set(KV_KEYS.ptpProfile, profile);
+      this.currentProfile = profile;
       return profile;
     });
   }
@@ -160,14 +165,21 @@ export class TimeService {
     return { monotonic, realtime, tracking };
   }
 
+  /** The same object while the data sets and the profile are unchanged, so its JSON can be made once (routes). */
   async ptp(): Promise<PtpTime> {
-    return { ...(await this.hal.ptpDataSets()), profile: this.profile() };
+    const dataSets = await this.hal.ptpDataSets();
+    const last = this.lastPtp;
+    if (last?.dataSets !== dataSets || last.document.profile !== this.currentProfile) {
+      this.lastPtp = { dataSets, document: { ...dataSets, profile: this.currentProfile } };
+    }
+    return this.lastPtp!.document;
   }
 
   async all(): Promise<TimeDocument> {
     const [ptp, system] = await Promise.all([this.ptp(), this.system()]);
     return { ptp, sensor: this.sensor(), system };
   }
+
 }
 
 /** One of the spec's five profile names, exactly; anything else is a 400 naming the valid values. */

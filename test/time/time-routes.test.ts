@@ -215,3 +215,26 @@ describe('time resources (sim)', () => {
     expect((await unit.app.inject({ method: 'DELETE', url: '/api/v1/time/ptp/profile' })).statusCode).toBe(405);
   });
 });
+
+describe('GET /api/v1/time composed from cached fragments', () => {
+  it('equals its three sub-resources, key for key, and follows a profile change', async () => {
+    const unit = await createTestSensor();
+    try {
+      const whole = (await unit.app.inject({ url: '/api/v1/time' })).json();
+      expect(Object.keys(whole)).toEqual(['ptp', 'sensor', 'system']);
+      const ptp = (await unit.app.inject({ url: '/api/v1/time/ptp' })).json();
+      expect(whole.ptp).toEqual(ptp);
+      expect(Object.keys(whole.system)).toEqual(['monotonic', 'realtime', 'tracking']);
+      expect(whole.system.tracking).toEqual((await unit.app.inject({ url: '/api/v1/time/system' })).json().tracking);
+      expect(Object.keys(whole.sensor)).toEqual(Object.keys((await unit.app.inject({ url: '/api/v1/time/sensor' })).json()));
+      const put = await unit.app.inject({ method: 'PUT', url: '/api/v1/time/ptp/profile', headers: { 'content-type': 'application/json' }, payload: '"gptp"' });
+      expect(put.statusCode).toBe(200);
+      const after = (await unit.app.inject({ url: '/api/v1/time' })).json();
+      expect(after.ptp.profile).toBe('gptp');
+      expect(after.ptp).toEqual((await unit.app.inject({ url: '/api/v1/time/ptp' })).json());
+      expect(after.system.monotonic).toBeGreaterThan(whole.system.monotonic);
+    } finally {
+      await unit.close();
+    }
+  });
+});

@@ -20,6 +20,7 @@ import { readChronyTracking } from './chrony-tracking.js';
 import { queryPtpDataSets } from './pmc.js';
 import { writeProfileToPtp4lConfig } from './ptp4l-config.js';
 import { runCommand } from './run-command.js';
+import { TtlCache } from '../../util/ttl-cache.js';
 
 export interface LinuxTimeOptions {
   /** chronyc `-h`: host or path of chronyd's command socket (default: chronyc's default). */
@@ -37,13 +38,16 @@ export interface LinuxTimeOptions {
 
 /** How long pmc's answer is reused. */
 export const PTP_CACHE_MS = 1000;
+/** chrony updates its tracking at most once per poll interval (>= 1 s): a second's cache loses nothing. */
+export const TRACKING_CACHE_MS = 1000;
 
 export class LinuxTime implements TimeHal {
   private readonly realtime = new RealtimeAnchor();
   private profile: PtpProfile = DEFAULT_PTP_PROFILE;
   private lastInitNs = process.hrtime.bigint();
-  private cached: { at: number; dataSets: PtpDataSets } | undefined;
-  private inFlight: Promise<PtpDataSets> | undefined;
+  private readonly ptpCache = new TtlCache(() => this.queryPtp(), PTP_CACHE_MS);
+  /** chronyc is a subprocess: one per second at most, however many clients poll GET /time. */
+  private readonly trackingCache = new TtlCache(() => this.queryTracking(), TRACKING_CACHE_MS);
   private readonly warned = new Set<string>();
 
   constructor(private readonly options: LinuxTimeOptions) {}
@@ -54,8 +58,8 @@ export class LinuxTime implements TimeHal {
         return 0n;
       case 'TIME_FROM_PTP_1588':
         // Synchronous for the data plane: use what pmc said last, and ask again for the next caller.
-        if (!this.cached || Date.now() - this.cached.at >= PTP_CACHE_MS) this.ptpDataSets().catch(() => undefined);
-        return ptpOffsetFromSystemClock(this.realtime.offsetNs(), this.cached?.dataSets);
+        this.ptpDataSets().catch(() => undefined);
+        return ptpOffsetFromSystemClock(this.realtime.offsetNs(), this.ptpCache.peek());
       case 'TIME_FROM_SYNC_PULSE_IN':
         return -this.lastInitNs;
     }
@@ -72,7 +76,11 @@ export class LinuxTime implements TimeHal {
     return systemClockReading();
   }
 
-  async tracking(): Promise<ChronyTracking> {
+  tracking(): Promise<ChronyTracking> {
+    return this.trackingCache.get();
+  }
+
+  private async queryTracking(): Promise<ChronyTracking> {
     try {
       const tracking = await readChronyTracking({ host: this.options.chronycHost });
       this.warned.delete('chrony');
@@ -84,14 +92,12 @@ export class LinuxTime implements TimeHal {
   }
 
   ptpDataSets(): Promise<PtpDataSets> {
-    if (this.cached && Date.now() - this.cached.at < PTP_CACHE_MS) return Promise.resolve(this.cached.dataSets);
-    this.inFlight ??= this.queryPtp().finally(() => (this.inFlight = undefined));
-    return this.inFlight;
+    return this.ptpCache.get();
   }
 
   async applyPtpProfile(profile: PtpProfile): Promise<void> {
     this.profile = profile;
-    this.cached = undefined;
+    this.ptpCache.invalidate();
     const { ptp4lConfig, ptp4lRestartCommand } = this.options;
     if (!ptp4lConfig) return;
     const changed = await writeProfileToPtp4lConfig(ptp4lConfig, profile);
@@ -108,7 +114,7 @@ export class LinuxTime implements TimeHal {
   }
 
   async close(): Promise<void> {
-    await this.inFlight?.catch(() => undefined);
+    await Promise.all([this.ptpCache.settled(), this.trackingCache.settled()]);
   }
 
   private async queryPtp(): Promise<PtpDataSets> {
@@ -123,7 +129,6 @@ export class LinuxTime implements TimeHal {
       this.warnOnce('ptp4l', error, 'no answer from ptp4l; reporting the PTP port as DISABLED');
       dataSets = localPtpDataSets(await this.options.clockIdentity(), this.profile, 'DISABLED');
     }
-    this.cached = { at: Date.now(), dataSets };
     return dataSets;
   }
 

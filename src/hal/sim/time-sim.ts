@@ -15,12 +15,16 @@ import { DEFAULT_PTP_PROFILE, type PtpProfile } from '../ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
 import { idleTimingInputs, localPtpDataSets, systemClockReading, unsynchronisedTracking } from '../time-models.js';
 
+/** chrony without a selectable source: never changes on a simulated unit. */
+const UNSYNCHRONISED: ChronyTracking = Object.freeze(unsynchronisedTracking());
+
 export class SimTime implements TimeHal {
   private readonly clockIdentity: string;
   private profile: PtpProfile = DEFAULT_PTP_PROFILE;
   private powerOnNs = 0n;
   private lastInitNs = 0n;
   private ptpOffset = 0n;
+  private dataSets: PtpDataSets | undefined;
 
   /** `mac`: the simulated interface's MAC, from which ptp4l derives the clock identity. */
   constructor(mac: string) {
@@ -55,15 +59,17 @@ export class SimTime implements TimeHal {
   }
 
   async tracking(): Promise<ChronyTracking> {
-    return unsynchronisedTracking();
+    return UNSYNCHRONISED;
   }
 
   async ptpDataSets(): Promise<PtpDataSets> {
-    return localPtpDataSets(this.clockIdentity, this.profile);
+    // Unchanged until the profile changes: the same object each time, so its JSON is made once.
+    return (this.dataSets ??= localPtpDataSets(this.clockIdentity, this.profile));
   }
 
   async applyPtpProfile(profile: PtpProfile): Promise<void> {
     this.profile = profile;
+    this.dataSets = undefined;
   }
 
   timingInputs(): TimingInputs {

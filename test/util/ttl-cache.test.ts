@@ -1,0 +1,44 @@
+/** The TTL cache in front of daemon queries: one read per period, shared by concurrent callers. */
+import { expect, it } from 'vitest';
+import { TtlCache } from '../../src/util/ttl-cache.js';
+
+it('reads once per period, shares a read in flight, and reads again after invalidate or expiry', async () => {
+  let now = 1000;
+  let reads = 0;
+  let release: (() => void) | undefined;
+  const cache = new TtlCache(
+    () => {
+      reads++;
+      return new Promise<{ n: number }>((resolve) => (release = () => resolve({ n: reads })));
+    },
+    1000,
+    () => now,
+  );
+  const a = cache.get();
+  const b = cache.get();
+  release!();
+  expect(await a).toBe(await b);
+  expect(reads).toBe(1);
+  now += 999;
+  expect(await cache.get()).toEqual({ n: 1 });
+  now += 1;
+  const c = cache.get();
+  release!();
+  expect(await c).toEqual({ n: 2 });
+  cache.invalidate();
+  expect(cache.peek()).toBeUndefined();
+  const d = cache.get();
+  release!();
+  expect(await d).toEqual({ n: 3 });
+});
+
+it('a failed read is not cached', async () => {
+  let fail = true;
+  const cache = new TtlCache(async () => {
+    if (fail) throw new Error('daemon down');
+    return 'ok';
+  }, 1000);
+  await expect(cache.get()).rejects.toThrow('daemon down');
+  fail = false;
+  expect(await cache.get()).toBe('ok');
+});
