@@ -55,12 +55,20 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   installNotFoundHandler(app);
   installJsonBodyParser(app);
 
-  app.addHook('onRequest', async () => sensor.assertReachable());
+  // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    try {
+      sensor.assertReachable();
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
   // The spec's JSON responses carry exactly `Content-Type: application/json` (JSON is UTF-8 by definition).
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.endsWith('json; charset=utf-8')) reply.header('content-type', type.slice(0, -'; charset=utf-8'.length));
-    return payload;
+    done(null, payload);
   });
 
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { sensor });

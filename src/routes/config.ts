@@ -10,6 +10,7 @@ import type { Sensor } from '../sensor/sensor.js';
 import { requireJsonContentType } from './json-body.js';
 import { callerAddress, flag, flagSchema } from './query-flags.js';
 import { afterResponse } from './after-response.js';
+import { sendCachedJson } from './cached-json.js';
 
 interface ConfigQuery {
   staging?: string;
@@ -36,8 +37,9 @@ function lookUp(name: string) {
 }
 
 export const configRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
-  app.get<{ Querystring: ConfigQuery }>('/api/v1/sensor/config', { schema: { querystring: readQuery } }, async (request) =>
-    sensor.config(flag(request.query.staging, false) ? 'staged' : 'active'),
+  // Each configuration is a frozen object replaced on change, so its JSON text is made once per change.
+  app.get<{ Querystring: ConfigQuery }>('/api/v1/sensor/config', { schema: { querystring: readQuery } }, async (request, reply) =>
+    sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active')),
   );
 
   app.post<{ Querystring: ConfigQuery }>('/api/v1/sensor/config', { schema: { querystring: writeQuery } }, async (request, reply) => {
