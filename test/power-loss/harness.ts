@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildImage } from '../../src/firmware/image-format.js';
+import { CRASH_POINTS, type CrashPoint } from '../../src/firmware/crash-point.js';
 import { generatedPayload } from '../../src/firmware/image-builder.js';
 import { ALERT_IDS } from '../../src/alerts/catalogue.js';
 
@@ -36,19 +37,12 @@ const FACTORY_REV = 'ousteros-image-prod-bootes-v3.1.0+20240426041747';
 const LIDAR_MODES = ['512x10', '1024x10', '2048x10', '512x20', '1024x20'];
 const USER_DATA_LIMIT = 131_072;
 
-/** Steps of an upload and a slot switch the server can be made to die at (src/firmware/crash-point.ts). */
-export const CRASH_TARGETS = [
-  'upload-chunk@3',
-  'upload-before-fsync',
-  'upload-before-rename',
-  'upload-before-dir-fsync',
-  'upload-before-switch',
-  'upload-after-switch',
-  'reboot-before-boot',
-  'boot-after-plan@2',
-  'boot-before-commit',
-  'boot-after-commit',
-] as const;
+/**
+ * Where the server can be made to die: every step of src/firmware/crash-point.ts, the repeated ones
+ * at a later occurrence (the third upload chunk; the second boot, i.e. a boot of the trial image).
+ */
+const LATER_OCCURRENCE: Partial<Record<CrashPoint, number>> = { 'upload-chunk': 3, 'boot-after-plan': 2 };
+export const CRASH_TARGETS: readonly string[] = CRASH_POINTS.map((step) => (LATER_OCCURRENCE[step] ? `${step}@${LATER_OCCURRENCE[step]}` : step));
 
 export const INVARIANTS = ['acknowledged', 'refused', 'one-state', 'firmware', 'complete-image', 'integrity'] as const;
 export type Invariant = (typeof INVARIANTS)[number];
