@@ -28,7 +28,7 @@ export class SlotStore {
   private readonly upsertState;
   private readonly saveTx;
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(db: SqliteDatabase) {
     this.selectSlots = db.prepare<[], SlotRow>('SELECT slot, image_rev, payload_sha256, image_length, manifest FROM firmware_slot');
     this.selectState = db.prepare<[], StateRow>('SELECT primary_slot, trial_slot, boot_attempts FROM firmware_state WHERE id = 1');
     this.upsertSlot = db.prepare<[SlotName, string, string, number, string]>(

@@ -1,7 +1,7 @@
 /** `GET /api/v1/sensor/telemetry`: a fresh sample from the HAL's telemetry source, through the threshold monitor. */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { PHASE_LOCK_STATUSES } from '../hal/telemetry.js';
+import { PHASE_LOCK_STATUSES } from '../sensor/telemetry-monitor.js';
 import type { Sensor } from '../sensor/sensor.js';
 
 // Quantities the unit cannot measure (a board without a power monitor) are absent, not invented.

@@ -14,6 +14,9 @@ import type { AlertSink } from '../alerts/alert-sink.js';
 import { ALERT_IDS } from '../alerts/catalogue.js';
 import type { TelemetryHal, TelemetryReading } from '../hal/telemetry.js';
 
+/** The values of `phase_lock_status`, for the HTTP layer (which does not reach into the HAL). */
+export { PHASE_LOCK_STATUSES } from '../hal/telemetry.js';
+
 type Quantity = 'input_voltage_mv' | 'internal_temperature_deg_c';
 
 export interface ThresholdRule {

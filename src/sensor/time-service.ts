@@ -79,15 +79,11 @@ export class TimeService {
   private readonly log: Logger;
   /** Profile changes one at a time, so ptp4l's file and the stored value always agree. */
   private readonly profileQueue = new SerialQueue();
-  /** The persisted profile, read once: this service is its only writer, and GET /time must not query SQLite. */
-  private currentProfile: PtpProfile;
   private lastPtp: { dataSets: PtpDataSets; document: PtpTime } | undefined;
 
   constructor(deps: TimeServiceDependencies) {
     this.hal = deps.hal;
     this.kv = deps.kv;
-    const stored = this.kv.get<unknown>(KV_KEYS.ptpProfile);
-    this.currentProfile = isPtpProfile(stored) ? stored : DEFAULT_PTP_PROFILE;
     this.activeConfig = deps.activeConfig;
     this.log = deps.log;
   }
@@ -105,7 +101,8 @@ export class TimeService {
   }
 
   profile(): PtpProfile {
-    return this.currentProfile;
+    const stored = this.kv.get<unknown>(KV_KEYS.ptpProfile);
+    return isPtpProfile(stored) ? stored : DEFAULT_PTP_PROFILE;
   }
 
   /** `PUT /api/v1/time/ptp/profile`: validates, applies to the PTP daemon, persists; no reinit. Throws 400 for anything but the five names. */
@@ -114,7 +111,6 @@ export class TimeService {
     return this.profileQueue.run(async () => {
       await this.hal.applyPtpProfile(profile);
       this.kv.set(KV_KEYS.ptpProfile, profile);
-      this.currentProfile = profile;
       return profile;
     });
   }
@@ -168,9 +164,10 @@ export class TimeService {
   /** The same object while the data sets and the profile are unchanged, so its JSON can be made once (routes). */
   async ptp(): Promise<PtpTime> {
     const dataSets = await this.hal.ptpDataSets();
+    const profile = this.profile();
     const last = this.lastPtp;
-    if (last?.dataSets !== dataSets || last.document.profile !== this.currentProfile) {
-      this.lastPtp = { dataSets, document: { ...dataSets, profile: this.currentProfile } };
+    if (last?.dataSets !== dataSets || last.document.profile !== profile) {
+      this.lastPtp = { dataSets, document: { ...dataSets, profile } };
     }
     return this.lastPtp!.document;
   }

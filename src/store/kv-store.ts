@@ -1,8 +1,16 @@
 /**
  * Small persisted settings as JSON values under well-known keys (KV_KEYS).
  * Every write is its own fsync'd transaction unless the caller wraps several in `db.transaction`.
+ *
+ * Reads are cached: settings such as user data are polled by clients, and a unit's data directory
+ * belongs to one server process, so the table only changes through these stores. The cache is shared
+ * by every store on the same database, a write invalidates its key, and nothing read inside a
+ * transaction is cached, so a rolled-back write can never leave a stale value behind.
  */
 import type { SqliteDatabase } from './database.js';
+
+/** JSON text per key (null: no such key), per database. */
+const readCaches = new WeakMap<SqliteDatabase, Map<string, string | null>>();
 
 /** The keys of the kv table, in one place so one transaction can touch several subsystems' settings. */
 export const KV_KEYS = {
@@ -19,7 +27,12 @@ export class KvStore {
   private readonly setStmt;
   private readonly deleteStmt;
 
+  private readonly cache: Map<string, string | null>;
+
   constructor(readonly db: SqliteDatabase) {
+    let cache = readCaches.get(db);
+    if (!cache) readCaches.set(db, (cache = new Map()));
+    this.cache = cache;
     this.getStmt = db.prepare<[string], { value: string }>('SELECT value FROM kv WHERE key = ?');
     this.setStmt = db.prepare<[string, string]>(
       'INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
@@ -28,15 +41,21 @@ export class KvStore {
   }
 
   get<T>(key: string): T | undefined {
-    const row = this.getStmt.get(key);
-    return row === undefined ? undefined : (JSON.parse(row.value) as T);
+    let text = this.cache.get(key);
+    if (text === undefined) {
+      text = this.getStmt.get(key)?.value ?? null;
+      if (!this.db.inTransaction) this.cache.set(key, text);
+    }
+    return text === null ? undefined : (JSON.parse(text) as T);
   }
 
   set(key: string, value: unknown): void {
+    this.cache.delete(key);
     this.setStmt.run(key, JSON.stringify(value));
   }
 
   delete(key: string): void {
+    this.cache.delete(key);
     this.deleteStmt.run(key);
   }
 }

@@ -4,8 +4,8 @@
 import type { ImuStreamPlan } from './emitter-protocol.js';
 import { ImuAtRest } from './imu-motion.js';
 import { encodeImuPacket, IMU_PACKET_BYTES } from './imu-packet.js';
-import { SlotCursor, type PacedStream } from './paced-stream.js';
-import { StreamSchedule } from './schedule.js';
+import { PacedStream } from './paced-stream.js';
+import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
 
 export const IMU_RATE_HZ = 100;
@@ -13,8 +13,9 @@ const IMU_PERIOD_NS = 1e9 / IMU_RATE_HZ;
 /** The accelerometer and gyro are latched this long before the packet is assembled. */
 const SAMPLE_LATENCY_NS = 250_000n;
 
-export class ImuStream implements PacedStream {
-  private cursor!: SlotCursor;
+export class ImuStream extends PacedStream {
+  protected readonly framePeriodNs = IMU_PERIOD_NS;
+  protected readonly slotsPerFrame = 1;
   private readonly motion = new ImuAtRest();
   /** A few buffers in rotation: a queued send still owns its buffer while the next sample is encoded. */
   private readonly buffers = Array.from({ length: 4 }, () => Buffer.alloc(IMU_PACKET_BYTES));
@@ -22,29 +23,18 @@ export class ImuStream implements PacedStream {
 
   constructor(
     private readonly plan: ImuStreamPlan,
-    private readonly target: UdpTarget,
-  ) {}
-
-  begin(start: { sensorNs: bigint; localMs: number }): void {
-    this.cursor = new SlotCursor(new StreamSchedule(IMU_PERIOD_NS, 1, start.sensorNs, start.localMs));
+    target: UdpTarget,
+  ) {
+    super(target);
   }
 
-  nextDueMs(): number {
-    return this.cursor.nextDueMs();
-  }
-
-  sendDue(nowMs: number): void {
-    const c = this.cursor;
-    const last = c.lastDue(nowMs);
-    this.target.stats.skipped = c.skipped;
-    for (; c.next <= last; c.next++) {
-      // Slot k is due at the end of its period: that instant is the packet's system timestamp.
-      const sysTs = c.schedule.frameStartSensorNs(c.schedule.frameOf(c.next) + 1);
-      const sampleTs = sysTs - SAMPLE_LATENCY_NS;
-      const { accelG, gyroDps } = this.motion.next();
-      const buf = this.buffers[(this.turn = (this.turn + 1) % this.buffers.length)];
-      encodeImuPacket(buf, { sysTs, accelTs: sampleTs, gyroTs: sampleTs, accelG, gyroDps }, this.plan.accelFsr, this.plan.gyroFsr);
-      this.target.send(buf);
-    }
+  protected sendSlot(slot: number, schedule: StreamSchedule): void {
+    // Slot k is due at the end of its period: that instant is the packet's system timestamp.
+    const sysTs = schedule.frameStartSensorNs(schedule.frameOf(slot) + 1);
+    const sampleTs = sysTs - SAMPLE_LATENCY_NS;
+    const { accelG, gyroDps } = this.motion.next();
+    const buf = this.buffers[(this.turn = (this.turn + 1) % this.buffers.length)];
+    encodeImuPacket(buf, { sysTs, accelTs: sampleTs, gyroTs: sampleTs, accelG, gyroDps }, this.plan.accelFsr, this.plan.gyroFsr);
+    this.target.send(buf);
   }
 }

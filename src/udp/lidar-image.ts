@@ -29,14 +29,12 @@ export interface LidarImage {
  * @param columns frame width; the scene may have been cast on a finer grid (a multiple of it): column m
  *   of the image is then column `m · scene.columns / columns` of the scene, the very same beam direction.
  */
-export function buildLidarImage(scene: SceneReturns, settings: ReturnSettings, columns = scene.columns): LidarImage {
-  if (scene.columns % columns !== 0) throw new RangeError(`a scene of ${scene.columns} columns cannot serve frames of ${columns}`);
-  const stride = scene.columns / columns;
-  const N = scene.pixels;
-  const size = columns * N;
-  const img: LidarImage = {
+/** A zeroed image of `columns` × `pixels` (range 0 = no return). */
+export function emptyLidarImage(columns: number, pixels: number): LidarImage {
+  const size = columns * pixels;
+  return {
     columns,
-    pixels: N,
+    pixels,
     range1: new Uint32Array(size),
     reflectivity1: new Uint8Array(size),
     signal1: new Uint16Array(size),
@@ -45,6 +43,13 @@ export function buildLidarImage(scene: SceneReturns, settings: ReturnSettings, c
     signal2: new Uint16Array(size),
     nearIr: new Uint16Array(size),
   };
+}
+
+export function buildLidarImage(scene: SceneReturns, settings: ReturnSettings, columns = scene.columns): LidarImage {
+  if (scene.columns % columns !== 0) throw new RangeError(`a scene of ${scene.columns} columns cannot serve frames of ${columns}`);
+  const stride = scene.columns / columns;
+  const N = scene.pixels;
+  const img = emptyLidarImage(columns, N);
   const { returnOrder, minRangeMm, signalMultiplier } = settings;
   for (let m = 0; m < columns; m++) {
     for (let p = 0; p < N; p++) {

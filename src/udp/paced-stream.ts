@@ -1,18 +1,50 @@
 /**
  * A stream the pacer drives: it sends whatever its schedule says is due, bounded in how far it catches up.
  */
-import type { StreamSchedule } from './schedule.js';
+import { StreamSchedule } from './schedule.js';
+import type { UdpTarget } from './udp-target.js';
 
 /** Slots later than this are dropped instead of sent in a burst (a unit that stalls loses that data too). */
 export const MAX_LAG_MS = 100;
 
-export interface PacedStream {
+/**
+ * The walk over a stream's schedule, shared by the lidar and IMU streams: a stream says how its slots
+ * are laid out (frame period, slots per frame) and what to send for one slot; this class decides when.
+ */
+export abstract class PacedStream {
+  private cursor: SlotCursor | undefined;
+
+  constructor(protected readonly target: UdpTarget) {}
+
+  /** Duration of one frame of this stream and how many packets (slots) it has. */
+  protected abstract readonly framePeriodNs: number;
+  protected abstract readonly slotsPerFrame: number;
+
+  /** Sends (or, for a packet outside the column window, skips) slot `slot` of `schedule`. */
+  protected abstract sendSlot(slot: number, schedule: StreamSchedule): void;
+
   /** Starts the stream's schedule at this instant (sensor clock and performance.now() read together). */
-  begin(start: { sensorNs: bigint; localMs: number }): void;
+  begin(start: { sensorNs: bigint; localMs: number }): void {
+    this.cursor = new SlotCursor(new StreamSchedule(this.framePeriodNs, this.slotsPerFrame, start.sensorNs, start.localMs));
+  }
+
   /** performance.now() at which the next packet is due. */
-  nextDueMs(): number;
+  nextDueMs(): number {
+    return this.started().nextDueMs();
+  }
+
   /** Send every packet due at `nowMs`. */
-  sendDue(nowMs: number): void;
+  sendDue(nowMs: number): void {
+    const c = this.started();
+    const last = c.lastDue(nowMs);
+    this.target.stats.skipped = c.skipped;
+    for (; c.next <= last; c.next++) this.sendSlot(c.next, c.schedule);
+  }
+
+  private started(): SlotCursor {
+    if (!this.cursor) throw new Error('a paced stream must begin() before it is driven');
+    return this.cursor;
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { ALERT_CATALOGUE } from '../../src/alerts/catalogue.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createTestSensor, removeDir } from '../helpers/test-sensor.js';
 import { AlertModel } from './reference-model.js';
+import type { AlertEntry } from '../../src/alerts/alert-entry.js';
 
 const MOD = 2 ** 32;
 const IDS = ['0x01000015', '0x01000018', '0x0100002E', '0x01000060', '0x01000011'];
@@ -66,16 +67,8 @@ function url(cursor: number | undefined, mode: string | undefined, modeFirst: bo
   return `/api/v1/sensor/alerts${parts.length ? `?${parts.join('&')}` : ''}`;
 }
 
-interface FullEntry {
-  category: string;
-  level: string;
-  realtime: string;
-  active: boolean;
-  msg: string;
-  cursor: number;
-  id: string;
-  msg_verbose: string;
-}
+/** An entry as GET /api/v1/sensor/alerts sends it (the wire form is the log's own entry). */
+type FullEntry = AlertEntry;
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(removeDir));

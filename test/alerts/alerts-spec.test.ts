@@ -5,22 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/store/database.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import type { AlertEntry } from '../../src/alerts/alert-entry.js';
 
 const LIDAR_UNREACHABLE = '0x01000015';
 const IMU_UNREACHABLE = '0x01000018';
 const LINK_BAD = '0x01000011';
 const UDP_VARS = { host: '192.0.2.7', port: 7502 };
 
-interface Entry {
-  category: string;
-  level: string;
-  realtime: string;
-  active: boolean;
-  msg: string;
-  cursor: number;
-  id: string;
-  msg_verbose: string;
-}
+/** An entry as GET /api/v1/sensor/alerts sends it (the wire form is the log's own entry). */
+type Entry = AlertEntry;
 interface Answer {
   active: Entry[];
   log: Entry[];

@@ -6,9 +6,8 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
-import type { Profile } from './decoder/formats.js';
 import { StreamClock } from './helpers/stream-clock.js';
-import { checkLidarStream, packetsInWindow } from './helpers/stream-checks.js';
+import { checkLidarStream, expectationsFrom, packetsInWindow, type StreamMetadata } from './helpers/stream-checks.js';
 import { UdpCapture, drain, until } from './helpers/udp-capture.js';
 
 const running: CliProcess[] = [];
@@ -21,11 +20,7 @@ afterEach(async () => {
 async function metadata(cli: CliProcess) {
   const res = await fetch(`${cli.baseUrl}/api/v1/sensor/metadata`);
   expect(res.status).toBe(200);
-  return (await res.json()) as {
-    sensor_info: { initialization_id: number; prod_sn: string };
-    lidar_data_format: { column_window: [number, number]; columns_per_frame: number; pixels_per_column: number; udp_profile_lidar: Profile };
-    config_params: { lidar_mode: string };
-  };
+  return (await res.json()) as StreamMetadata;
 }
 
 describe('the CLI as a simulated sensor', () => {
@@ -40,17 +35,7 @@ describe('the CLI as a simulated sensor', () => {
       body: JSON.stringify({ udp_dest: '127.0.0.1', udp_port_lidar: l.port, udp_port_imu: i.port, lidar_mode: '512x20', udp_profile_lidar: 'FUSA_RNG15_RFL8_NIR8_DUAL' }),
     });
     expect(res.status).toBe(204);
-    const md = await metadata(cli);
-    const f = md.lidar_data_format;
-    const e = {
-      profile: f.udp_profile_lidar,
-      pixels: f.pixels_per_column,
-      columnsPerFrame: f.columns_per_frame,
-      frameRateHz: Number(md.config_params.lidar_mode.split('x')[1]),
-      columnWindow: f.column_window,
-      initId: md.sensor_info.initialization_id,
-      serial: BigInt(md.sensor_info.prod_sn),
-    };
+    const e = expectationsFrom(await metadata(cli));
     await until(() => l.count >= 3 * packetsInWindow(e) + 1 && i.count >= 3, 'data from the CLI', 20_000);
     expect(new Set([...l.datagrams, ...i.datagrams].map((d) => d.from.address))).toEqual(new Set(['127.0.0.2']));
     expect(checkLidarStream(l.datagrams.map((d) => d.data), e).complete.length).toBeGreaterThanOrEqual(2);

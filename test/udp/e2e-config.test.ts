@@ -7,16 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import type { Profile } from './decoder/formats.js';
 import { pointOf } from './decoder/geometry.js';
-import { checkLidarStream, packetsInWindow, type LidarExpectations } from './helpers/stream-checks.js';
+import { checkLidarStream, expectationsFrom, packetsInWindow, type StreamMetadata } from './helpers/stream-checks.js';
 import { columnTowards, expectedAlong, WALL_BACK_X } from './helpers/known-rays.js';
 import { StreamClock } from './helpers/stream-clock.js';
 import { UdpCapture, drain, until } from './helpers/udp-capture.js';
 
-interface Metadata {
-  sensor_info: { initialization_id: number; prod_sn: string; status: string };
-  lidar_data_format: { column_window: [number, number]; columns_per_frame: number; pixels_per_column: number; udp_profile_lidar: Profile };
+interface Metadata extends StreamMetadata {
+  sensor_info: StreamMetadata['sensor_info'] & { status: string };
   beam_intrinsics: { beam_altitude_angles: number[]; beam_azimuth_angles: number[]; lidar_origin_to_beam_origin_mm: number };
-  config_params: { lidar_mode: string };
 }
 interface AlertEntry {
   id: string;
@@ -61,18 +59,6 @@ async function get<T>(url: string): Promise<T> {
 const sensorSeconds = async () => (await get<{ timestamp: { time: number } }>('/api/v1/time/sensor')).timestamp.time;
 const initIdOf = (d: Buffer, profile: Profile) => d.readUIntLE(profile.startsWith('FUSA') ? 1 : 4, 3);
 
-function expectationsFrom(md: Metadata): LidarExpectations {
-  const f = md.lidar_data_format;
-  return {
-    profile: f.udp_profile_lidar,
-    pixels: f.pixels_per_column,
-    columnsPerFrame: f.columns_per_frame,
-    frameRateHz: Number(md.config_params.lidar_mode.split('x')[1]),
-    columnWindow: f.column_window,
-    initId: md.sensor_info.initialization_id,
-    serial: BigInt(md.sensor_info.prod_sn),
-  };
-}
 
 describe('data plane through the HTTP interface', () => {
   it('sends what the metadata describes, from the moment udp_dest is set, timestamped by the sensor clock', async () => {

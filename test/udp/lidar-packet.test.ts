@@ -3,7 +3,7 @@
  * channel count, bit layouts, header fields, CRC, measurement ids, column window, timestamps.
  */
 import { describe, expect, it } from 'vitest';
-import type { LidarImage } from '../../src/udp/lidar-image.js';
+import { emptyLidarImage, type LidarImage } from '../../src/udp/lidar-image.js';
 import { encodeLidarFrame, LidarPacketStamper } from '../../src/udp/lidar-packet.js';
 import { PROFILE_LAYOUTS } from '../../src/udp/lidar-profiles.js';
 import { decodeLidarPacket } from './decoder/lidar-decoder.js';
@@ -17,17 +17,7 @@ function randomImage(columns: number, pixels: number, coarse: boolean): LidarIma
     return s % (max + 1);
   };
   const size = columns * pixels;
-  const img: LidarImage = {
-    columns,
-    pixels,
-    range1: new Uint32Array(size),
-    reflectivity1: new Uint8Array(size),
-    signal1: new Uint16Array(size),
-    range2: new Uint32Array(size),
-    reflectivity2: new Uint8Array(size),
-    signal2: new Uint16Array(size),
-    nearIr: new Uint16Array(size),
-  };
+  const img = emptyLidarImage(columns, pixels);
   for (let i = 0; i < size; i++) {
     img.range1[i] = coarse ? rnd(32767) * 8 : rnd(524287);
     img.range2[i] = coarse ? rnd(32767) * 8 : rnd(524287);

@@ -2,7 +2,7 @@
  * The simulated lidar HAL end to end on real loopback sockets: what a client receives for each
  * profile and several models and modes, decoded with the independent decoder in ./decoder.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
 import type { StreamRun } from '../../src/hal/lidar.js';
 import { SimLidar } from '../../src/hal/sim/lidar-sim.js';

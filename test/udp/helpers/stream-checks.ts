@@ -20,6 +20,27 @@ export interface LidarExpectations {
   sensorTimeTo?: bigint;
 }
 
+/** The parts of `GET /api/v1/sensor/metadata` a stream is checked against. */
+export interface StreamMetadata {
+  sensor_info: { initialization_id: number; prod_sn: string };
+  lidar_data_format: { column_window: [number, number]; columns_per_frame: number; pixels_per_column: number; udp_profile_lidar: Profile };
+  config_params: { lidar_mode: string };
+}
+
+/** What the stream must look like, as the sensor's own metadata describes it. */
+export function expectationsFrom(md: StreamMetadata): LidarExpectations {
+  const f = md.lidar_data_format;
+  return {
+    profile: f.udp_profile_lidar,
+    pixels: f.pixels_per_column,
+    columnsPerFrame: f.columns_per_frame,
+    frameRateHz: Number(md.config_params.lidar_mode.split('x')[1]),
+    columnWindow: f.column_window,
+    initId: md.sensor_info.initialization_id,
+    serial: BigInt(md.sensor_info.prod_sn),
+  };
+}
+
 /** Packets per frame that hold at least one column of the window. */
 export function packetsInWindow(e: Pick<LidarExpectations, 'columnWindow' | 'columnsPerFrame'>): number {
   return new Set(windowColumns(e.columnWindow, e.columnsPerFrame).map((m) => Math.floor(m / 16))).size;
