@@ -1,5 +1,5 @@
 /**
- * Builds a firmware image (format: src/firmware/image-format.ts, README "Firmware images").
+ * Builds a firmware image (format: src/model/image-format.ts, README "Firmware images").
  *
  *   npm run firmware-image -- --rev <image_rev> --out <file> [--payload <file>] [--payload-size <bytes>] [--manifest key=value]...
  *
@@ -9,8 +9,8 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_GENERATED_PAYLOAD_BYTES, writeImageFile } from '../src/firmware/image-builder.js';
-import { ImageFormatError } from '../src/firmware/image-format.js';
-import { IMAGE_REV_FORM } from '../src/firmware/image-rev.js';
+import { ImageFormatError } from '../src/model/image-format.js';
+import { IMAGE_REV_FORM } from '../src/model/image-rev.js';
 
 const USAGE = `Usage: npm run firmware-image -- --rev <image_rev> --out <file> [--payload <file>] [--payload-size <bytes>] [--manifest key=value]...
   --rev           the image_rev the image installs, ${IMAGE_REV_FORM}

@@ -4,9 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { HAL_KINDS, type HalKind } from './hal/types.js';
-import { DEFAULT_PRODUCT } from './sensor/products.js';
+import { DEFAULT_PRODUCT } from './model/products.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
-import { DEFAULT_MAX_BOOT_ATTEMPTS } from './firmware/slot-state.js';
+import { DEFAULT_MAX_BOOT_ATTEMPTS } from './model/slot-state.js';
 
 export interface CliOptions {
   host: string;

@@ -2,19 +2,19 @@
  * The unit's firmware: which slot runs, uploads into the other slot, the trial boot of a new
  * image, its commit once healthy and the rollback when it never gets there. Part of the device
  * core (the Sensor owns one); routes reach it through the Sensor. The slot state machine is pure
- * (slot-state.ts), its state lives in SQLite (slot-store.ts), every transition is saved in one
+ * (src/model/slot-state.ts), its state lives in SQLite (slot-store.ts), every transition is saved in one
  * transaction before anything depends on it, and the HAL connects it to the platform.
  */
 import type { Logger } from 'pino';
-import type { AlertSink } from '../alerts/alert-sink.js';
-import { ALERT_IDS } from '../alerts/catalogue.js';
+import type { AlertSink } from '../model/alert-sink.js';
+import { ALERT_IDS } from '../model/alert-catalogue.js';
 import { conflict, payloadTooLarge } from '../errors.js';
 import type { FirmwareHal } from '../hal/firmware.js';
-import type { FirmwareBuild } from '../sensor/identity.js';
+import type { FirmwareBuild } from '../model/identity.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { crashPoint } from './crash-point.js';
-import { parseImageHeader } from './image-format.js';
-import { buildOfImageRev } from './image-rev.js';
+import { parseImageHeader } from '../model/image-format.js';
+import { buildOfImageRev } from '../model/image-rev.js';
 import { ensureSlotDirectory, removeStaleTemporaries, slotImageOf, slotPath, verifySlotFile, writeFileDurably } from './slot-files.js';
 import {
   abandonTrial,
@@ -30,7 +30,7 @@ import {
   type SlotImage,
   type SlotName,
   type SlotState,
-} from './slot-state.js';
+} from '../model/slot-state.js';
 import { SlotStore } from './slot-store.js';
 import { writeUploadToSlot } from './upload-writer.js';
 

@@ -1,21 +1,12 @@
 /**
- * Writes firmware image files (image-format.ts) from a payload file or generated payload bytes,
+ * Writes firmware image files (src/model/image-format.ts) from a payload file or generated payload bytes,
  * streaming so a payload of any size never sits in memory. Used by `npm run firmware-image`.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { encodeImageHeader } from './image-format.js';
-
-/** Opaque, deterministic payload bytes (SHA-256 in counter mode over `seed`): a stand-in for a real root filesystem. */
-export function generatedPayload(seed: string, length: number): Buffer {
-  const payload = Buffer.alloc(length);
-  for (let offset = 0, block = 0; offset < length; offset += 32, block++) {
-    createHash('sha256').update(`${seed}:${block}`).digest().copy(payload, offset);
-  }
-  return payload;
-}
+import { encodeImageHeader, generatedPayload } from '../model/image-format.js';
 
 export interface ImageFileSpec {
   imageRev: string;

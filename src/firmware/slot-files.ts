@@ -6,8 +6,8 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ImageVerifier, type ImageHeader } from './image-format.js';
-import type { SlotImage, SlotName } from './slot-state.js';
+import { ImageVerifier, type ImageHeader } from '../model/image-format.js';
+import type { SlotImage, SlotName } from '../model/slot-state.js';
 
 export const TEMP_SUFFIX = '.tmp';
 

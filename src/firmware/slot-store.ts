@@ -1,10 +1,10 @@
 /**
- * Persists the firmware slot state (slot-state.ts). Every save is one SQLite transaction, so a
+ * Persists the firmware slot state (src/model/slot-state.ts). Every save is one SQLite transaction, so a
  * power loss leaves either the previous state or the new one, never a mix of slot records and
  * pointers.
  */
 import type { SqliteDatabase } from '../store/database.js';
-import { SLOT_NAMES, stateProblem, type SlotImage, type SlotName, type SlotState } from './slot-state.js';
+import { SLOT_NAMES, stateProblem, type SlotImage, type SlotName, type SlotState } from '../model/slot-state.js';
 
 interface SlotRow {
   slot: SlotName;

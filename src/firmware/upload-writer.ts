@@ -7,9 +7,9 @@
 import { open, rename, unlink } from 'node:fs/promises';
 import { ApiError, badRequest, payloadTooLarge } from '../errors.js';
 import { crashPoint } from './crash-point.js';
-import { ImageFormatError, ImageVerifier, type ImageHeader } from './image-format.js';
+import { ImageFormatError, ImageVerifier, type ImageHeader } from '../model/image-format.js';
 import { fsyncDirectory, slotPath, tempSlotPath } from './slot-files.js';
-import type { SlotName } from './slot-state.js';
+import type { SlotName } from '../model/slot-state.js';
 
 export interface UploadTarget {
   dir: string;

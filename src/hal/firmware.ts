@@ -5,8 +5,8 @@
  * sim: the server process is the unit, so the state machine alone picks the slot at each boot.
  * linux: a bootloader (U-Boot environment, RAUC, …) picks it; a hook command connects the two.
  */
-import type { ImageHeader } from '../firmware/image-format.js';
-import type { BootKind, SlotImage, SlotName } from '../firmware/slot-state.js';
+import type { ImageHeader } from '../model/image-format.js';
+import type { BootKind, SlotImage, SlotName } from '../model/slot-state.js';
 
 /** Whether a boot of an image reached the point where it runs the unit's configuration. */
 export type BootOutcome = 'healthy' | 'failed';

@@ -1,4 +1,4 @@
-import type { SensorConfig } from '../config/registry.js';
+import type { SensorConfig } from '../model/sensor-config.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {
@@ -7,7 +7,7 @@ export interface StreamRun {
   config: SensorConfig;
   /** `sensor_info.prod_sn` as an integer (fits 40 bits). */
   serialNumber: bigint;
-  /** Product model name, e.g. "OS-1-128" (src/sensor/products.ts). */
+  /** Product model name, e.g. "OS-1-128" (src/model/products.ts). */
   productName: string;
   /** Local address the sockets bind to (the HTTP listen address when it is a specific one). */
   bindAddress: string | undefined;

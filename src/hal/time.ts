@@ -4,7 +4,7 @@
  * sim: a coherent model (src/hal/sim/time-sim.ts). linux: chronyc, pmc and ptp4l's configuration
  * (src/hal/linux/time-linux.ts).
  */
-import type { SensorConfig } from '../config/registry.js';
+import type { SensorConfig } from '../model/sensor-config.js';
 import type { PtpProfile } from './ptp-profiles.js';
 
 /**

@@ -6,9 +6,9 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { SensorConfig } from '../config/registry.js';
-import { buildRev, imageRev, type SensorIdentity } from './identity.js';
-import { columnWindow, columnsPerFrame, pixelShiftByRow } from './lidar-geometry.js';
-import type { ProductModel } from './products.js';
+import { buildRev, imageRev, type SensorIdentity } from '../model/identity.js';
+import { columnWindow, columnsPerFrame, pixelShiftByRow } from '../model/lidar-geometry.js';
+import type { ProductModel } from '../model/products.js';
 import { SENSOR_STATUSES, type SensorStatus } from './status.js';
 
 const Matrix4x4 = Type.Array(Type.Number(), { minItems: 16, maxItems: 16, description: '4x4 matrix, row-major' });

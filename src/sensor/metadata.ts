@@ -10,7 +10,7 @@
  */
 import type { SensorConfig } from '../config/registry.js';
 import { conflict, unavailable } from '../errors.js';
-import type { SensorIdentity } from './identity.js';
+import type { SensorIdentity } from '../model/identity.js';
 import {
   beamIntrinsics,
   calibrationStatus,

@@ -13,7 +13,7 @@ import { badRequest, conflict } from '../errors.js';
 import type { NetworkFacts, NetworkHal, SpeedOverride } from '../hal/network.js';
 import { DEFAULT_OVERRIDE_PREFIX, isLinkLocal, isLoopback, parseCidr, parseIpv4Override } from '../network/ipv4.js';
 import { KV_KEYS, type KvStore } from '../store/kv-store.js';
-import type { ProductModel } from './products.js';
+import type { ProductModel } from '../model/products.js';
 import { SerialQueue } from './serial-queue.js';
 
 /** How long after answering the unit resets its network ("a sub-second delay"). */

@@ -10,8 +10,8 @@
  * Samples are taken every `intervalMs` in the background and on every read (the telemetry
  * endpoint), so the answer a client gets and the alerts agree.
  */
-import type { AlertSink } from '../alerts/alert-sink.js';
-import { ALERT_IDS } from '../alerts/catalogue.js';
+import type { AlertSink } from '../model/alert-sink.js';
+import { ALERT_IDS } from '../model/alert-catalogue.js';
 import type { TelemetryHal, TelemetryReading } from '../hal/telemetry.js';
 
 /** The values of `phase_lock_status`, for the HTTP layer (which does not reach into the HAL). */

@@ -1,7 +1,7 @@
 /**
  * What the main thread and the emitter worker say to each other. Plain structured-clone data only.
  */
-import type { FullScaleRange, LidarProfile } from '../config/registry.js';
+import type { FullScaleRange, LidarProfile } from '../model/sensor-config.js';
 import type { ReturnSettings } from './lidar-image.js';
 import type { BeamGeometry } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';

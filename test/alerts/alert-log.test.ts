@@ -8,9 +8,9 @@ import { AlertLog } from '../../src/alerts/alert-log.js';
 import { MemoryAlertLogStore, type AlertLogStore } from '../../src/alerts/alert-log-store.js';
 import { SqliteAlertLogStore } from '../../src/alerts/alert-store-sqlite.js';
 import { alertFlags } from '../../src/alerts/alert-flags.js';
-import { ALERT_CATALOGUE, alertDefinition, renderVerbose } from '../../src/alerts/catalogue.js';
+import { ALERT_CATALOGUE, alertDefinition, renderVerbose } from '../../src/model/alert-catalogue.js';
 import { openDatabase } from '../../src/store/database.js';
-import { systemRealtimeNs } from '../../src/alerts/realtime-clock.js';
+import { systemRealtimeNs } from '../../src/model/realtime-clock.js';
 import { removeDir } from '../helpers/test-sensor.js';
 
 const dirs: string[] = [];

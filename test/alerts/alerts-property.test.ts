@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALERT_CATALOGUE } from '../../src/alerts/catalogue.js';
+import { ALERT_CATALOGUE } from '../../src/model/alert-catalogue.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createTestSensor, removeDir } from '../helpers/test-sensor.js';
 import { AlertModel } from './reference-model.js';

@@ -9,8 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildImage } from '../../src/firmware/image-format.js';
-import { generatedPayload } from '../../src/firmware/image-builder.js';
+import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { FIRMWARE_ROLLBACK_ALERT } from '../../src/firmware/firmware-manager.js';
 import { createLinuxFirmware } from '../../src/hal/linux/firmware-linux.js';
 import { createLinuxPower } from '../../src/hal/linux/power-linux.js';

@@ -1,6 +1,6 @@
 /** A firmware HAL wrapper for tests: records every boot and can hold a boot until released. */
 import type { FirmwareHal } from '../../src/hal/firmware.js';
-import type { BootKind } from '../../src/firmware/slot-state.js';
+import type { BootKind } from '../../src/model/slot-state.js';
 
 export interface GatedFirmware extends FirmwareHal {
   boots: { imageRev: string; kind: BootKind }[];

@@ -9,9 +9,9 @@ import {
   IMAGE_FORMAT_VERSION,
   parseImageHeader,
   type ImageProblem,
-} from '../../src/firmware/image-format.js';
-import { parseImageRev } from '../../src/firmware/image-rev.js';
-import { generatedPayload } from '../../src/firmware/image-builder.js';
+} from '../../src/model/image-format.js';
+import { parseImageRev } from '../../src/model/image-rev.js';
+import { generatedPayload } from '../../src/model/image-format.js';
 
 const REV = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
 

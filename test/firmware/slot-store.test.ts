@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SlotStore } from '../../src/firmware/slot-store.js';
-import { factoryState, install, planBoot, type SlotImage } from '../../src/firmware/slot-state.js';
+import { factoryState, install, planBoot, type SlotImage } from '../../src/model/slot-state.js';
 import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
 
 const image = (n: number): SlotImage => ({ imageRev: `ousteros-image-prod-bootes-v3.${n}.0+20250101120000`, payloadSha256: String(n).repeat(64).slice(0, 64), imageLength: 1000 + n, manifest: n === 2 ? { 'sim.boot': 'fail' } : {} });

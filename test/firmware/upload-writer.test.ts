@@ -5,8 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { buildImage, ImageVerifier } from '../../src/firmware/image-format.js';
-import { generatedPayload } from '../../src/firmware/image-builder.js';
+import { buildImage, ImageVerifier, generatedPayload } from '../../src/model/image-format.js';
 import { slotPath } from '../../src/firmware/slot-files.js';
 import { writeUploadToSlot } from '../../src/firmware/upload-writer.js';
 

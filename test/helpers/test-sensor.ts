@@ -11,8 +11,8 @@ import { buildApp } from '../../src/app.js';
 import { createSimHal } from '../../src/hal/sim/index.js';
 import type { Hal } from '../../src/hal/types.js';
 import { createPersistentAlertLog } from '../../src/alerts/persistent-alert-log.js';
-import { makeIdentity } from '../../src/sensor/identity.js';
-import { findProduct } from '../../src/sensor/products.js';
+import { makeIdentity } from '../../src/model/identity.js';
+import { findProduct } from '../../src/model/products.js';
 import { Sensor } from '../../src/sensor/sensor.js';
 import { openDatabase } from '../../src/store/database.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LIDAR_MODES, defaultConfig, type SensorConfig } from '../../src/config/registry.js';
 import { ApiError } from '../../src/errors.js';
-import { INIT_ID_LIMIT, SERIAL_LIMIT, generateSerial, makeIdentity, nextInitializationId } from '../../src/sensor/identity.js';
+import { INIT_ID_LIMIT, SERIAL_LIMIT, generateSerial, makeIdentity, nextInitializationId } from '../../src/model/identity.js';
 import { SensorMetadata, type MetadataSource } from '../../src/sensor/metadata.js';
 import type { SensorStatus } from '../../src/sensor/status.js';
-import { PRODUCT_MODELS, findProduct } from '../../src/sensor/products.js';
+import { PRODUCT_MODELS, findProduct } from '../../src/model/products.js';
 
 const TURN = 360_000;
 // Full, narrow, wrapping, and at the widths signal_multiplier 2 and 3 allow (straight and wrapping).
@@ -31,7 +31,7 @@ function source(productName: string, config: SensorConfig, status: SensorStatus 
   return s;
 }
 
-/** client-contract.md, Metadata, written out here independently of src/sensor/lidar-geometry.ts. */
+/** client-contract.md, Metadata, written out here independently of src/model/lidar-geometry.ts. */
 function expectedColumnWindow([a0, a1]: [number, number], cpf: number): [number, number] {
   if (a0 === 0 && a1 === TURN) return [0, cpf - 1];
   return [(Math.floor(((TURN - a1) * cpf) / TURN) + 1) % cpf, Math.floor(((TURN - a0) * cpf) / TURN) % cpf];

@@ -9,8 +9,8 @@ import {
   makeIdentity,
   nextInitializationId,
   serialProblem,
-} from '../../src/sensor/identity.js';
-import { findProduct } from '../../src/sensor/products.js';
+} from '../../src/model/identity.js';
+import { findProduct } from '../../src/model/products.js';
 
 describe('serial number', () => {
   it('is generated as a 12-digit decimal string that fits 40 bits', () => {

@@ -8,7 +8,7 @@ import {
   frameRateHz,
   isColumnInWindow,
   pixelShiftByRow,
-} from '../../src/sensor/lidar-geometry.js';
+} from '../../src/model/lidar-geometry.js';
 
 const TURN = 360_000;
 

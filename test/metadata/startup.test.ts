@@ -9,7 +9,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseCliOptions } from '../../src/cli-options.js';
 import { startServer } from '../../src/server.js';
-import { PRODUCT_MODELS, PRODUCT_NAMES } from '../../src/sensor/products.js';
+import { PRODUCT_MODELS, PRODUCT_NAMES } from '../../src/model/products.js';
 import { runCli, startCli } from '../helpers/cli-process.js';
 import { removeDir } from '../helpers/test-sensor.js';
 

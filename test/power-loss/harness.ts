@@ -27,10 +27,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { buildImage } from '../../src/firmware/image-format.js';
+import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { CRASH_POINTS, type CrashPoint } from '../../src/firmware/crash-point.js';
-import { generatedPayload } from '../../src/firmware/image-builder.js';
-import { ALERT_IDS } from '../../src/alerts/catalogue.js';
+import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 
 export const CLI_PATH = resolve(import.meta.dirname, '../../dist/cli.js');
 const FACTORY_REV = 'ousteros-image-prod-bootes-v3.1.0+20240426041747';

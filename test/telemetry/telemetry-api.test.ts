@@ -1,7 +1,7 @@
 /** GET /api/v1/sensor/telemetry on the simulated unit, and thresholds turning into alerts. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimTelemetry } from '../../src/hal/sim/telemetry-sim.js';
-import { ALERT_IDS } from '../../src/alerts/catalogue.js';
+import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 
 interface Telemetry {

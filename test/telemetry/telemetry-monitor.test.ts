@@ -1,7 +1,7 @@
 /** Thresholds → alerts, with hysteresis, against a scripted telemetry source. */
 import { describe, expect, it } from 'vitest';
 import { AlertLog } from '../../src/alerts/alert-log.js';
-import { ALERT_IDS } from '../../src/alerts/catalogue.js';
+import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import type { TelemetryHal, TelemetryReading } from '../../src/hal/telemetry.js';
 import { TelemetryMonitor } from '../../src/sensor/telemetry-monitor.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findProduct } from '../../src/sensor/products.js';
+import { findProduct } from '../../src/model/products.js';
 import { buildLidarImage } from '../../src/udp/lidar-image.js';
 import { castScene } from '../../src/udp/scene.js';
 

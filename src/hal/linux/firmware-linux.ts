@@ -17,8 +17,8 @@
  */
 import { join } from 'node:path';
 import type { BootOutcome, FirmwareHal } from '../firmware.js';
-import { buildImage } from '../../firmware/image-format.js';
-import { DEFAULT_MAX_BOOT_ATTEMPTS, SLOT_NAMES, type SlotName } from '../../firmware/slot-state.js';
+import { buildImage } from '../../model/image-format.js';
+import { DEFAULT_MAX_BOOT_ATTEMPTS, SLOT_NAMES, type SlotName } from '../../model/slot-state.js';
 import { runCommand } from './run-command.js';
 
 export interface LinuxFirmwareOptions {

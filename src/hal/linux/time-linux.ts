@@ -12,7 +12,7 @@
  *   while a grandmaster is present; SYNC_PULSE_IN counts from the last initialization (no pulse input).
  */
 import type { Logger } from 'pino';
-import type { SensorConfig } from '../../config/registry.js';
+import type { SensorConfig } from '../../model/sensor-config.js';
 import { DEFAULT_PTP_PROFILE, transportSpecific, type PtpProfile } from '../ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
 import { idleTimingInputs, localPtpDataSets, ptpOffsetFromSystemClock, RealtimeAnchor, systemClockReading, unsynchronisedTracking } from '../time-models.js';

@@ -9,9 +9,8 @@
  */
 import { join } from 'node:path';
 import type { BootOutcome, FirmwareHal } from '../firmware.js';
-import { buildImage, MANIFEST_KEYS } from '../../firmware/image-format.js';
-import { generatedPayload } from '../../firmware/image-builder.js';
-import { DEFAULT_MAX_BOOT_ATTEMPTS, type BootKind, type SlotImage } from '../../firmware/slot-state.js';
+import { buildImage, MANIFEST_KEYS, generatedPayload } from '../../model/image-format.js';
+import { DEFAULT_MAX_BOOT_ATTEMPTS, type BootKind, type SlotImage } from '../../model/slot-state.js';
 
 export interface SimFirmwareOptions {
   dataDir: string;

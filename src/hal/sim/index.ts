@@ -1,10 +1,10 @@
 /**
  * The simulated unit: every HAL part modelled in-process. Each part lives in its own file.
  */
-import type { AlertSink } from '../../alerts/alert-sink.js';
+import type { AlertSink } from '../../model/alert-sink.js';
 import type { Hal } from '../types.js';
 import { assembleHal } from '../assemble.js';
-import type { ProductModel } from '../../sensor/products.js';
+import type { ProductModel } from '../../model/products.js';
 import { SimLidar } from './lidar-sim.js';
 import { SimTelemetry } from './telemetry-sim.js';
 import { createSimFirmware } from './firmware-sim.js';

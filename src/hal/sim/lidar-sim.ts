@@ -4,11 +4,11 @@
  * worker (src/udp). Alerts the worker reports go to the alert log, unless they come from a run that
  * a newer apply() has already replaced (the device core cleared that run's alerts at reinit).
  */
-import { ALERT_IDS } from '../../alerts/catalogue.js';
-import type { AlertSink } from '../../alerts/alert-sink.js';
-import type { SensorConfig } from '../../config/registry.js';
-import { columnsPerFrame, columnWindow, frameRateHz } from '../../sensor/lidar-geometry.js';
-import { findProduct } from '../../sensor/products.js';
+import { ALERT_IDS } from '../../model/alert-catalogue.js';
+import type { AlertSink } from '../../model/alert-sink.js';
+import type { SensorConfig } from '../../model/sensor-config.js';
+import { columnsPerFrame, columnWindow, frameRateHz } from '../../model/lidar-geometry.js';
+import { findProduct } from '../../model/products.js';
 import { Emitter } from '../../udp/emitter.js';
 import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../../udp/emitter-protocol.js';
 import type { StreamAlertIds } from '../../udp/stream-alerts.js';

@@ -18,7 +18,7 @@
  * ambient temperature, time source lost, motor disturbance) and can let the temperature reach
  * its steady state at once with `settleTemperature`.
  */
-import type { SensorConfig } from '../../config/registry.js';
+import type { SensorConfig } from '../../model/sensor-config.js';
 import type { PhaseLockStatus, TelemetryHal, TelemetryReading, TelemetryRun } from '../telemetry.js';
 
 export interface SimTelemetryInputs {

@@ -1,4 +1,4 @@
-import type { AlertSink } from '../../../src/alerts/alert-sink.js';
+import type { AlertSink } from '../../../src/model/alert-sink.js';
 
 /** An AlertSink that remembers what was raised and cleared. */
 export class RecordingAlerts implements AlertSink {

@@ -3,7 +3,7 @@
  * names its build only by `image_rev`; `build_rev` and `build_date` of `sensor_info` are derived from
  * it, so the running slot is the one source of all three.
  */
-import { imageRev, type FirmwareBuild } from '../sensor/identity.js';
+import { imageRev, type FirmwareBuild } from './identity.js';
 
 // ousteros-image-prod-<machine>-v<X.Y.Z>+<YYYYMMDDhhmmss>
 const IMAGE_REV = /^ousteros-image-prod-([a-z0-9]{1,32})-v(\d{1,4}\.\d{1,4}\.\d{1,4})\+(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;

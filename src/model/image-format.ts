@@ -253,3 +253,12 @@ export class ImageVerifier {
     return this.parsed;
   }
 }
+
+/** Opaque, deterministic payload bytes (SHA-256 in counter mode over `seed`): a stand-in for a real root filesystem. */
+export function generatedPayload(seed: string, length: number): Buffer {
+  const payload = Buffer.alloc(length);
+  for (let offset = 0, block = 0; offset < length; offset += 32, block++) {
+    createHash('sha256').update(`${seed}:${block}`).digest().copy(payload, offset);
+  }
+  return payload;
+}

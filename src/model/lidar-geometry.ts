@@ -3,7 +3,7 @@
  * `lidar_data_format` and what the data plane needs to fill frames. Formulas: client-contract.md,
  * Metadata (they hold on every real metadata file examined).
  */
-import { FULL_TURN_MDEG, azimuthWindowWidthMdeg, type LidarMode } from '../config/registry.js';
+import { FULL_TURN_MDEG, azimuthWindowWidthMdeg, type LidarMode } from './sensor-config.js';
 
 export type ColumnWindow = [first: number, last: number];
 

@@ -9,7 +9,7 @@
  * The angle tables are generated from a handful of parameters per line (vertical field of view,
  * the four-row azimuth pattern of sensor-facts.md) instead of being pasted: see beam-table.ts.
  */
-import { LIDAR_MODES, type LidarMode } from '../config/registry.js';
+import { LIDAR_MODES, type LidarMode } from './sensor-config.js';
 import { altitudeTable, azimuthTable } from './beam-table.js';
 
 export type ProductLine = 'OS-0' | 'OS-1' | 'OS-2';
