@@ -1,4 +1,5 @@
 import type { SensorConfig } from '../model/sensor-config.js';
+import type { StreamPlan } from '../model/stream-plan.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {
@@ -7,8 +8,8 @@ export interface StreamRun {
   config: SensorConfig;
   /** `sensor_info.prod_sn` as an integer (fits 40 bits). */
   serialNumber: bigint;
-  /** Product model name, e.g. "OS-1-128" (src/model/products.ts). */
-  productName: string;
+  /** Product, frame format and column window of `config`, resolved once by the device core. */
+  plan: StreamPlan;
   /** Local address the sockets bind to (the HTTP listen address when it is a specific one). */
   bindAddress: string | undefined;
   /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs (the clock `timestamp_mode` selects). */

@@ -7,7 +7,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { SensorConfig } from '../config/registry.js';
 import { buildRev, imageRev, type SensorIdentity } from '../model/identity.js';
-import { columnWindow, columnsPerFrame, pixelShiftByRow } from '../model/lidar-geometry.js';
+import { pixelShiftByRow } from '../model/lidar-geometry.js';
+import { resolveStreamPlan } from '../model/stream-plan.js';
 import type { ProductModel } from '../model/products.js';
 import { SENSOR_STATUSES, type SensorStatus } from './status.js';
 
@@ -90,9 +91,9 @@ export function sensorInfo(identity: SensorIdentity, status: SensorStatus, initi
 }
 
 export function lidarDataFormat(product: ProductModel, config: SensorConfig): LidarDataFormat {
-  const cpf = columnsPerFrame(config.lidar_mode);
+  const { columnsPerFrame: cpf, columnWindow } = resolveStreamPlan(product, config);
   return {
-    column_window: columnWindow(config.azimuth_window, cpf),
+    column_window: columnWindow,
     columns_per_frame: cpf,
     columns_per_packet: config.columns_per_packet,
     pixel_shift_by_row: pixelShiftByRow(product.beamAzimuthDeg, cpf),

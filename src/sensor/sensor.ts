@@ -21,6 +21,7 @@ import type { SqliteDatabase } from '../store/database.js';
 import { KV_KEYS, KvStore } from '../store/kv-store.js';
 import { imageRev, nextInitializationId, serialToBigInt, type SensorIdentity } from '../model/identity.js';
 import type { ProductModel } from '../model/products.js';
+import { resolveStreamPlan } from '../model/stream-plan.js';
 import { SerialQueue } from './serial-queue.js';
 import type { SensorStatus } from './status.js';
 import { UserDataStore } from './user-data.js';
@@ -282,7 +283,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       initializationId: this.initId,
       config,
       serialNumber: serialToBigInt(this.identity.serialNumber),
-      productName: this.product.name,
+      plan: resolveStreamPlan(this.product, config),
       bindAddress: this.bindAddress,
       timestampOffsetNs: this.hal.time.timestampOffsetNs(config),
     };

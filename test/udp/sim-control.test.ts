@@ -5,15 +5,17 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
 import type { StreamRun } from '../../src/hal/lidar.js';
-import { SimLidar } from '../../src/hal/sim/lidar-sim.js';
+import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { StreamClock } from './helpers/stream-clock.js';
 import { UdpCapture, drain, until } from './helpers/udp-capture.js';
+import { findProduct } from '../../src/model/products.js';
+import { resolveStreamPlan } from '../../src/model/stream-plan.js';
 
 const SERIAL = 122201000123n;
 let initId = 0x20000;
 const alerts = new RecordingAlerts();
-const lidar = new SimLidar(alerts);
+const lidar = new EmitterLidar(alerts);
 const clock = new StreamClock();
 const captures: UdpCapture[] = [];
 
@@ -29,11 +31,12 @@ afterAll(async () => {
 });
 
 function runOf(config: Partial<SensorConfig>, bindAddress?: string): StreamRun {
+  const full: SensorConfig = { ...defaultConfig(), udp_dest: '127.0.0.1', lidar_mode: '512x10', udp_port_lidar: 0, udp_port_imu: 0, ...config };
   return {
     initializationId: ++initId,
-    config: { ...defaultConfig(), udp_dest: '127.0.0.1', lidar_mode: '512x10', udp_port_lidar: 0, udp_port_imu: 0, ...config },
+    config: full,
     serialNumber: SERIAL,
-    productName: 'OS-1-32',
+    plan: resolveStreamPlan(findProduct('OS-1-32')!, full),
     bindAddress,
     timestampOffsetNs: -process.hrtime.bigint(),
   };

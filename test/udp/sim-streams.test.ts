@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
 import type { StreamRun } from '../../src/hal/lidar.js';
-import { SimLidar } from '../../src/hal/sim/lidar-sim.js';
+import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { columnsPerFrame, columnWindow, frameRateHz } from '../../src/model/lidar-geometry.js';
 import { findProduct } from '../../src/model/products.js';
 import { SCENE } from '../../src/udp/scene.js';
@@ -16,6 +16,7 @@ import { checkLidarStream, packetsInWindow, type LidarExpectations } from './hel
 import { columnTowards, expectedAlong, expectedThroughGlass, FLOOR_Z, WALL_BACK_X, WALL_FRONT_X } from './helpers/known-rays.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { UdpCapture, until } from './helpers/udp-capture.js';
+import { resolveStreamPlan } from '../../src/model/stream-plan.js';
 
 const SERIAL = 992233000123n;
 /** Like a PTP clock: sensor time ≈ now since the epoch. */
@@ -24,7 +25,7 @@ const sensorNow = () => process.hrtime.bigint() + OFFSET_NS;
 
 let initId = 0x10000;
 const alerts = new RecordingAlerts();
-const lidar = new SimLidar(alerts);
+const lidar = new EmitterLidar(alerts);
 /** Every capture gets its own port, so no datagram of an earlier case can reach it. */
 const captures: UdpCapture[] = [];
 async function capture(): Promise<UdpCapture> {
@@ -39,11 +40,12 @@ afterAll(async () => {
 });
 
 function runOf(product: string, config: Partial<SensorConfig>, bindAddress?: string): StreamRun {
+  const full: SensorConfig = { ...defaultConfig(), udp_dest: '127.0.0.1', udp_port_lidar: 0, udp_port_imu: 0, ...config };
   return {
     initializationId: ++initId,
-    config: { ...defaultConfig(), udp_dest: '127.0.0.1', udp_port_lidar: 0, udp_port_imu: 0, ...config },
+    config: full,
     serialNumber: SERIAL,
-    productName: product,
+    plan: resolveStreamPlan(findProduct(product)!, full),
     bindAddress,
     timestampOffsetNs: OFFSET_NS,
   };
@@ -54,7 +56,7 @@ function expectationsOf(run: StreamRun): LidarExpectations {
   const cpf = columnsPerFrame(c.lidar_mode);
   return {
     profile: c.udp_profile_lidar as Profile,
-    pixels: findProduct(run.productName)!.channels,
+    pixels: run.plan.product.channels,
     columnsPerFrame: cpf,
     frameRateHz: frameRateHz(c.lidar_mode),
     columnWindow: columnWindow(c.azimuth_window, cpf),

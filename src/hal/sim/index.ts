@@ -5,7 +5,7 @@ import type { AlertSink } from '../../model/alert-sink.js';
 import type { Hal } from '../types.js';
 import { assembleHal } from '../assemble.js';
 import type { ProductModel } from '../../model/products.js';
-import { SimLidar } from './lidar-sim.js';
+import { EmitterLidar } from '../emitter-lidar.js';
 import { SimTelemetry } from './telemetry-sim.js';
 import { createSimFirmware } from './firmware-sim.js';
 import { createSimPower } from './power-sim.js';
@@ -29,7 +29,7 @@ export interface SimHalOptions {
 export function createSimHal(options: SimHalOptions): Hal {
   const mac = macFromSerial(BigInt(options.serialNumber));
   const parts = {
-    lidar: new SimLidar(options.alerts),
+    lidar: new EmitterLidar(options.alerts),
     network: new SimNetwork({ mac, serialNumber: options.serialNumber, listenAddress: options.listenAddress }),
     time: new SimTime(mac),
     telemetry: new SimTelemetry(),

@@ -18,7 +18,8 @@
  * ambient temperature, time source lost, motor disturbance) and can let the temperature reach
  * its steady state at once with `settleTemperature`.
  */
-import type { SensorConfig } from '../../model/sensor-config.js';
+import { columnsPerFrame, frameRateHz } from '../../model/lidar-geometry.js';
+import { azimuthWindowWidthMdeg, FULL_TURN_MDEG, type SensorConfig } from '../../model/sensor-config.js';
 import type { PhaseLockStatus, TelemetryHal, TelemetryReading, TelemetryRun } from '../telemetry.js';
 
 export interface SimTelemetryInputs {
@@ -64,7 +65,8 @@ const CURRENT_NOISE_MA = 4;
 export function powerDrawW(config: Readonly<SensorConfig> | null): number {
   if (config === null) return ELECTRONICS_W;
   if (config.operating_mode === 'STANDBY') return STANDBY_W;
-  const [columns, rate] = config.lidar_mode.split('x').map(Number) as [number, 10 | 20];
+  const columns = columnsPerFrame(config.lidar_mode);
+  const rate = frameRateHz(config.lidar_mode) as 10 | 20;
   const laserDuty = laserDutyFraction(config);
   const laserW = (LASER_BASE_W + (LASER_RATE_W * columns * rate) / MAX_COLUMNS_PER_S) * laserDuty;
   return ELECTRONICS_W + MOTOR_W[rate] + laserW;
@@ -76,9 +78,8 @@ export function powerDrawW(config: Readonly<SensorConfig> | null): number {
  */
 function laserDutyFraction(config: Readonly<SensorConfig>): number {
   if (config.signal_multiplier === 1) return 1;
-  const [start, end] = config.azimuth_window;
-  const widthMdeg = end >= start ? end - start : 360_000 - start + end;
-  return Math.min(1, config.signal_multiplier * (widthMdeg / 360_000));
+  const widthMdeg = azimuthWindowWidthMdeg(config.azimuth_window);
+  return Math.min(1, config.signal_multiplier * (widthMdeg / FULL_TURN_MDEG));
 }
 
 export class SimTelemetry implements TelemetryHal {

@@ -1,18 +1,17 @@
 /**
- * The simulated unit's lidar and IMU data streams (LidarHal): turns each initialization's StreamRun
- * into an emitter plan — product geometry, frame format, destinations — and hands it to the emitter
- * worker (src/udp). Alerts the worker reports go to the alert log, unless they come from a run that
+ * The lidar and IMU data streams (LidarHal) of both HALs: the simulated unit, and a real unit until a
+ * hardware driver exists. Turns each initialization's StreamRun (with the stream plan the device core
+ * resolved) into an emitter plan — beam geometry, frame format, destinations — and hands it to the
+ * emitter worker (src/udp). Alerts the worker reports go to the alert log, unless they come from a run that
  * a newer apply() has already replaced (the device core cleared that run's alerts at reinit).
  */
-import { ALERT_IDS } from '../../model/alert-catalogue.js';
-import type { AlertSink } from '../../model/alert-sink.js';
-import type { SensorConfig } from '../../model/sensor-config.js';
-import { columnsPerFrame, columnWindow, frameRateHz } from '../../model/lidar-geometry.js';
-import { findProduct } from '../../model/products.js';
-import { Emitter } from '../../udp/emitter.js';
-import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../../udp/emitter-protocol.js';
-import type { StreamAlertIds } from '../../udp/stream-alerts.js';
-import type { LidarHal, StreamRun } from '../lidar.js';
+import { ALERT_IDS } from '../model/alert-catalogue.js';
+import type { AlertSink } from '../model/alert-sink.js';
+import type { SensorConfig } from '../model/sensor-config.js';
+import { Emitter } from '../udp/emitter.js';
+import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../udp/emitter-protocol.js';
+import type { StreamAlertIds } from '../udp/stream-alerts.js';
+import type { LidarHal, StreamRun } from './lidar.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -53,26 +52,22 @@ export function planStreams(run: StreamRun): EmitterPlan | null {
 
 function lidarPlan(run: StreamRun): LidarStreamPlan {
   const c = run.config;
-  const product = findProduct(run.productName);
-  if (!product) throw new Error(`unknown product model ${run.productName}`);
-  const cpf = columnsPerFrame(c.lidar_mode);
-  // One scene cast on a grid every mode's columns fall on, so changing lidar_mode never re-casts.
-  const sceneColumns = product.lidarModes.map(columnsPerFrame).reduce(lcm, cpf);
+  const { product, columnsPerFrame, frameRateHz, columnWindow, sceneColumnsPerFrame } = run.plan;
   return {
     host: c.udp_dest,
     port: c.udp_port_lidar,
     profile: c.udp_profile_lidar,
-    columnsPerFrame: cpf,
-    frameRateHz: frameRateHz(c.lidar_mode),
-    columnWindow: columnWindow(c.azimuth_window, cpf),
+    columnsPerFrame,
+    frameRateHz,
+    columnWindow,
     geometry: {
-      columnsPerFrame: sceneColumns,
+      columnsPerFrame: sceneColumnsPerFrame,
       beamAltitudeDeg: [...product.beamAltitudeDeg],
       beamAzimuthDeg: [...product.beamAzimuthDeg],
       lidarOriginToBeamOriginMm: product.lidarOriginToBeamOriginMm,
       maxRangeMm: product.maxRangeM * 1000,
     },
-    sceneKey: `${product.name}/${sceneColumns}`,
+    sceneKey: `${product.name}/${sceneColumnsPerFrame}`,
     returns: {
       returnOrder: c.return_order,
       minRangeMm: c.min_range_threshold_cm * 10,
@@ -82,12 +77,9 @@ function lidarPlan(run: StreamRun): LidarStreamPlan {
   };
 }
 
-const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-const lcm = (a: number, b: number) => (a / gcd(a, b)) * b;
-
 const RESTART_AFTER_CRASH_MS = 1000;
 
-export class SimLidar implements LidarHal {
+export class EmitterLidar implements LidarHal {
   private readonly emitter: Emitter;
   /** Sequence number of the newest apply(); events of older runs are stale. */
   private currentSeq = 0;

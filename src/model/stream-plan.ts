@@ -1,0 +1,40 @@
+/**
+ * What one initialization streams, resolved once by the device core from its product model and the
+ * active configuration and handed down to the HAL, so no layer below re-parses the mode string or
+ * looks the product up again.
+ */
+import { columnsPerFrame, columnWindow, frameRateHz, type ColumnWindow } from './lidar-geometry.js';
+import type { ProductModel } from './products.js';
+import type { SensorConfig } from './sensor-config.js';
+
+export interface StreamPlan {
+  product: ProductModel;
+  /** `columns_per_frame` of `lidar_mode`. */
+  columnsPerFrame: number;
+  /** Rotation (= frame) rate of `lidar_mode`, Hz. */
+  frameRateHz: number;
+  /** Inclusive measurement ids inside `azimuth_window`. */
+  columnWindow: ColumnWindow;
+  /**
+   * The finest frame width of the product, a multiple of every mode's: one cast of the scene on
+   * this grid serves every lidar mode, so changing `lidar_mode` never re-casts.
+   */
+  sceneColumnsPerFrame: number;
+}
+
+export function resolveStreamPlan(
+  product: ProductModel,
+  config: Pick<SensorConfig, 'lidar_mode' | 'azimuth_window'>,
+): StreamPlan {
+  const cpf = columnsPerFrame(config.lidar_mode);
+  return {
+    product,
+    columnsPerFrame: cpf,
+    frameRateHz: frameRateHz(config.lidar_mode),
+    columnWindow: columnWindow(config.azimuth_window, cpf),
+    sceneColumnsPerFrame: product.lidarModes.map(columnsPerFrame).reduce(lcm, cpf),
+  };
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+const lcm = (a: number, b: number) => (a / gcd(a, b)) * b;
