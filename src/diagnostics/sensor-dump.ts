@@ -4,8 +4,37 @@
  * User data is left out on purpose: it is the user's content and may hold anything.
  */
 import type { Readable } from 'node:stream';
-import type { Sensor } from '../sensor/sensor.js';
+import type { AlertLog } from '../alerts/alert-log.js';
+import type { SensorIdentity } from '../model/identity.js';
 import { createDumpArchive, type DumpSection } from './dump-archive.js';
+
+/**
+ * What the dump reads from the device core: read-only views only, so a dump can never change the
+ * unit (the Sensor offers all of it).
+ */
+export interface DumpSource {
+  readonly identity: SensorIdentity;
+  readonly status: string;
+  readonly initializationId: number;
+  readonly halKind: string;
+  readonly metadata: Readonly<Record<(typeof METADATA_SECTIONS)[number][1], () => unknown>>;
+  config(view: 'active' | 'staged' | 'persisted'): unknown;
+  readonly alerts: { snapshot(): ReturnType<AlertLog['snapshot']>; flags(): number };
+  readonly telemetry: { read(): unknown };
+  readonly time: { all(): unknown };
+  readonly network: { network(): unknown };
+  readonly log: { error(context: object, message: string): void };
+}
+
+const METADATA_SECTIONS = [
+  ['sensor_info', 'sensorInfo'],
+  ['lidar_data_format', 'lidarDataFormat'],
+  ['imu_data_format', 'imuDataFormat'],
+  ['beam_intrinsics', 'beamIntrinsics'],
+  ['imu_intrinsics', 'imuIntrinsics'],
+  ['lidar_intrinsics', 'lidarIntrinsics'],
+  ['calibration_status', 'calibrationStatus'],
+] as const;
 
 /** Where the recent log lines come from (src/diagnostics/log-ring.ts). */
 export interface RecentLog {
@@ -24,21 +53,11 @@ export function dumpFileName(serialNumber: string, at: Date): string {
 }
 
 /** Every metadata section the sensor can give now; the ones refused in this state hold the reason. */
-function metadataSnapshot(sensor: Sensor): Record<string, unknown> {
-  const m = sensor.metadata;
-  const sections: [string, () => unknown][] = [
-    ['sensor_info', () => m.sensorInfo()],
-    ['lidar_data_format', () => m.lidarDataFormat()],
-    ['imu_data_format', () => m.imuDataFormat()],
-    ['beam_intrinsics', () => m.beamIntrinsics()],
-    ['imu_intrinsics', () => m.imuIntrinsics()],
-    ['lidar_intrinsics', () => m.lidarIntrinsics()],
-    ['calibration_status', () => m.calibrationStatus()],
-  ];
+function metadataSnapshot(sensor: DumpSource): Record<string, unknown> {
   return Object.fromEntries(
-    sections.map(([name, read]) => {
+    METADATA_SECTIONS.map(([name, method]) => {
       try {
-        return [name, read()];
+        return [name, sensor.metadata[method]()];
       } catch (error) {
         return [name, { unavailable: error instanceof Error ? error.message : String(error) }];
       }
@@ -46,7 +65,7 @@ function metadataSnapshot(sensor: Sensor): Record<string, unknown> {
   );
 }
 
-export function sensorDumpSections(sensor: Sensor): DumpSection[] {
+export function sensorDumpSections(sensor: DumpSource): DumpSection[] {
   return [
     { file: 'metadata.json', collect: () => metadataSnapshot(sensor) },
     { file: 'config/active.json', collect: () => sensor.config('active') },
@@ -66,7 +85,7 @@ export function sensorDumpSections(sensor: Sensor): DumpSection[] {
   ];
 }
 
-export function createSensorDump(sensor: Sensor, options: { recentLog?: RecentLog; now?: Date } = {}): SensorDump {
+export function createSensorDump(sensor: DumpSource, options: { recentLog?: RecentLog; now?: Date } = {}): SensorDump {
   const at = options.now ?? new Date();
   const identity = sensor.identity;
   const stream = createDumpArchive({
@@ -76,7 +95,7 @@ export function createSensorDump(sensor: Sensor, options: { recentLog?: RecentLo
       product: identity.product.name,
       prod_sn: identity.serialNumber,
       firmware: identity.firmware,
-      hal: sensor.hal.kind,
+      hal: sensor.halKind,
       status: sensor.status,
       initialization_id: sensor.initializationId,
       node: process.version,

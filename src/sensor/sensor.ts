@@ -15,7 +15,7 @@ import { ConfigState, type ConfigView } from '../config/config-state.js';
 import { ConfigStore } from '../config/config-store.js';
 import { combinationErrors, normalizeInput } from '../config/config-validation.js';
 import { defaultConfig, type SensorConfig } from '../config/registry.js';
-import type { Hal } from '../hal/types.js';
+import type { Hal, HalKind } from '../hal/types.js';
 import type { StreamRun } from '../hal/lidar.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { KV_KEYS, KvStore } from '../store/kv-store.js';
@@ -68,9 +68,9 @@ export interface SensorEvents {
 export class Sensor extends EventEmitter<SensorEvents> {
   private readonly baseIdentity: SensorIdentity;
   readonly product: ProductModel;
-  readonly hal: Hal;
-  readonly db: SqliteDatabase;
-  readonly kv: KvStore;
+  private readonly hal: Hal;
+  private readonly db: SqliteDatabase;
+  private readonly kv: KvStore;
   readonly userData: UserDataStore;
   /** Metadata documents, derived once per initialization_id. */
   readonly metadata: SensorMetadata;
@@ -138,6 +138,11 @@ export class Sensor extends EventEmitter<SensorEvents> {
     await sensor.queue.run(() => sensor.bootUnit(sensor.configs.get('persisted')));
     sensor.telemetry.start();
     return sensor;
+  }
+
+  /** Which HAL the unit runs on (diagnostics). */
+  get halKind(): HalKind {
+    return this.hal.kind;
   }
 
   get status(): SensorStatus {

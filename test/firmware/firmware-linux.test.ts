@@ -84,7 +84,7 @@ describe('linux firmware HAL with a bootloader hook', () => {
     expect((await upload(t, buildImage(NEW_REV, payload))).statusCode).toBe(204);
     await waitFor(() => !t.sensor.firmware.status.commit_pending && t.sensor.firmware.status.fw === NEW_REV, 10_000, 'the update to commit');
     expect(readFileSync(join(bootDir, 'partition-b')).equals(payload)).toBe(true);
-    const imageFile = join(t.sensor.hal.firmware.slotDirectory, 'slot-b.img');
+    const imageFile = join(t.hal.firmware.slotDirectory, 'slot-b.img');
     expect(calls()).toEqual(['booted', `install b ${imageFile} ${buildImage(NEW_REV, Buffer.alloc(0)).length} ${payload.length} ${NEW_REV}`, 'activate b', 'booted', 'mark-good b']);
     expect(readFileSync(join(bootDir, 'primary'), 'utf8').trim()).toBe('b');
     expect(createHash('sha256').update(readFileSync(imageFile)).digest('hex')).toBe(createHash('sha256').update(buildImage(NEW_REV, payload)).digest('hex'));

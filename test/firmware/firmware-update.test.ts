@@ -62,7 +62,7 @@ async function getJson(baseUrl: string, path: string): Promise<{ status: number;
 
 /** Everything that must not change when an upload is refused. */
 function snapshot(u: Unit) {
-  const dir = u.t.sensor.hal.firmware.slotDirectory;
+  const dir = u.t.hal.firmware.slotDirectory;
   const files = Object.fromEntries(readdirSync(dir).sort().map((name) => [name, createHash('sha256').update(readFileSync(join(dir, name))).digest('hex')]));
   return { files, state: structuredClone(u.t.sensor.firmware.slotState), status: u.t.sensor.firmware.status, initId: u.t.sensor.initializationId };
 }

@@ -1,20 +1,15 @@
 /**
- * A unit for in-process tests: a fresh data directory, the sim HAL, the device core and the Fastify
- * app (un-listened; use `app.inject`). `reopen()` simulates a power cycle on the same directory.
+ * A unit for in-process tests: the composition root (src/unit.ts) on a fresh data directory with the
+ * sim HAL; the app is not listening (use `app.inject`). `reopen()` simulates a power cycle on the
+ * same directory.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { createSimHal } from '../../src/hal/sim/index.js';
 import type { Hal } from '../../src/hal/types.js';
-import { createPersistentAlertLog } from '../../src/alerts/persistent-alert-log.js';
-import { makeIdentity } from '../../src/model/identity.js';
-import { findProduct } from '../../src/model/products.js';
-import { Sensor } from '../../src/sensor/sensor.js';
-import { openDatabase } from '../../src/store/database.js';
+import type { Sensor } from '../../src/sensor/sensor.js';
+import { createUnit } from '../../src/unit.js';
 
 export interface TestSensorOptions {
   product?: string;
@@ -28,6 +23,8 @@ export interface TestSensorOptions {
 export interface TestSensor {
   app: FastifyInstance;
   sensor: Sensor;
+  /** The HAL the unit runs on (the sim HAL, or what `options.hal` made of it). */
+  hal: Hal;
   dataDir: string;
   /** Closes everything and opens a new unit on the same data directory (a power cycle). */
   reopen(): Promise<TestSensor>;
@@ -36,31 +33,23 @@ export interface TestSensor {
 
 export async function createTestSensor(options: TestSensorOptions = {}): Promise<TestSensor> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sensor-test-'));
-  const product = findProduct(options.product ?? 'OS-1-128');
-  if (!product) throw new Error(`unknown product ${options.product}`);
-  const db = openDatabase(dataDir);
-  const identity = makeIdentity(product, options.serial ?? '122201000123');
-  const log = pino({ level: 'silent' });
-  const alerts = createPersistentAlertLog(db, log);
-  const simHal = createSimHal({ product, serialNumber: identity.serialNumber, alerts, listenAddress: '127.0.0.1', dataDir });
-  const hal = options.hal ? options.hal(simHal) : simHal;
-  const sensor = await Sensor.start({ db, hal, identity, log, alerts, simulatedRebootMs: options.simulatedRebootMs ?? 50 });
-  const app = await buildApp(sensor);
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await app.close();
-    await sensor.close();
-    db.close();
-  };
-  return {
-    app,
-    sensor,
+  const unit = await createUnit({
     dataDir,
-    close,
+    product: options.product ?? 'OS-1-128',
+    serial: options.serial ?? '122201000123',
+    host: '127.0.0.1',
+    bindDataToHost: false,
+    wrapHal: options.hal,
+    simulatedRebootMs: options.simulatedRebootMs ?? 50,
+  });
+  return {
+    app: unit.app,
+    sensor: unit.sensor,
+    hal: unit.hal,
+    dataDir,
+    close: () => unit.close(),
     async reopen() {
-      await close();
+      await unit.close();
       return createTestSensor({ ...options, dataDir });
     },
   };

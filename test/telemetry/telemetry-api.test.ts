@@ -27,7 +27,7 @@ async function unit(): Promise<TestSensor> {
 }
 
 function simTelemetry(u: TestSensor): SimTelemetry {
-  const telemetry = u.sensor.hal.telemetry;
+  const telemetry = u.hal.telemetry;
   if (!(telemetry instanceof SimTelemetry)) throw new Error('the test sensor should run the simulated telemetry');
   return telemetry;
 }

@@ -150,12 +150,12 @@ describe('time resources (sim)', () => {
     for (const mode of ['TIME_FROM_INTERNAL_OSC', 'TIME_FROM_PTP_1588', 'TIME_FROM_SYNC_PULSE_IN'] as const) {
       expect((await unit.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/timestamp_mode', payload: JSON.stringify(mode), headers: { 'content-type': 'application/json' } })).statusCode).toBe(204);
       const config = unit.sensor.config('active');
-      const before = (process.hrtime.bigint() + unit.sensor.hal.time.timestampOffsetNs(config)) / 1000n;
+      const before = (process.hrtime.bigint() + unit.hal.time.timestampOffsetNs(config)) / 1000n;
       const sensorTime = await get('/api/v1/time/sensor');
-      const after = (process.hrtime.bigint() + unit.sensor.hal.time.timestampOffsetNs(config)) / 1000n;
+      const after = (process.hrtime.bigint() + unit.hal.time.timestampOffsetNs(config)) / 1000n;
       expect(sensorTime.timestamp.mode).toBe(mode);
       // The offset of the running stream (what every packet carries) is the one the route uses.
-      expect(unit.sensor.streamRun(config).timestampOffsetNs).toBe(unit.sensor.hal.time.timestampOffsetNs(config));
+      expect(unit.sensor.streamRun(config).timestampOffsetNs).toBe(unit.hal.time.timestampOffsetNs(config));
       const micros = BigInt(Math.round(sensorTime.timestamp.time * 1e6));
       expect(micros).toBeGreaterThanOrEqual(before - 1n);
       expect(micros).toBeLessThanOrEqual(after + 1n);
@@ -170,20 +170,20 @@ describe('time resources (sim)', () => {
     expect(timestamp.time_options.ptp_1588).toBeGreaterThanOrEqual(wallBefore - 1);
     expect(timestamp.time_options.ptp_1588).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
     const syncPulse = { ...unit.sensor.config('active'), timestamp_mode: 'TIME_FROM_SYNC_PULSE_IN' as const };
-    const startBefore = -unit.sensor.hal.time.timestampOffsetNs(syncPulse);
+    const startBefore = -unit.hal.time.timestampOffsetNs(syncPulse);
     const reinit = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: { lidar_mode: '512x10' } });
     expect(reinit.statusCode).toBe(204);
-    const startAfter = -unit.sensor.hal.time.timestampOffsetNs(syncPulse);
+    const startAfter = -unit.hal.time.timestampOffsetNs(syncPulse);
     expect(startAfter).toBeGreaterThan(startBefore);
     const internal = { ...syncPulse, timestamp_mode: 'TIME_FROM_INTERNAL_OSC' as const };
-    expect(-unit.sensor.hal.time.timestampOffsetNs(internal)).toBeLessThan(startAfter); // the reinit was no power-on
+    expect(-unit.hal.time.timestampOffsetNs(internal)).toBeLessThan(startAfter); // the reinit was no power-on
   });
 
   it('sensor: a restart is a power-on of the internal oscillator', async () => {
     const internal = { ...unit.sensor.config('active'), timestamp_mode: 'TIME_FROM_INTERNAL_OSC' as const };
-    const powerOnBefore = -unit.sensor.hal.time.timestampOffsetNs(internal);
+    const powerOnBefore = -unit.hal.time.timestampOffsetNs(internal);
     await unit.sensor.restart();
-    expect(-unit.sensor.hal.time.timestampOffsetNs(internal)).toBeGreaterThan(powerOnBefore);
+    expect(-unit.hal.time.timestampOffsetNs(internal)).toBeGreaterThan(powerOnBefore);
   });
 
   it('sensor: sync_pulse_in and multipurpose_io reflect the active configuration', async () => {
