@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // End-to-end tests spawn the built CLI (dist/); `npm test` builds before running vitest.
+    // End-to-end tests spawn the built CLI (dist/): built here when a source is newer than it.
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: data-plane tests measure packet rates, so don't run too many files at once.

@@ -128,12 +128,12 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
 
 /** The README's option table, generated from OPTION_SPECS (a test keeps them equal). */
 export function optionsTableMarkdown(): string {
-  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  const escapePipes = (text: string) => text.replace(/\|/g, '\\|');
   return [
     '| Option | Environment | Default | Meaning |',
     '|---|---|---|---|',
     ...OPTION_SPECS.map(
-      (o) => `| \`--${o.flag} ${escape(o.valueName)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
+      (o) => `| \`--${o.flag} ${escapePipes(o.valueName)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escapePipes(o.help)} |`,
     ),
   ].join('\n');
 }

@@ -71,7 +71,7 @@ describe('GET/PUT/DELETE /api/v1/user/data', () => {
   it('limits the value to 131072 bytes of UTF-8: exactly the limit passes, one more byte is 413', async () => {
     const atLimit = 'a'.repeat(131_072);
     expect((await put(JSON.stringify(atLimit))).statusCode).toBe(204);
-    const over = 'é'.repeat(65_536) + 'a'; // 131073 bytes, 65537 characters
+    const over = `${'é'.repeat(65_536)}a`; // 131073 bytes, 65537 characters
     const res = await put(JSON.stringify(over));
     expect(res.statusCode).toBe(413);
     expect(res.json().detail).toContain('131073');
