@@ -116,6 +116,11 @@ export class EmitterLidar implements LidarHal {
     return this.emitter.stats();
   }
 
+  /** Fault injection: the emitter worker dies as in a crash; it is restarted with the same run. */
+  simulateWorkerCrash(): Promise<void> {
+    return this.emitter.simulateCrash();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);

@@ -65,6 +65,11 @@ export class Emitter {
     return (await this.request(seq, { type: 'stats', seq })) as EmitterStats;
   }
 
+  /** Fault injection: ends the worker as a crash would (the owner hears `crashed`); resolves once it is gone. */
+  async simulateCrash(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     const worker = this.worker;

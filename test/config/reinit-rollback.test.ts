@@ -1,0 +1,68 @@
+/**
+ * A reinit whose HAL step fails (DESIGN.md, "Reinit is one operation"): the previous active
+ * configuration keeps running, the store keeps the previous persisted one, initialization_id comes
+ * back, and the client gets a problem+json error instead of a half-applied change.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StreamRun } from '../../src/hal/lidar.js';
+import type { Hal } from '../../src/hal/types.js';
+import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+
+const FAILING_MODE = '2048x10';
+
+/** The sim HAL, except that its lidar part throws on a run in FAILING_MODE; records every run it applies. */
+function failingHal(defaults: Hal, applied: (StreamRun | null)[]): Hal {
+  const apply = async (run: StreamRun | null) => {
+    applied.push(run);
+    if (run?.config.lidar_mode === FAILING_MODE) throw new Error('the lidar could not be reconfigured');
+    return defaults.lidar.apply(run);
+  };
+  const lidar = new Proxy(defaults.lidar, {
+    get: (target, key) => (key === 'apply' ? apply : (Reflect.get(target, key) as unknown)),
+  });
+  return { ...defaults, lidar };
+}
+
+let unit: TestSensor | undefined;
+afterEach(async () => {
+  await unit?.close();
+  if (unit) removeDir(unit.dataDir);
+  unit = undefined;
+});
+
+async function inject(u: TestSensor, method: 'GET' | 'POST', url: string, payload?: object) {
+  const res = await u.app.inject({ method, url, ...(payload ? { payload, headers: { 'content-type': 'application/json' } } : {}) });
+  return { status: res.statusCode, type: res.headers['content-type'], body: res.body ? JSON.parse(res.body) : undefined };
+}
+
+describe('reinit rollback', () => {
+  it('a HAL that fails to apply leaves the previous configuration active and persisted and restores the init id', async () => {
+    const applied: (StreamRun | null)[] = [];
+    unit = await createTestSensor({ hal: (defaults) => failingHal(defaults, applied) });
+    expect((await inject(unit, 'POST', '/api/v1/sensor/config', { lidar_mode: '512x10' })).status).toBe(204);
+    const before = (await inject(unit, 'GET', '/api/v1/sensor/metadata/sensor_info')).body;
+    expect(before.status).toBe('RUNNING');
+
+    const failed = await inject(unit, 'POST', '/api/v1/sensor/config', { lidar_mode: FAILING_MODE, udp_port_lidar: 7777 });
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(failed.type).toContain('application/problem+json');
+    expect(failed.body.detail).toContain('previous configuration');
+
+    const active = (await inject(unit, 'GET', '/api/v1/sensor/config')).body;
+    expect(active.lidar_mode).toBe('512x10');
+    expect(active.udp_port_lidar).not.toBe(7777);
+    const after = (await inject(unit, 'GET', '/api/v1/sensor/metadata/sensor_info')).body;
+    expect(after.initialization_id).toBe(before.initialization_id);
+    expect(after.status).toBe('RUNNING');
+    // The failed run was tried, then the previous one was brought up again with the previous init id.
+    expect(applied.at(-2)?.config.lidar_mode).toBe(FAILING_MODE);
+    expect(applied.at(-1)?.config.lidar_mode).toBe('512x10');
+    expect(applied.at(-1)?.initializationId).toBe(before.initialization_id);
+
+    // A power cycle boots what the store holds: the previous persisted configuration.
+    unit = await unit.reopen();
+    const booted = (await inject(unit, 'GET', '/api/v1/sensor/config')).body;
+    expect(booted.lidar_mode).toBe('512x10');
+    expect(booted.udp_port_lidar).not.toBe(7777);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The emitter worker dying must not silence the unit for good: the lidar HAL starts a new worker with
+ * the same run (same init id) and the stream resumes, starting over at frame 0 as a new worker does.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
+import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
+import { findProduct } from '../../src/model/products.js';
+import { resolveStreamPlan } from '../../src/model/stream-plan.js';
+import { RecordingAlerts } from './helpers/recording-alerts.js';
+import { UdpCapture, until } from './helpers/udp-capture.js';
+
+const INIT_ID = 0x31337;
+const lidar = new EmitterLidar(new RecordingAlerts());
+let rx: UdpCapture | undefined;
+
+afterAll(async () => {
+  await lidar.close();
+  await rx?.close();
+});
+
+// STANDARD header (udp-packets.md): frame_id u16 at byte 2, init_id u24 at byte 4.
+const frameIdOf = (d: Buffer) => d.readUInt16LE(2);
+const initIdOf = (d: Buffer) => d.readUIntLE(4, 3);
+
+describe('emitter worker crash', () => {
+  it('restarts the worker with the same run and the stream resumes', async () => {
+    rx = await UdpCapture.listen();
+    const capture = rx;
+    const config: SensorConfig = {
+      ...defaultConfig(),
+      udp_dest: '127.0.0.1',
+      udp_port_lidar: capture.port,
+      udp_port_imu: 0,
+      lidar_mode: '512x10',
+      udp_profile_lidar: 'RNG15_RFL8_NIR8',
+    };
+    const plan = resolveStreamPlan(findProduct('OS-1-32')!, config);
+    await lidar.apply({ initializationId: INIT_ID, config, serialNumber: 1n, plan, bindAddress: undefined, timestampOffsetNs: 0n });
+    await until(() => capture.datagrams.some((d) => frameIdOf(d.data) >= 2), 'three frames before the crash');
+
+    await lidar.simulateWorkerCrash();
+    const crashedAt = capture.count;
+    const lastFrameBefore = frameIdOf(capture.datagrams[crashedAt - 1].data);
+
+    // The new worker's run starts over at frame 0: a frame id below the last one before the crash.
+    const restarted = await until(
+      () => capture.datagrams.slice(crashedAt).findIndex((d) => frameIdOf(d.data) < lastFrameBefore) + 1,
+      'the stream to resume after the crash',
+    );
+    const resumedAt = crashedAt + restarted - 1;
+    await until(() => capture.count >= resumedAt + 2 * 32, 'two frames after the restart');
+    const after = capture.datagrams.slice(resumedAt).map((d) => d.data);
+    expect(after.every((d) => initIdOf(d) === INIT_ID)).toBe(true);
+    expect((await lidar.stats()).initId).toBe(INIT_ID);
+  });
+});
