@@ -75,4 +75,4 @@ export function nextMessage<T>(child: ChildProcess, accept: (message: unknown) =
   });
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { setTimeout as sleep } from 'node:timers/promises';

@@ -2,7 +2,7 @@
  * The unit's Ethernet interface: its facts (carrier, speed, duplex, MAC, addresses) and the two
  * settings the HTTP interface changes (static IPv4 override, speed override).
  * sim: a model of one interface (src/hal/sim/network-sim.ts). linux: the real interface through
- * systeminformation, /sys and `ip` (src/hal/linux/network-linux.ts).
+ * /sys, /proc/net/route, os.networkInterfaces and `ip` (src/hal/linux/network-linux.ts).
  */
 
 export interface NetworkFacts {

@@ -3,6 +3,7 @@
  * rules for a static override: a unicast address a host may configure on its interface.
  * Pure functions; addresses are unsigned 32-bit integers inside, dotted quads outside.
  */
+import ipaddr from 'ipaddr.js';
 
 export interface Ipv4Cidr {
   /** The address, as an unsigned 32-bit integer. */
@@ -14,15 +15,14 @@ export interface Ipv4Cidr {
 /** Prefix of a bare override address when the interface has no IPv4 address to take it from. */
 export const DEFAULT_OVERRIDE_PREFIX = 24;
 
-// Strict dotted quad: decimal octets without leading zeros (which some parsers read as octal).
-const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
-const DOTTED_QUAD = new RegExp(`^${OCTET}\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
-
-/** The address as an unsigned integer, or undefined when `text` is not a strict dotted quad. */
+/**
+ * The address as an unsigned integer, or undefined when `text` is not a strict dotted quad: four
+ * decimal octets without leading zeros (which some parsers read as octal), nothing around them.
+ */
 export function parseIpv4(text: string): number | undefined {
-  const match = DOTTED_QUAD.exec(text);
-  if (!match) return undefined;
-  return ((Number(match[1]) << 24) | (Number(match[2]) << 16) | (Number(match[3]) << 8) | Number(match[4])) >>> 0;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(text)) return undefined;
+  const [a, b, c, d] = ipaddr.IPv4.parse(text).toByteArray();
+  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 }
 
 export function formatIpv4(address: number): string {
@@ -40,10 +40,8 @@ export function prefixMask(prefix: number): number {
 
 /** The prefix length of a contiguous netmask ("255.255.255.0" → 24), or undefined. */
 export function prefixFromNetmask(mask: string): number | undefined {
-  const value = parseIpv4(mask);
-  if (value === undefined) return undefined;
-  for (let prefix = 0; prefix <= 32; prefix++) if (prefixMask(prefix) === value) return prefix;
-  return undefined;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(mask)) return undefined;
+  return ipaddr.IPv4.parse(mask).prefixLengthFromSubnetMask() ?? undefined;
 }
 
 /** "a.b.c.d/p" (p 0..32, or a dotted netmask) → address and prefix; undefined when malformed. */

@@ -9,6 +9,7 @@
  * step leaves the previous active configuration running and the store unchanged.
  */
 import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError, badRequest, invalidConfiguration, unavailable } from '../errors.js';
 import { ConfigState, type ConfigView } from '../config/config-state.js';
@@ -362,5 +363,3 @@ function requireObject(input: unknown): Record<string, unknown> {
   }
   return input as Record<string, unknown>;
 }
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

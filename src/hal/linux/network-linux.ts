@@ -1,7 +1,7 @@
 /**
  * The Ethernet interface of a real unit.
  * - Which interface: the configured one (--interface), else the one holding the listen address,
- *   else the interface of the default route (systeminformation), else the first non-loopback one.
+ *   else the interface of the default route (/proc/net/route), else the first non-loopback one.
  * - Facts: carrier, speed, duplex and MAC from /sys/class/net/<if>; addresses from the kernel
  *   (getifaddrs through os.networkInterfaces, link-local ones included); the OS host name.
  * - Static IPv4 override, with iproute2: the other global IPv4 addresses are removed first (removing
@@ -16,9 +16,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
-import si from 'systeminformation';
 import { isLinkLocal, linkLocalFromMac, parseIpv4 } from '../../network/ipv4.js';
 import type { NetworkFacts, NetworkHal, SpeedOverride } from '../network.js';
+import { readDefaultRouteInterface } from './default-route.js';
 import { runCommand } from './run-command.js';
 
 export interface LinuxNetworkOptions {
@@ -164,7 +164,7 @@ export async function resolveInterface(configured: string | undefined, listenAdd
   for (const [name, addresses] of Object.entries(interfaces)) {
     if (addresses?.some((a) => a.address === listenAddress && !a.internal)) return name;
   }
-  const byDefaultRoute = await si.networkInterfaceDefault().catch(() => '');
+  const byDefaultRoute = await readDefaultRouteInterface();
   if (byDefaultRoute && interfaces[byDefaultRoute]) return byDefaultRoute;
   // Interfaces without any address yet are only listed in sysfs.
   const all = await readdir('/sys/class/net').catch(() => [] as string[]);
