@@ -113,12 +113,12 @@ async function createHal(
   log: Logger,
 ): Promise<Hal> {
   const common = {
-    product: identity.product,
     serialNumber: identity.serialNumber,
     alerts,
     listenAddress: host,
     dataDir: options.dataDir,
     firmwareBootAttempts: options.firmwareBootAttempts,
+    log: log.child({ component: 'hal' }),
   };
   if (options.hal !== 'linux') return createSimHal(common);
   // The linux HAL (and the tools it drives) is loaded only on a real unit.
@@ -132,7 +132,6 @@ async function createHal(
     ptp4lSocket: options.ptp4lSocket,
     ptp4lConfig: options.ptp4lConfig,
     ptp4lRestartCommand: options.ptp4lRestartCommand,
-    log: log.child({ component: 'hal' }),
   });
 }
 

@@ -87,14 +87,20 @@ export class EmitterLidar implements LidarHal {
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  constructor(private readonly alerts: AlertSink) {
+  constructor(
+    private readonly alerts: AlertSink,
+    private readonly log?: { warn(context: object, message: string): void },
+  ) {
     this.emitter = new Emitter({
       alert: (runSeq, event) => {
         if (runSeq !== this.currentSeq || this.closed) return;
         if (event.action === 'raise') this.alerts.raise(event.id, event.vars);
         else this.alerts.clear(event.id, event.reason);
       },
-      crashed: () => this.restartAfterCrash(),
+      crashed: (error) => {
+        this.log?.warn({ err: error }, 'the emitter worker died; a running stream restarts with the same run');
+        this.restartAfterCrash();
+      },
     });
   }
 

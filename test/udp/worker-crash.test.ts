@@ -11,7 +11,8 @@ import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { UdpCapture, until } from './helpers/udp-capture.js';
 
 const INIT_ID = 0x31337;
-const lidar = new EmitterLidar(new RecordingAlerts());
+const warnings: string[] = [];
+const lidar = new EmitterLidar(new RecordingAlerts(), { warn: (_context, message) => warnings.push(message) });
 let rx: UdpCapture | undefined;
 
 afterAll(async () => {
@@ -53,5 +54,6 @@ describe('emitter worker crash', () => {
     const after = capture.datagrams.slice(resumedAt).map((d) => d.data);
     expect(after.every((d) => initIdOf(d) === INIT_ID)).toBe(true);
     expect((await lidar.stats()).initId).toBe(INIT_ID);
+    expect(warnings).toEqual(['the emitter worker died; a running stream restarts with the same run']);
   });
 });

@@ -20,7 +20,7 @@ export function createLinuxHal(options: LinuxHalOptions): Hal {
   const onHookError = (error: unknown) => process.emitWarning(`firmware hook: ${(error as Error).message}`);
   return assembleHal('linux', {
     // No lidar hardware driver exists yet: a real unit streams the simulated scene through the same emitter.
-    lidar: new EmitterLidar(options.alerts),
+    lidar: new EmitterLidar(options.alerts, options.log),
     telemetry: new LinuxTelemetry(),
     ...createLinuxTimeAndNetwork(options),
     power: createLinuxPower({ firmwareHook: options.firmwareHook, onHookError }),

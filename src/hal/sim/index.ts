@@ -1,10 +1,10 @@
 /**
  * The simulated unit: every HAL part modelled in-process. Each part lives in its own file.
  */
+import type { Logger } from 'pino';
 import type { AlertSink } from '../../model/alert-sink.js';
 import type { Hal } from '../types.js';
 import { assembleHal } from '../assemble.js';
-import type { ProductModel } from '../../model/products.js';
 import { EmitterLidar } from '../emitter-lidar.js';
 import { SimTelemetry } from './telemetry-sim.js';
 import { createSimFirmware } from './firmware-sim.js';
@@ -13,8 +13,8 @@ import { SimTime } from './time-sim.js';
 import { SimNetwork } from './network-sim.js';
 import { macFromSerial } from '../../network/mac.js';
 
+/** The product reaches the HAL with each run's stream plan, not here: the streams are its only user. */
 export interface SimHalOptions {
-  product: ProductModel;
   serialNumber: string;
   /** Where HAL parts report alert conditions (the device core's alert log). */
   alerts: AlertSink;
@@ -24,12 +24,13 @@ export interface SimHalOptions {
   /** Simulated firmware update: how long the first boot of a new image takes (UPDATING), and the boots it gets before a rollback. */
   firmwareUpdateMs?: number;
   firmwareBootAttempts?: number;
+  log?: Logger;
 }
 
 export function createSimHal(options: SimHalOptions): Hal {
   const mac = macFromSerial(BigInt(options.serialNumber));
   const parts = {
-    lidar: new EmitterLidar(options.alerts),
+    lidar: new EmitterLidar(options.alerts, options.log),
     network: new SimNetwork({ mac, serialNumber: options.serialNumber, listenAddress: options.listenAddress }),
     time: new SimTime(mac),
     telemetry: new SimTelemetry(),
