@@ -8,7 +8,6 @@ import type { Logger } from 'pino';
 import type { Sensor } from './sensor/sensor.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import { sensorApi } from './routes/sensor-api.js';
-import { buildValidator } from './routes/validator-compiler.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -36,8 +35,6 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
-    schemaController: { compilersFactory: { buildValidator } },
   });
   await app.register(sensorApi, { sensor, recentLog: options.recentLog });
   await app.ready();

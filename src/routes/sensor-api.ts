@@ -24,6 +24,7 @@ import { networkRoutes } from './network.js';
 import { collectRoutes, openApiRoutes } from './openapi.js';
 import { ProblemSchema } from './api-schemas.js';
 import { ConfigurationSchema } from './config-schemas.js';
+import { requestValidatorCompiler } from './validator-compiler.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,6 +66,7 @@ const ROUTE_PLUGINS = [
 const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sensor, recentLog }) => {
   app.decorate('sensor', sensor);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  app.setValidatorCompiler(requestValidatorCompiler());
   installErrorHandler(app);
   installNotFoundHandler(app);
   installJsonBodyParser(app);

@@ -1,22 +1,22 @@
 /**
- * Fastify's own Ajv validator factory, except for request parts marked `handlerValidated`: those
- * schemas document the request, and the device core validates them with its own messages.
+ * The request validator of the sensor's routes: Fastify's own Ajv compiler, with no type coercion,
+ * no defaults filled in, nothing removed and every error reported; except for request parts marked
+ * `handlerValidated`, whose schemas document the request while the device core validates them with
+ * its own messages.
  */
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isHandlerValidated } from './api-schemas.js';
 
-const acceptAll = () => true;
+const AJV_OPTIONS = { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } as const;
 
-type FastifyValidatorFactory = ReturnType<typeof AjvCompiler>;
-// @fastify/ajv-compiler declares the pool's compiler as taking a bare schema; Fastify calls it with
-// the route definition ({ schema, method, url, httpPart }), which is what FastifySchemaCompiler describes.
 type RouteCompiler = FastifySchemaCompiler<unknown>;
 
-const buildFastifyValidator = AjvCompiler();
+const acceptAll = () => true;
 
-export const buildValidator: FastifyValidatorFactory = (externalSchemas, options) => {
-  const compile = buildFastifyValidator(externalSchemas, options) as unknown as RouteCompiler;
-  const compileRoute: RouteCompiler = (route) => (isHandlerValidated(route.schema) ? acceptAll : compile(route));
-  return compileRoute as unknown as ReturnType<FastifyValidatorFactory>;
-};
+export function requestValidatorCompiler(): RouteCompiler {
+  // @fastify/ajv-compiler declares its compiler as taking a bare schema; Fastify calls it with the
+  // route definition ({ schema, method, url, httpPart }), which is what FastifySchemaCompiler describes.
+  const compile = AjvCompiler()({}, { customOptions: AJV_OPTIONS }) as unknown as RouteCompiler;
+  return (route) => (isHandlerValidated(route.schema) ? acceptAll : compile(route));
+}
