@@ -11,7 +11,12 @@ import { Json, problems } from './api-schemas.js';
 // rejects unknown parameters and repeated ones (an array instead of a string).
 const AlertsQuerySchema = Type.Object(
   {
-    cursor: Type.Optional(Type.String({ description: 'Only entries after this cursor (next_cursor of an earlier answer)', examples: ['0'] })),
+    cursor: Type.Optional(
+      Type.String({
+        description: 'Only entries after this cursor (next_cursor of an earlier answer)',
+        examples: ['0'],
+      }),
+    ),
     mode: Type.Optional(Type.String({ description: '"summary": entries without messages', examples: ['summary'] })),
   },
   { additionalProperties: false },
@@ -51,6 +56,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Json(AlertsResponseSchema, 'Active alerts and log entries'), ...problems(400) },
       },
     },
-    async (request) => renderAlerts(sensor.alerts.snapshot(), parseAlertQuery(request.query as Record<string, unknown>)),
+    async (request) =>
+      renderAlerts(sensor.alerts.snapshot(), parseAlertQuery(request.query as Record<string, unknown>)),
   );
 };

@@ -19,7 +19,8 @@ export function handlerValidated(schema: TSchema) {
 }
 
 export function isHandlerValidated(schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && (schema as Record<string, unknown>)[HANDLER_VALIDATED] === true;
+  if (typeof schema !== 'object' || schema === null) return false;
+  return (schema as Record<string, unknown>)[HANDLER_VALIDATED] === true;
 }
 
 // A plain `enum` (not a union of literals) keeps Ajv's one error that lists the allowed values.
@@ -49,8 +50,13 @@ export const ProblemSchema = Type.Object(
         type: 'urn:lidar-sensor:problem:invalid-configuration',
         title: 'Invalid configuration',
         status: 400,
-        detail: 'lidar_mode: must be one of "512x10", "1024x10", "2048x10", "512x20", "1024x20"',
-        errors: [{ pointer: '/lidar_mode', detail: 'must be one of "512x10", "1024x10", "2048x10", "512x20", "1024x20"' }],
+        detail: 'lidar_mode: must be one of "512x10", "1024x10", "2048x10", "512x20", "1024x20"; got string "999x10"',
+        errors: [
+          {
+            pointer: '/lidar_mode',
+            detail: 'must be one of "512x10", "1024x10", "2048x10", "512x20", "1024x20"; got string "999x10"',
+          },
+        ],
       },
     ],
   },

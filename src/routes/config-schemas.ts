@@ -13,14 +13,21 @@ function parameterSchema(schema: TSchema, extra: Record<string, unknown>): TSche
 const properties = Object.fromEntries(
   PARAMETERS.map((p) => [
     p.name,
-    parameterSchema(p.schema, { description: p.description, default: p.default, ...(p.readOnly ? { readOnly: true } : {}) }),
+    parameterSchema(p.schema, {
+      description: p.description,
+      default: p.default,
+      ...(p.readOnly ? { readOnly: true } : {}),
+    }),
   ]),
 );
 
 const aliasProperties = Object.fromEntries(
   DEPRECATED_ALIASES.map((a) => [
     a.name,
-    parameterSchema(a.schema, { deprecated: true, description: `Deprecated since ${a.since}: accepted on input as ${a.replacement}` }),
+    parameterSchema(a.schema, {
+      deprecated: true,
+      description: `Deprecated since ${a.since}: accepted on input as ${a.replacement}`,
+    }),
   ]),
 );
 
@@ -34,8 +41,11 @@ export const ConfigurationSchema = Type.Object(properties, {
 });
 
 /** POST body: any subset of the parameters (and deprecated names), applied atomically. */
+const optional = (schemas: Record<string, TSchema>) =>
+  Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, Type.Optional(schema)]));
+
 export const ConfigurationChangeSchema = Type.Object(
-  { ...properties, ...aliasProperties },
+  optional({ ...properties, ...aliasProperties }),
   {
     title: 'ConfigurationChange',
     description:
@@ -50,7 +60,10 @@ export const ConfigurationChangeSchema = Type.Object(
 /** One parameter's value, as `GET/PUT /api/v1/sensor/config/<name>` carry it. */
 export const ParameterValueSchema = Type.Union(
   [...new Map(PARAMETERS.map((p) => [JSON.stringify(p.schema), p.schema])).values()],
-  { description: 'The value of the named parameter: its schema is the parameter\'s property in Configuration', examples: ['1024x10'] },
+  {
+    description: 'The value of the named parameter: its schema is the parameter\'s property in Configuration',
+    examples: ['1024x10'],
+  },
 );
 
 /** Parameter names, for the `name` path parameter. */

@@ -54,7 +54,8 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Configuration, ...problems(400) },
       },
     },
-    async (request, reply) => sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active')),
+    async (request, reply) =>
+      sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active')),
   );
 
   app.post(
@@ -66,7 +67,10 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         querystring: writeQuery,
         body: handlerValidated(ConfigurationChangeSchema),
-        response: { 204: Json(NoContent, 'Changed (and applied and persisted as the flags say)'), ...problems(400, 409) },
+        response: {
+          204: Json(NoContent, 'Changed (and applied and persisted as the flags say)'),
+          ...problems(400, 409),
+        },
       },
     },
     async (request, reply) => {

@@ -15,7 +15,8 @@ const DumpSchema = Type.Unsafe({
 export const diagnosticsRoutes: FastifyPluginAsyncTypebox<{ recentLog?: RecentLog }> = async (app, { recentLog }) => {
   const sensor = app.sensor;
   const schema = { operationId: 'getDiagnosticsDump', summary: 'Download a diagnostics archive', tags: ['system'] };
-  app.get('/api/v1/diagnostics/dump', { schema: { ...schema, response: { 200: DumpSchema, ...problems() } } }, async (_request, reply) => {
+  const route = { schema: { ...schema, response: { 200: DumpSchema, ...problems() } } };
+  app.get('/api/v1/diagnostics/dump', route, async (_request, reply) => {
     const dump = createSensorDump(sensor, { recentLog });
     return reply
       .header('content-type', 'application/octet-stream')

@@ -29,7 +29,8 @@ const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadat
 ];
 
 /** `lidar_data_format` → `getMetadataLidarDataFormat` */
-const operationId = (section: string) => `getMetadata${section.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())}`;
+const operationId = (section: string) =>
+  `getMetadata${section.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())}`;
 
 export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const metadata = app.sensor.metadata;

@@ -4,7 +4,7 @@
  * sub-second delay after the response is written (afterResponse → NetworkService.scheduleReset).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { sendJsonText } from './cached-json.js';
 import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './after-response.js';
@@ -31,7 +31,10 @@ const OverrideInputSchema = Type.String({
   description: 'A unicast IPv4 address, with or without prefix (then the current prefix, else /24)',
   examples: ['192.0.2.100/24'],
 });
-const OverrideAnswerSchema = Type.String({ description: 'The CIDR that will be applied', examples: ['192.0.2.100/24'] });
+const OverrideAnswerSchema = Type.String({
+  description: 'The CIDR that will be applied',
+  examples: ['192.0.2.100/24'],
+});
 const SpeedSchema = Type.Literal(100, { description: 'Link speed forced to 100 Mbps', examples: [100] });
 const SpeedOverrideSchema = Type.Union([SpeedSchema, Type.Null()], { description: '100, or null when negotiated' });
 const RESET = 'Done; the interface is reset a sub-second delay after this answer';
@@ -40,21 +43,27 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const network = app.sensor.network;
   const json = (value: unknown) => JSON.stringify(value);
   const document = (operationId: string, summary: string) => ({ operationId, summary, tags: ['network'] });
+  const ok = (schema: TSchema, description: string) => ({ 200: Json(schema, description), ...problems() });
 
   app.get(
     NETWORK,
-    { schema: { ...document('getNetwork', 'The network interface'), response: { 200: Json(NetworkSchema, 'Interface state'), ...problems() } } },
+    { schema: { ...document('getNetwork', 'The network interface'), response: ok(NetworkSchema, 'Interface state') } },
     async () => network.network(),
   );
   app.get(
     `${NETWORK}/ipv4`,
-    { schema: { ...document('getIpv4', 'IPv4 addresses'), response: { 200: Json(Ipv4Schema, 'IPv4 state'), ...problems() } } },
+    { schema: { ...document('getIpv4', 'IPv4 addresses'), response: ok(Ipv4Schema, 'IPv4 state') } },
     async () => network.ipv4(),
   );
 
   app.get(
     `${NETWORK}/ipv4/override`,
-    { schema: { ...document('getIpv4Override', 'The static IPv4 override'), response: { 200: OverrideSchema, ...problems() } } },
+    {
+      schema: {
+        ...document('getIpv4Override', 'The static IPv4 override'),
+        response: ok(OverrideSchema, 'The override'),
+      },
+    },
     async (_request, reply) => sendJsonText(reply, json(network.override())),
   );
   app.put(
@@ -74,7 +83,12 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.delete(
     `${NETWORK}/ipv4/override`,
-    { schema: { ...document('deleteIpv4Override', 'Back to dynamic IPv4'), response: { 204: Json(NoContent, RESET), ...problems() } } },
+    {
+      schema: {
+        ...document('deleteIpv4Override', 'Back to dynamic IPv4'),
+        response: { 204: Json(NoContent, RESET), ...problems() },
+      },
+    },
     async (_request, reply) => {
       network.deleteOverride();
       afterResponse(reply, () => network.scheduleReset());

@@ -31,7 +31,8 @@ function toDocumentSchema(schema: unknown): unknown {
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$id') continue;
-    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) out.$ref = `#/components/schemas/${value}`;
+    const sharedRef = key === '$ref' && typeof value === 'string' && !value.startsWith('#');
+    if (sharedRef) out.$ref = `#/components/schemas/${value}`;
     else out[key] = key === 'examples' || key === 'default' || key === 'const' ? value : toDocumentSchema(value);
   }
   return out;
@@ -65,7 +66,9 @@ function mediaType(schema: Json): Json {
   delete documented[HANDLER_VALIDATED];
   return {
     schema: documented,
-    ...(examples?.length ? { examples: Object.fromEntries(examples.map((value, i) => [`example${i + 1}`, { value }])) } : {}),
+    ...(examples?.length
+      ? { examples: Object.fromEntries(examples.map((value, i) => [`example${i + 1}`, { value }])) }
+      : {}),
   };
 }
 
@@ -129,7 +132,11 @@ export interface DocumentInfo {
   tags: { name: string; description: string }[];
 }
 
-export function buildOpenApiDocument(info: DocumentInfo, routes: readonly DocumentedRoute[], shared: readonly TSchema[]): Json {
+export function buildOpenApiDocument(
+  info: DocumentInfo,
+  routes: readonly DocumentedRoute[],
+  shared: readonly TSchema[],
+): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = openApiPath(route.url);

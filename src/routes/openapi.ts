@@ -42,10 +42,12 @@ const OpenApiDocumentSchema = Type.Object(
   { description: 'This document (OpenAPI 3.1)', additionalProperties: true },
 );
 
-export const openApiRoutes: FastifyPluginAsyncTypebox<{ routes: readonly DocumentedRoute[]; shared: readonly TSchema[] }> = async (
-  app,
-  { routes, shared },
-) => {
+export interface OpenApiRoutesOptions {
+  routes: readonly DocumentedRoute[];
+  shared: readonly TSchema[];
+}
+
+export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = async (app, { routes, shared }) => {
   let texts: { json: string; yaml: string } | undefined;
   const documentTexts = () => {
     if (!texts) {
@@ -67,7 +69,13 @@ export const openApiRoutes: FastifyPluginAsyncTypebox<{ routes: readonly Documen
         ...common,
         operationId: 'getOpenApiYaml',
         summary: 'This API description as YAML',
-        response: { 200: { description: 'This document (OpenAPI 3.1)', content: { 'application/yaml': { schema: Type.String() } } }, ...problems() },
+        response: {
+          200: {
+            description: 'This document (OpenAPI 3.1)',
+            content: { 'application/yaml': { schema: Type.String() } },
+          },
+          ...problems(),
+        },
       },
     },
     async (_request, reply) => reply.type('application/yaml').send(documentTexts().yaml),

@@ -13,7 +13,9 @@ export const TelemetrySchema = Type.Object({
   input_voltage_mv: Type.Optional(Type.Integer()),
   internal_temperature_deg_c: Type.Optional(Type.Integer()),
   phase_lock_status: Type.Optional(Type.String({ enum: [...PHASE_LOCK_STATUSES] })),
-  timestamp_ns: Type.Optional(Type.Unsafe<bigint>(Type.Integer({ minimum: 0, description: 'sensor clock at collection, ns' }))),
+  timestamp_ns: Type.Optional(
+    Type.Unsafe<bigint>(Type.Integer({ minimum: 0, description: 'sensor clock at collection, ns' })),
+  ),
 });
 
 export const telemetryRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -25,7 +27,10 @@ export const telemetryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getTelemetry',
         summary: 'A fresh telemetry sample',
         tags: ['status'],
-        response: { 200: Json(TelemetrySchema, 'Measured quantities; those the unit cannot measure are absent'), ...problems() },
+        response: {
+          200: Json(TelemetrySchema, 'Measured quantities; those the unit cannot measure are absent'),
+          ...problems(),
+        },
       },
     },
     async () => sensor.telemetry.read(),

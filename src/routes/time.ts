@@ -1,6 +1,6 @@
 /** The time resources: `GET /api/v1/time`, its three members, and `GET/PUT /api/v1/time/ptp/profile`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema, TrackingSchema } from './time-schemas.js';
 import { cachedSerializer, schemaSerializer } from './schema-serializer.js';
 import type { PtpTime, SensorTime, SystemTime } from '../sensor/time-service.js';
@@ -19,6 +19,7 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const time = app.sensor.time;
   const tags = ['time'];
   const document = (operationId: string, summary: string) => ({ operationId, summary, tags });
+  const ok = (schema: TSchema, description: string) => ({ 200: Json(schema, description), ...problems() });
   // Pollers hit GET /time often: the PTP data sets and the tracking report change about once a second
   // at most and stay the same objects meanwhile, so their JSON is made once per object; only the
   // clocks and the sensor section are serialized per request. The schema still documents the response.
@@ -27,7 +28,9 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensorText = schemaSerializer<SensorTime>(SensorTimeSchema);
   app.get(
     '/api/v1/time',
-    { schema: { ...document('getTime', 'All clocks: PTP, sensor and system'), response: { 200: Json(TimeSchema, 'Time state'), ...problems() } } },
+    {
+      schema: { ...document('getTime', 'All clocks: PTP, sensor and system'), response: ok(TimeSchema, 'Time state') },
+    },
     async (_request, reply) => {
       const [ptp, system] = await Promise.all([time.ptp(), time.system()]);
       const systemText = `{"monotonic":${JSON.stringify(system.monotonic)},"realtime":${JSON.stringify(system.realtime)},"tracking":${trackingText(system.tracking)}}`;
@@ -36,23 +39,33 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/api/v1/time/sensor',
-    { schema: { ...document('getTimeSensor', 'The sensor\'s timestamp clock and timing inputs'), response: { 200: Json(SensorTimeSchema, 'Sensor time'), ...problems() } } },
+    {
+      schema: {
+        ...document('getTimeSensor', 'The sensor\'s timestamp clock and timing inputs'),
+        response: ok(SensorTimeSchema, 'Sensor time'),
+      },
+    },
     async () => time.sensor(),
   );
   app.get(
     '/api/v1/time/system',
-    { schema: { ...document('getTimeSystem', 'The system clocks and NTP tracking'), response: { 200: Json(SystemTimeSchema, 'System time'), ...problems() } } },
+    {
+      schema: {
+        ...document('getTimeSystem', 'The system clocks and NTP tracking'),
+        response: ok(SystemTimeSchema, 'System time'),
+      },
+    },
     async () => time.system(),
   );
   app.get(
     '/api/v1/time/ptp',
-    { schema: { ...document('getTimePtp', 'The PTP daemon\'s data sets'), response: { 200: Json(PtpSchema, 'PTP state'), ...problems() } } },
+    { schema: { ...document('getTimePtp', 'The PTP daemon\'s data sets'), response: ok(PtpSchema, 'PTP state') } },
     async () => time.ptp(),
   );
 
   app.get(
     '/api/v1/time/ptp/profile',
-    { schema: { ...document('getPtpProfile', 'The PTP profile'), response: { 200: Json(PtpProfileSchema, 'The profile'), ...problems() } } },
+    { schema: { ...document('getPtpProfile', 'The PTP profile'), response: ok(PtpProfileSchema, 'The profile') } },
     async (_request, reply) => reply.type('application/json').send(JSON.stringify(time.profile())),
   );
   app.put(

@@ -50,7 +50,10 @@ export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The user data field',
         tags,
         querystring: getQuery,
-        response: { 200: Json(UserDataAnswer, 'The value, or {value, policy} with include_metadata'), ...problems(400) },
+        response: {
+          200: Json(UserDataAnswer, 'The value, or {value, policy} with include_metadata'),
+          ...problems(400),
+        },
       },
     },
     async (request, reply) => {

@@ -10,7 +10,9 @@ import { buildApp } from '../../src/app.js';
 import { sensorApi } from '../../src/routes/sensor-api.js';
 import { PARAMETERS, defaultConfig } from '../../src/config/registry.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
-import { fetchDocument, METHODS, type OpenApiDocument } from './openapi-fixture.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { isValidUdpDestination } from '../../src/config/config-validation.js';
+import { fetchDocument, METHODS, type Json, type OpenApiDocument } from './openapi-fixture.js';
 
 let unit: TestSensor;
 let document: OpenApiDocument;
@@ -60,6 +62,33 @@ describe('GET /api/v1/openapi.json and .yaml', () => {
     expect(properties.columns_per_packet.readOnly).toBe(true);
     for (const p of PARAMETERS) expect(properties[p.name].description).toBe(p.description);
     expect(examples).toEqual([defaultConfig()]);
+  });
+});
+
+/** Every `{ schema, examples }` media type, schema with `examples` and parameter with `example`, with its location. */
+function documentedExamples(node: unknown, at: string, found: { at: string; schema: Json; value: unknown }[] = []) {
+  if (typeof node !== 'object' || node === null) return found;
+  const record = node as Json;
+  const schema = record.schema as Json | undefined;
+  if (schema && record.examples) for (const [name, e] of Object.entries(record.examples as Json)) found.push({ at: `${at}/${name}`, schema, value: (e as Json).value });
+  if (schema && 'example' in record) found.push({ at, schema, value: record.example });
+  if (Array.isArray(record.examples) && !schema) for (const value of record.examples) found.push({ at, schema: record, value });
+  for (const [key, child] of Object.entries(record)) if (key !== 'examples') documentedExamples(child, `${at}/${key}`, found);
+  return found;
+}
+
+describe('the document\'s examples', () => {
+  it('are valid against the schemas they illustrate', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addFormat('udp-destination', { type: 'string', validate: isValidUdpDestination });
+    ajv.addSchema({ components: document.components }, 'openapi');
+    const examples = documentedExamples(document.paths, '#/paths').concat(documentedExamples(document.components, '#/components'));
+    expect(examples.length).toBeGreaterThan(15);
+    for (const { at, schema, value } of examples) {
+      // Refs in the document point at #/components; resolve them in the registered copy.
+      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')));
+      expect(validate(value) ? [] : validate.errors, at).toEqual([]);
+    }
   });
 });
 
