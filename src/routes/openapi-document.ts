@@ -16,8 +16,12 @@ export interface DocumentedRoute {
   schema: Json;
 }
 
-/** Routes Fastify adds by itself (HEAD for each GET) are not operations of their own. */
+/**
+ * The operations of a route. Routes Fastify adds by itself (HEAD for each GET) are not operations
+ * of their own, and routes marked `hide` (pages and assets outside the API) are left out.
+ */
 export function documentedRoute(route: RouteOptions): DocumentedRoute[] {
+  if (route.schema?.hide) return [];
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   return methods
     .filter((m) => m !== 'HEAD')

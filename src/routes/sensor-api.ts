@@ -38,6 +38,8 @@ declare module 'fastify' {
     description?: string;
     tags?: readonly string[];
     deprecated?: boolean;
+    /** Left out of the OpenAPI document: only for routes outside /api (pages, static assets). */
+    hide?: boolean;
   }
 }
 

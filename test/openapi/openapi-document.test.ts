@@ -97,12 +97,16 @@ describe('routes and document agree', () => {
     // The same plugin on a bare server, with a route list of the test's own.
     const registered: string[] = [];
     const bare = Fastify();
+    const hidden: string[] = [];
     bare.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) registered.push(`${method.toLowerCase()} ${route.url}`);
+      if (route.schema?.hide) hidden.push(route.url);
+      else for (const method of [route.method].flat()) registered.push(`${method.toLowerCase()} ${route.url}`);
     });
     await bare.register(sensorApi, { sensor: unit.sensor });
     await bare.ready();
     await bare.close();
+    // Only pages and assets may stay out of the document: the whole API is in it.
+    expect(hidden.filter((url) => url.startsWith('/api/'))).toEqual([]);
 
     const documented = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method} ${path.replace(/\{([^}]+)\}/g, ':$1')}`),
