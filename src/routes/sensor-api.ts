@@ -25,6 +25,7 @@ import { collectRoutes, openApiRoutes } from './openapi.js';
 import { ProblemSchema } from './api-schemas.js';
 import { ConfigurationSchema } from './config-schemas.js';
 import { requestValidatorCompiler } from './validator-compiler.js';
+import { lazySerializerCompiler } from './serializer-compiler.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -69,6 +70,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   app.decorate('sensor', sensor);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.setValidatorCompiler(requestValidatorCompiler());
+  app.setSerializerCompiler(lazySerializerCompiler(SHARED_SCHEMAS));
   installErrorHandler(app);
   installNotFoundHandler(app);
   installJsonBodyParser(app);
