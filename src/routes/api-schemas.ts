@@ -65,7 +65,7 @@ export const ProblemSchema = Type.Object(
 const PROBLEM_MEANING: Record<number, string> = {
   400: 'The request is refused; nothing changed',
   404: 'No such resource',
-  409: 'The request conflicts with the unit\'s state or model',
+  409: "The request conflicts with the unit's state or model",
   413: 'The request body is too large',
   415: 'The request body has the wrong Content-Type',
   503: 'The unit is (re)initializing or restarting; retry after Retry-After seconds',
@@ -86,5 +86,9 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
 // Typed `undefined` so handlers answer with `send()`, as before (no body at all).
 export const NoContent = Type.Unsafe<undefined>({ type: 'null', description: 'Done; no body' });
 
-/** A JSON response documented with a description (the schema still describes the body). */
-export const Json = <T extends TSchema>(schema: T, description: string): T => ({ ...schema, description });
+/** A JSON response documented with a description and, optionally, an example answer. */
+export const Json = <T extends TSchema>(schema: T, description: string, example?: unknown): T => ({
+  ...schema,
+  description,
+  ...(example === undefined ? {} : { examples: [example] }),
+});

@@ -44,24 +44,21 @@ export const ConfigurationSchema = Type.Object(properties, {
 const optional = (schemas: Record<string, TSchema>) =>
   Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, Type.Optional(schema)]));
 
-export const ConfigurationChangeSchema = Type.Object(
-  optional({ ...properties, ...aliasProperties }),
-  {
-    title: 'ConfigurationChange',
-    description:
-      'Any subset of the parameters, applied all together or not at all; every invalid field is reported ' +
-      'in the problem\'s `errors`. `udp_dest` may be "@auto" (the caller\'s address).',
-    additionalProperties: false,
-    minProperties: 1,
-    examples: [{ lidar_mode: '2048x10', udp_port_lidar: 7502 }],
-  },
-);
+export const ConfigurationChangeSchema = Type.Object(optional({ ...properties, ...aliasProperties }), {
+  title: 'ConfigurationChange',
+  description:
+    'Any subset of the parameters, applied all together or not at all; every invalid field is reported ' +
+    'in the problem\'s `errors`. `udp_dest` may be "@auto" (the caller\'s address).',
+  additionalProperties: false,
+  minProperties: 1,
+  examples: [{ lidar_mode: '2048x10', udp_port_lidar: 7502 }],
+});
 
 /** One parameter's value, as `GET/PUT /api/v1/sensor/config/<name>` carry it. */
 export const ParameterValueSchema = Type.Union(
   [...new Map(PARAMETERS.map((p) => [JSON.stringify(p.schema), p.schema])).values()],
   {
-    description: 'The value of the named parameter: its schema is the parameter\'s property in Configuration',
+    description: "The value of the named parameter: its schema is the parameter's property in Configuration",
     examples: ['1024x10'],
   },
 );

@@ -37,22 +37,45 @@ const OverrideAnswerSchema = Type.String({
 });
 const SpeedSchema = Type.Literal(100, { description: 'Link speed forced to 100 Mbps', examples: [100] });
 const SpeedOverrideSchema = Type.Union([SpeedSchema, Type.Null()], { description: '100, or null when negotiated' });
+const NETWORK_EXAMPLE = {
+  carrier: true,
+  duplex: 'full',
+  ethaddr: '02:1c:73:bf:48:bb',
+  hostname: 'os-122201000123',
+  ipv4: { addr: '192.0.2.10/24', link_local: '169.254.103.7/16', override: null },
+  ipv6: { link_local: 'fe80::1c:73ff:febf:48bb/64' },
+  speed: 1000,
+  speed_override: null,
+};
 const RESET = 'Done; the interface is reset a sub-second delay after this answer';
 
 export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const network = app.sensor.network;
   const json = (value: unknown) => JSON.stringify(value);
   const document = (operationId: string, summary: string) => ({ operationId, summary, tags: ['network'] });
-  const ok = (schema: TSchema, description: string) => ({ 200: Json(schema, description), ...problems() });
+  const ok = (schema: TSchema, description: string, example?: unknown) => ({
+    200: Json(schema, description, example),
+    ...problems(),
+  });
 
   app.get(
     NETWORK,
-    { schema: { ...document('getNetwork', 'The network interface'), response: ok(NetworkSchema, 'Interface state') } },
+    {
+      schema: {
+        ...document('getNetwork', 'The network interface'),
+        response: ok(NetworkSchema, 'Interface state', NETWORK_EXAMPLE),
+      },
+    },
     async () => network.network(),
   );
   app.get(
     `${NETWORK}/ipv4`,
-    { schema: { ...document('getIpv4', 'IPv4 addresses'), response: ok(Ipv4Schema, 'IPv4 state') } },
+    {
+      schema: {
+        ...document('getIpv4', 'IPv4 addresses'),
+        response: ok(Ipv4Schema, 'IPv4 state', NETWORK_EXAMPLE.ipv4),
+      },
+    },
     async () => network.ipv4(),
   );
 

@@ -16,7 +16,7 @@ const DOCUMENT_INFO: DocumentInfo = {
   description:
     'Management interface of the lidar sensor (and of its simulator): configuration, metadata, alerts, telemetry, ' +
     'time, network, firmware and diagnostics. Errors are RFC 9457 problem+json bodies (components/schemas/Problem). ' +
-    'Generated from the server\'s own route schemas.',
+    "Generated from the server's own route schemas.",
   tags: [
     { name: 'config', description: 'Sensor configuration (parameters from the parameter registry)' },
     { name: 'legacy', description: 'GET-only commands of older clients (SDK 0.15 and earlier)' },

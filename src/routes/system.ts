@@ -18,9 +18,13 @@ const OCTET_STREAM = 'application/octet-stream';
 const FirmwareStatusSchema = Type.Object(
   {
     commit_pending: Type.Boolean({ description: 'The running image is on trial until the next successful start' }),
-    fw: Type.String({ description: 'Version of the running image', examples: ['v3.1.0'] }),
+    fw: Type.String({ description: 'image_rev of the running image' }),
   },
-  { additionalProperties: false, description: 'The running firmware' },
+  {
+    additionalProperties: false,
+    description: 'The running firmware',
+    examples: [{ commit_pending: false, fw: 'ousteros-image-prod-bootes-v3.1.0+20240426041747' }],
+  },
 );
 const FirmwareImageSchema = handlerValidated(
   Type.Unsafe({

@@ -28,7 +28,13 @@ export const telemetryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'A fresh telemetry sample',
         tags: ['status'],
         response: {
-          200: Json(TelemetrySchema, 'Measured quantities; those the unit cannot measure are absent'),
+          200: Json(TelemetrySchema, 'Measured quantities; those the unit cannot measure are absent', {
+            input_current_ma: 662,
+            input_voltage_mv: 23679,
+            internal_temperature_deg_c: 25,
+            phase_lock_status: 'DISABLED',
+            timestamp_ns: 692333366,
+          }),
           ...problems(),
         },
       },

@@ -34,10 +34,10 @@ const UserDataValue = Type.String({
   description: `Text of up to ${USER_DATA_MAX_BYTES} bytes of UTF-8, no control characters but tab, LF and CR`,
   examples: ['rack 4, north wall'],
 });
-const UserDataAnswer = Type.Union([
-  UserDataValue,
-  Type.Object({ value: Type.String(), policy: Type.String({ enum: [...USER_DATA_POLICIES] }) }),
-]);
+const UserDataAnswer = Type.Union(
+  [UserDataValue, Type.Object({ value: Type.String(), policy: Type.String({ enum: [...USER_DATA_POLICIES] }) })],
+  { examples: ['rack 4, north wall', { value: 'rack 4, north wall', policy: 'keep_on_config_delete' }] },
+);
 
 export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;

@@ -18,7 +18,8 @@ const PRODUCT = 'OS-1-128-T1';
 const RESTARTING = new Set(['resetConfig', 'restart', 'legacyReboot', 'uploadFirmware']);
 /** A binary body has no example in the document; the test makes a real image. */
 const BINARY_BODIES: Record<string, () => Buffer> = {
-  'application/octet-stream': () => buildImage('ousteros-image-prod-bootes-v3.2.0+20250101120000', generatedPayload('contract', 4096)),
+  'application/octet-stream': () =>
+    buildImage('ousteros-image-prod-bootes-v3.2.0+20250101120000', generatedPayload('contract', 4096)),
 };
 
 let unit: TestSensor;
@@ -43,7 +44,9 @@ function operations(): Call[] {
     Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
   );
   // The restarting ones last, so the others run on an unchanged unit.
-  return calls.sort((a, b) => Number(RESTARTING.has(a.operation.operationId)) - Number(RESTARTING.has(b.operation.operationId)));
+  return calls.sort(
+    (a, b) => Number(RESTARTING.has(a.operation.operationId)) - Number(RESTARTING.has(b.operation.operationId)),
+  );
 }
 
 /** The documented request(s) of an operation: one per request body example, or one without a body. */
@@ -52,10 +55,14 @@ function requests(call: Call): InjectOptions[] {
   const query: Record<string, string> = {};
   for (const parameter of call.operation.parameters ?? []) {
     if (parameter.example === undefined) {
-      expect(parameter.required, `${call.operation.operationId}: required parameter ${parameter.name} has no example`).toBe(false);
+      expect(
+        parameter.required,
+        `${call.operation.operationId}: required parameter ${parameter.name} has no example`,
+      ).toBe(false);
       continue;
     }
-    if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(parameter.example)));
+    if (parameter.in === 'path')
+      url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(parameter.example)));
     else query[parameter.name] = String(parameter.example);
   }
   const base: InjectOptions = { method: call.method.toUpperCase() as 'GET', url, query };
@@ -70,7 +77,11 @@ function requests(call: Call): InjectOptions[] {
 }
 
 async function whenReachable(): Promise<void> {
-  await waitFor(async () => (await unit.app.inject({ url: '/api/v1/system/firmware' })).statusCode === 200, 10_000, 'the unit answering');
+  await waitFor(
+    async () => (await unit.app.inject({ url: '/api/v1/system/firmware' })).statusCode === 200,
+    10_000,
+    'the unit answering',
+  );
 }
 
 /** Checks an answer against the operation's documented responses; returns its status. */
@@ -112,13 +123,20 @@ describe('every documented operation, replayed from its examples', () => {
 
   it('answers an unknown query parameter with a documented 400 problem', async () => {
     await whenReachable();
-    const withQuery = operations().filter((c) => c.operation.parameters?.some((p) => p.in === 'query') && !RESTARTING.has(c.operation.operationId));
+    const withQuery = operations().filter(
+      (c) => c.operation.parameters?.some((p) => p.in === 'query') && !RESTARTING.has(c.operation.operationId),
+    );
     expect(withQuery.length).toBeGreaterThan(5);
     for (const call of withQuery) {
       const [request] = requests(call);
-      const response = await unit.app.inject({ ...request, query: { ...(request.query as object), no_such_parameter: '1' } });
+      const response = await unit.app.inject({
+        ...request,
+        query: { ...(request.query as object), no_such_parameter: '1' },
+      });
       expect(expectDocumented(call, response)).toBe(400);
-      expect(response.json<{ errors: { pointer: string }[] }>().errors).toContainEqual(expect.objectContaining({ pointer: '/query/no_such_parameter' }));
+      expect(response.json<{ errors: { pointer: string }[] }>().errors).toContainEqual(
+        expect.objectContaining({ pointer: '/query/no_such_parameter' }),
+      );
     }
   });
 
@@ -131,6 +149,11 @@ describe('every documented operation, replayed from its examples', () => {
       payload: JSON.stringify({ lidar_mode: '999x10', udp_port_lidar: 70000 }),
     });
     expect(expectDocumented(call, response)).toBe(400);
-    expect(response.json<{ errors: { pointer: string }[] }>().errors.map((e) => e.pointer).sort()).toEqual(['/lidar_mode', '/udp_port_lidar']);
+    expect(
+      response
+        .json<{ errors: { pointer: string }[] }>()
+        .errors.map((e) => e.pointer)
+        .sort(),
+    ).toEqual(['/lidar_mode', '/udp_port_lidar']);
   });
 });

@@ -54,7 +54,10 @@ describe('GET /api/v1/openapi.json and .yaml', () => {
   });
 
   it('describes the configuration object from the parameter registry', () => {
-    const configuration = document.components.schemas as Record<string, { properties: Record<string, Record<string, unknown>>; examples: unknown[] }>;
+    const configuration = document.components.schemas as Record<
+      string,
+      { properties: Record<string, Record<string, unknown>>; examples: unknown[] }
+    >;
     const { properties, examples } = configuration.Configuration;
     expect(Object.keys(properties)).toEqual(PARAMETERS.map((p) => p.name));
     expect(properties.lidar_mode.enum).toEqual(['512x10', '1024x10', '2048x10', '512x20', '1024x20']);
@@ -70,23 +73,31 @@ function documentedExamples(node: unknown, at: string, found: { at: string; sche
   if (typeof node !== 'object' || node === null) return found;
   const record = node as Json;
   const schema = record.schema as Json | undefined;
-  if (schema && record.examples) for (const [name, e] of Object.entries(record.examples as Json)) found.push({ at: `${at}/${name}`, schema, value: (e as Json).value });
+  if (schema && record.examples)
+    for (const [name, e] of Object.entries(record.examples as Json))
+      found.push({ at: `${at}/${name}`, schema, value: (e as Json).value });
   if (schema && 'example' in record) found.push({ at, schema, value: record.example });
-  if (Array.isArray(record.examples) && !schema) for (const value of record.examples) found.push({ at, schema: record, value });
-  for (const [key, child] of Object.entries(record)) if (key !== 'examples') documentedExamples(child, `${at}/${key}`, found);
+  if (Array.isArray(record.examples) && !schema)
+    for (const value of record.examples) found.push({ at, schema: record, value });
+  for (const [key, child] of Object.entries(record))
+    if (key !== 'examples') documentedExamples(child, `${at}/${key}`, found);
   return found;
 }
 
-describe('the document\'s examples', () => {
+describe("the document's examples", () => {
   it('are valid against the schemas they illustrate', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addFormat('udp-destination', { type: 'string', validate: isValidUdpDestination });
     ajv.addSchema({ components: document.components }, 'openapi');
-    const examples = documentedExamples(document.paths, '#/paths').concat(documentedExamples(document.components, '#/components'));
+    const examples = documentedExamples(document.paths, '#/paths').concat(
+      documentedExamples(document.components, '#/components'),
+    );
     expect(examples.length).toBeGreaterThan(15);
     for (const { at, schema, value } of examples) {
       // Refs in the document point at #/components; resolve them in the registered copy.
-      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')));
+      const validate = ajv.compile(
+        JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')),
+      );
       expect(validate(value) ? [] : validate.errors, at).toEqual([]);
     }
   });
@@ -113,7 +124,8 @@ describe('routes and document agree', () => {
     );
     // Fastify adds a HEAD route for each GET; HEAD is GET without the body, so it is not an operation of its own.
     const withoutHead = registered.filter((r) => !r.startsWith('head '));
-    for (const head of registered.filter((r) => r.startsWith('head '))) expect(withoutHead).toContain(head.replace(/^head/, 'get'));
+    for (const head of registered.filter((r) => r.startsWith('head ')))
+      expect(withoutHead).toContain(head.replace(/^head/, 'get'));
     expect([...documented].sort()).toEqual([...withoutHead].sort());
     expect(documented.length).toBeGreaterThanOrEqual(44);
 

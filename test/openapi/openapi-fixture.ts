@@ -31,5 +31,7 @@ export function responseValidators(document: OpenApiDocument) {
   ajv.addSchema(document, 'openapi');
   const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
   return (path: string, method: string, status: string, contentType: string) =>
-    ajv.compile({ $ref: `openapi#/${pointer('paths', path, method, 'responses', status, 'content', contentType, 'schema')}` });
+    ajv.compile({
+      $ref: `openapi#/${pointer('paths', path, method, 'responses', status, 'content', contentType, 'schema')}`,
+    });
 }
