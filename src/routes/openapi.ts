@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { stringify } from 'yaml';
 import { buildOpenApiDocument, documentedRoute, type DocumentedRoute, type DocumentInfo } from './openapi-document.js';
 import { problems } from './api-schemas.js';
 import { sendJsonText } from './cached-json.js';
@@ -48,19 +47,24 @@ export interface OpenApiRoutesOptions {
 }
 
 export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = async (app, { routes, shared }) => {
-  let texts: { json: string; yaml: string } | undefined;
-  const documentTexts = () => {
-    if (!texts) {
-      const document = buildOpenApiDocument(DOCUMENT_INFO, routes, shared);
-      texts = { json: JSON.stringify(document), yaml: stringify(document, { aliasDuplicateObjects: false }) };
+  let document: Record<string, unknown> | undefined;
+  let yamlText: string | undefined;
+  let jsonText: string | undefined;
+  const built = () => (document ??= buildOpenApiDocument(DOCUMENT_INFO, routes, shared));
+  const json = () => (jsonText ??= JSON.stringify(built()));
+  // The YAML library is loaded only when someone asks for YAML, not at every start of the unit.
+  const yaml = async () => {
+    if (yamlText === undefined) {
+      const { stringify } = await import('yaml');
+      yamlText = stringify(built(), { aliasDuplicateObjects: false });
     }
-    return texts;
+    return yamlText;
   };
   const common = { tags: ['system'], response: { 200: OpenApiDocumentSchema, ...problems() } };
   app.get(
     '/api/v1/openapi.json',
     { schema: { ...common, operationId: 'getOpenApiJson', summary: 'This API description as JSON' } },
-    async (_request, reply) => sendJsonText(reply, documentTexts().json),
+    async (_request, reply) => sendJsonText(reply, json()),
   );
   app.get(
     '/api/v1/openapi.yaml',
@@ -78,6 +82,6 @@ export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = as
         },
       },
     },
-    async (_request, reply) => reply.type('application/yaml').send(documentTexts().yaml),
+    async (_request, reply) => reply.type('application/yaml').send(await yaml()),
   );
 };
