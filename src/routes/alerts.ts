@@ -2,15 +2,23 @@
  * `GET /api/v1/sensor/alerts`: the alert log as the spec's alert rules describe it. The cursor
  * filter and the summary form are in src/alerts/alert-query.ts; this plugin only wires them.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { parseAlertQuery, renderAlerts } from '../alerts/alert-query.js';
-import type { Sensor } from '../sensor/sensor.js';
+import { Json, problems } from './api-schemas.js';
 
 // Values are checked by parseAlertQuery, which names the valid range in its message; the schema
 // rejects unknown parameters and repeated ones (an array instead of a string).
 const AlertsQuerySchema = Type.Object(
-  { cursor: Type.Optional(Type.String()), mode: Type.Optional(Type.String()) },
+  {
+    cursor: Type.Optional(
+      Type.String({
+        description: 'Only entries after this cursor (next_cursor of an earlier answer)',
+        examples: ['0'],
+      }),
+    ),
+    mode: Type.Optional(Type.String({ description: '"summary": entries without messages', examples: ['summary'] })),
+  },
   { additionalProperties: false },
 );
 
@@ -35,10 +43,20 @@ export const AlertsResponseSchema = Type.Union([
   Type.Object({ active: Type.Array(ActiveSummary), log: Type.Array(LogSummary), next_cursor: Cursor }),
 ]);
 
-export const alertRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const sensor = app.sensor;
   app.get(
     '/api/v1/sensor/alerts',
-    { schema: { querystring: AlertsQuerySchema, response: { 200: AlertsResponseSchema } } },
-    async (request) => renderAlerts(sensor.alerts.snapshot(), parseAlertQuery(request.query as Record<string, unknown>)),
+    {
+      schema: {
+        operationId: 'getAlerts',
+        summary: 'Active alerts and the alert log',
+        tags: ['status'],
+        querystring: AlertsQuerySchema,
+        response: { 200: Json(AlertsResponseSchema, 'Active alerts and log entries'), ...problems(400) },
+      },
+    },
+    async (request) =>
+      renderAlerts(sensor.alerts.snapshot(), parseAlertQuery(request.query as Record<string, unknown>)),
   );
 };

@@ -1,29 +1,32 @@
 /**
  * Configuration: `GET/POST/DELETE /api/v1/sensor/config` and `GET/PUT /api/v1/sensor/config/<name>`,
  * with the staged/active/persisted flags of client-contract.md. Validation is the core's (the
- * parameter registry), so POST, PUT and the legacy commands give the same answers.
+ * parameter registry), so POST, PUT and the legacy commands give the same answers; the body
+ * schemas document it (handlerValidated).
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { badRequest, notFound } from '../errors.js';
 import { findDeprecatedAlias, findParameter } from '../config/registry.js';
-import type { Sensor } from '../sensor/sensor.js';
 import { requireJsonContentType } from './json-body.js';
-import { callerAddress, flag, flagSchema } from './query-flags.js';
+import { callerAddress, flag } from './query-flags.js';
 import { afterResponse } from './after-response.js';
 import { sendCachedJson } from './cached-json.js';
+import { Flag, handlerValidated, Json, NoContent, problems } from './api-schemas.js';
+import { ConfigurationChangeSchema, ParameterNameSchema, ParameterValueSchema } from './config-schemas.js';
 
-interface ConfigQuery {
-  staging?: string;
-  reinit?: string;
-  persist?: string;
-}
-
-const readQuery = { type: 'object', properties: { staging: flagSchema }, additionalProperties: false } as const;
-const writeQuery = {
-  type: 'object',
-  properties: { staging: flagSchema, reinit: flagSchema, persist: flagSchema },
-  additionalProperties: false,
-} as const;
+const staging = Flag('true: the staged configuration (what the next reinit applies) instead of the active one');
+const readQuery = Type.Object({ staging: Type.Optional(staging) }, { additionalProperties: false });
+const writeQuery = Type.Object(
+  {
+    staging: Type.Optional(Flag('accepted for compatibility; a change is always staged first')),
+    reinit: Type.Optional(Flag('apply the change now (default true); false only stages it')),
+    persist: Type.Optional(Flag('persist the change across restarts (default true)')),
+  },
+  { additionalProperties: false },
+);
+const nameParams = Type.Object({ name: ParameterNameSchema });
+const Configuration = Json(Type.Ref('Configuration'), 'The configuration');
 
 function lookUp(name: string) {
   const parameter = findParameter(name);
@@ -36,31 +39,80 @@ function lookUp(name: string) {
   );
 }
 
-export const configRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const sensor = app.sensor;
+  const tags = ['config'];
   // Each configuration is a frozen object replaced on change, so its JSON text is made once per change.
-  app.get<{ Querystring: ConfigQuery }>('/api/v1/sensor/config', { schema: { querystring: readQuery } }, async (request, reply) =>
-    sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active')),
+  app.get(
+    '/api/v1/sensor/config',
+    {
+      schema: {
+        operationId: 'getConfig',
+        summary: 'The active (or staged) configuration',
+        tags,
+        querystring: readQuery,
+        response: { 200: Configuration, ...problems(400) },
+      },
+    },
+    async (request, reply) =>
+      sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active')),
   );
 
-  app.post<{ Querystring: ConfigQuery }>('/api/v1/sensor/config', { schema: { querystring: writeQuery } }, async (request, reply) => {
-    const { reinit, persist } = request.query;
-    await sensor.changeConfig(request.body, {
-      reinit: flag(reinit, true),
-      persist: flag(persist, true),
-      autoDestination: callerAddress(request.ip),
-    });
-    return reply.code(204).send();
-  });
+  app.post(
+    '/api/v1/sensor/config',
+    {
+      schema: {
+        operationId: 'changeConfig',
+        summary: 'Change any set of parameters at once (all or nothing)',
+        tags,
+        querystring: writeQuery,
+        body: handlerValidated(ConfigurationChangeSchema),
+        response: {
+          204: Json(NoContent, 'Changed (and applied and persisted as the flags say)'),
+          ...problems(400, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { reinit, persist } = request.query;
+      await sensor.changeConfig(request.body, {
+        reinit: flag(reinit, true),
+        persist: flag(persist, true),
+        autoDestination: callerAddress(request.ip),
+      });
+      return reply.code(204).send();
+    },
+  );
 
-  app.delete('/api/v1/sensor/config', async (_request, reply) => {
-    await sensor.resetConfiguration();
-    afterResponse(reply, () => sensor.restart());
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/api/v1/sensor/config',
+    {
+      schema: {
+        operationId: 'resetConfig',
+        summary: 'Reset every parameter to its default, then restart',
+        tags,
+        response: { 204: Json(NoContent, 'Reset; the unit restarts right after this answer'), ...problems() },
+      },
+    },
+    async (_request, reply) => {
+      await sensor.resetConfiguration();
+      afterResponse(reply, () => sensor.restart());
+      return reply.code(204).send();
+    },
+  );
 
-  app.get<{ Params: { name: string }; Querystring: ConfigQuery }>(
+  app.get(
     '/api/v1/sensor/config/:name',
-    { schema: { querystring: readQuery } },
+    {
+      schema: {
+        operationId: 'getConfigParameter',
+        summary: 'One parameter\'s value',
+        tags,
+        params: nameParams,
+        querystring: readQuery,
+        response: { 200: Json(ParameterValueSchema, 'The parameter\'s value'), ...problems(400, 404) },
+      },
+    },
     async (request, reply) => {
       const { name } = lookUp(request.params.name);
       const config = sensor.config(flag(request.query.staging, false) ? 'staged' : 'active');
@@ -69,12 +121,25 @@ export const configRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, 
     },
   );
 
-  app.put<{ Params: { name: string } }>('/api/v1/sensor/config/:name', async (request, reply) => {
-    const name = request.params.name;
-    if (!findDeprecatedAlias(name)) lookUp(name);
-    requireJsonContentType(request);
-    if (request.body === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
-    await sensor.setParameter(name, request.body);
-    return reply.code(204).send();
-  });
+  app.put(
+    '/api/v1/sensor/config/:name',
+    {
+      schema: {
+        operationId: 'setConfigParameter',
+        summary: 'Set one parameter (applied and persisted); Content-Type: application/json',
+        tags,
+        params: nameParams,
+        body: handlerValidated(ParameterValueSchema),
+        response: { 204: Json(NoContent, 'Set'), ...problems(400, 404, 409, 415) },
+      },
+    },
+    async (request, reply) => {
+      const name = request.params.name;
+      if (!findDeprecatedAlias(name)) lookUp(name);
+      requireJsonContentType(request);
+      if (request.body === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
+      await sensor.setParameter(name, request.body);
+      return reply.code(204).send();
+    },
+  );
 };

@@ -2,12 +2,21 @@
  * `GET /api/v1/diagnostics/dump`: a .tar.gz of snapshots for support, streamed as it is produced
  * (no Content-Length, so HTTP/1.1 sends it chunked). Contents: src/diagnostics/sensor-dump.ts.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { createSensorDump, type RecentLog } from '../diagnostics/sensor-dump.js';
-import type { Sensor } from '../sensor/sensor.js';
+import { problems } from './api-schemas.js';
 
-export const diagnosticsRoutes: FastifyPluginAsync<{ sensor: Sensor; recentLog?: RecentLog }> = async (app, { sensor, recentLog }) => {
-  app.get('/api/v1/diagnostics/dump', async (_request, reply) => {
+const DumpSchema = Type.Unsafe({
+  description: 'A .tar.gz archive of the unit\'s state for support (streamed)',
+  content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/gzip' } } },
+});
+
+export const diagnosticsRoutes: FastifyPluginAsyncTypebox<{ recentLog?: RecentLog }> = async (app, { recentLog }) => {
+  const sensor = app.sensor;
+  const schema = { operationId: 'getDiagnosticsDump', summary: 'Download a diagnostics archive', tags: ['system'] };
+  const route = { schema: { ...schema, response: { 200: DumpSchema, ...problems() } } };
+  app.get('/api/v1/diagnostics/dump', route, async (_request, reply) => {
     const dump = createSensorDump(sensor, { recentLog });
     return reply
       .header('content-type', 'application/octet-stream')

@@ -2,19 +2,27 @@
  * The GET-only command endpoints of older clients (SDK 0.15 and earlier). Their success bodies are
  * compared byte for byte by those clients (client-contract.md), so they are sent as fixed text.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { badRequest } from '../errors.js';
 import { isParameterName } from '../config/registry.js';
-import type { Sensor } from '../sensor/sensor.js';
 import { callerAddress } from './query-flags.js';
+import { Json, problems } from './api-schemas.js';
+import { ParameterValueSchema } from './config-schemas.js';
 
-const argsQuery = {
-  type: 'object',
-  properties: { args: { type: 'string' } },
-  required: ['args'],
-  additionalProperties: false,
-} as const;
-const noQuery = { type: 'object', additionalProperties: false } as const;
+const argsQuery = (description: string, example: string) =>
+  Type.Object(
+    { args: Type.String({ description, examples: [example] }) },
+    { required: ['args'], additionalProperties: false },
+  );
+const getArgs = argsQuery('"active", "staged" or a parameter name', 'active');
+const setArgs = argsQuery(
+  '"<parameter> <JSON value>" (the space may be sent as +; bare keywords may be unquoted), or ". <JSON object>"',
+  'lidar_mode 1024x10',
+);
+const noQuery = Type.Object({}, { additionalProperties: false });
+const EmptyObject = Json(Type.Object({}, { additionalProperties: false }), 'Done: {}');
+const tags = ['legacy'];
 
 /** `args=<key>+<url-encoded JSON>`: the `+` decodes to a space. Older clients send bare keywords unquoted. */
 export function parseSetArgs(args: string): { key: string; value: unknown } {
@@ -30,39 +38,98 @@ export function parseSetArgs(args: string): { key: string; value: unknown } {
   }
 }
 
-export const legacyCommandRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const sensor = app.sensor;
   const json = (text: string) => ({ text, type: 'application/json' });
   const EMPTY_OBJECT = json('{}');
+  const command = (operationId: string, summary: string) => ({ operationId, summary, tags, deprecated: true });
 
-  app.get<{ Querystring: { args: string } }>('/api/v1/sensor/cmd/get_config_param', { schema: { querystring: argsQuery } }, async (request, reply) => {
-    const { args } = request.query;
-    let body: unknown;
-    if (args === 'active' || args === 'staged') body = sensor.config(args);
-    else if (isParameterName(args)) body = sensor.config('active')[args];
-    else throw badRequest(`args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`, [{ pointer: '/query/args', detail: 'unknown parameter' }]);
-    return reply.type('application/json').send(JSON.stringify(body));
-  });
+  app.get(
+    '/api/v1/sensor/cmd/get_config_param',
+    {
+      schema: {
+        ...command('legacyGetConfigParam', 'A configuration, or one parameter of the active one'),
+        querystring: getArgs,
+        response: {
+          200: Json(Type.Union([Type.Ref('Configuration'), ParameterValueSchema]), 'The configuration or value'),
+          ...problems(400),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { args } = request.query;
+      let body: unknown;
+      if (args === 'active' || args === 'staged') body = sensor.config(args);
+      else if (isParameterName(args)) body = sensor.config('active')[args];
+      else throw badRequest(`args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`, [{ pointer: '/query/args', detail: 'unknown parameter' }]);
+      return reply.type('application/json').send(JSON.stringify(body));
+    },
+  );
 
-  app.get<{ Querystring: { args: string } }>('/api/v1/sensor/cmd/set_config_param', { schema: { querystring: argsQuery } }, async (request, reply) => {
-    const { key, value } = parseSetArgs(request.query.args);
-    const input = key === '.' ? value : { [key]: value };
-    await sensor.changeConfig(input, { reinit: false, persist: false, autoDestination: callerAddress(request.ip) });
-    const ok = json('"set_config_param"');
-    return reply.type(ok.type).send(ok.text);
-  });
+  app.get(
+    '/api/v1/sensor/cmd/set_config_param',
+    {
+      schema: {
+        ...command('legacySetConfigParam', 'Stage a parameter (or an object of them); applied by reinitialize'),
+        querystring: setArgs,
+        response: { 200: Json(
+            // Typed as any string: the handler sends the JSON text itself.
+            Type.Unsafe<string>({ type: 'string', const: 'set_config_param' }),
+            'Staged',
+          ), ...problems(400, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { key, value } = parseSetArgs(request.query.args);
+      const input = key === '.' ? value : { [key]: value };
+      await sensor.changeConfig(input, { reinit: false, persist: false, autoDestination: callerAddress(request.ip) });
+      const ok = json('"set_config_param"');
+      return reply.type(ok.type).send(ok.text);
+    },
+  );
 
-  app.get('/api/v1/sensor/cmd/set_udp_dest_auto', { schema: { querystring: noQuery } }, async (request, reply) => {
-    await sensor.changeConfig({ udp_dest: callerAddress(request.ip) }, { reinit: false, persist: false });
-    return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
-  });
+  app.get(
+    '/api/v1/sensor/cmd/set_udp_dest_auto',
+    {
+      schema: {
+        ...command('legacySetUdpDestAuto', 'Stage udp_dest = the caller\'s address'),
+        querystring: noQuery,
+        response: { 200: EmptyObject, ...problems(400, 409) },
+      },
+    },
+    async (request, reply) => {
+      await sensor.changeConfig({ udp_dest: callerAddress(request.ip) }, { reinit: false, persist: false });
+      return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
+    },
+  );
 
-  app.get('/api/v1/sensor/cmd/reinitialize', { schema: { querystring: noQuery } }, async (_request, reply) => {
-    await sensor.reinitialize();
-    return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
-  });
+  app.get(
+    '/api/v1/sensor/cmd/reinitialize',
+    {
+      schema: {
+        ...command('legacyReinitialize', 'Apply the staged configuration'),
+        querystring: noQuery,
+        response: { 200: EmptyObject, ...problems(400, 409) },
+      },
+    },
+    async (_request, reply) => {
+      await sensor.reinitialize();
+      return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
+    },
+  );
 
-  app.get('/api/v1/sensor/cmd/save_config_params', { schema: { querystring: noQuery } }, async (_request, reply) => {
-    await sensor.persistActive();
-    return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
-  });
+  app.get(
+    '/api/v1/sensor/cmd/save_config_params',
+    {
+      schema: {
+        ...command('legacySaveConfigParams', 'Persist the active configuration'),
+        querystring: noQuery,
+        response: { 200: EmptyObject, ...problems(400) },
+      },
+    },
+    async (_request, reply) => {
+      await sensor.persistActive();
+      return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
+    },
+  );
 };

@@ -2,9 +2,8 @@
  * Sensor metadata: `GET /api/v1/sensor/metadata` and its seven sections. The documents come from the
  * device core's per-initialization cache (src/sensor/metadata.ts) and go out as JSON text cached with them.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
-import type { Sensor } from '../sensor/sensor.js';
 import {
   BeamIntrinsicsSchema,
   CalibrationStatusSchema,
@@ -17,6 +16,7 @@ import {
 } from '../sensor/metadata-documents.js';
 import type { SensorMetadata } from '../sensor/metadata.js';
 import { sendCachedJson } from './cached-json.js';
+import { Json, problems } from './api-schemas.js';
 
 const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadata) => object][] = [
   ['sensor_info', SensorInfoSchema, (m) => m.sensorInfo()],
@@ -28,11 +28,38 @@ const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadat
   ['calibration_status', CalibrationStatusSchema, (m) => m.calibrationStatus()],
 ];
 
-export const metadataRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
-  const metadata = sensor.metadata;
+/** `lidar_data_format` → `getMetadataLidarDataFormat` */
+const operationId = (section: string) =>
+  `getMetadata${section.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())}`;
+
+export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const metadata = app.sensor.metadata;
+  const tags = ['metadata'];
   // The schemas document the responses; the bodies are the cached documents' JSON text (src/routes/cached-json.ts).
-  app.get('/api/v1/sensor/metadata', { schema: { response: { 200: MetadataSchema } } }, async (_request, reply) => sendCachedJson(reply, metadata.all()));
+  app.get(
+    '/api/v1/sensor/metadata',
+    {
+      schema: {
+        operationId: 'getMetadata',
+        summary: 'All metadata documents in one',
+        tags,
+        response: { 200: Json(MetadataSchema, 'The metadata'), ...problems() },
+      },
+    },
+    async (_request, reply) => sendCachedJson(reply, metadata.all()),
+  );
   for (const [section, schema, read] of SECTIONS) {
-    app.get(`/api/v1/sensor/metadata/${section}`, { schema: { response: { 200: schema } } }, async (_request, reply) => sendCachedJson(reply, read(metadata)));
+    app.get(
+      `/api/v1/sensor/metadata/${section}`,
+      {
+        schema: {
+          operationId: operationId(section),
+          summary: `The ${section} metadata document`,
+          tags,
+          response: { 200: Json(schema, `The ${section} document`), ...problems() },
+        },
+      },
+      async (_request, reply) => sendCachedJson(reply, read(metadata)),
+    );
   }
 };

@@ -3,9 +3,10 @@
  * and `GET/PUT/DELETE …/speed_override`. Changes are answered first; the interface is reset a
  * sub-second delay after the response is written (afterResponse → NetworkService.scheduleReset).
  */
-import type { FastifyPluginAsync } from 'fastify';
-import { Type } from '@sinclair/typebox';
-import type { Sensor } from '../sensor/sensor.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { sendJsonText } from './cached-json.js';
+import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './after-response.js';
 import { requireJsonContentType } from './json-body.js';
 
@@ -23,36 +24,141 @@ const NetworkSchema = Type.Object({
 
 const NETWORK = '/api/v1/system/network';
 
-export const networkRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
-  const network = sensor.network;
+const OverrideSchema = Type.Union([Type.String({ description: 'CIDR' }), Type.Null()], {
+  description: 'The static IPv4 override as a CIDR, or null when the address is dynamic',
+});
+const OverrideInputSchema = Type.String({
+  description: 'A unicast IPv4 address, with or without prefix (then the current prefix, else /24)',
+  examples: ['192.0.2.100/24'],
+});
+const OverrideAnswerSchema = Type.String({
+  description: 'The CIDR that will be applied',
+  examples: ['192.0.2.100/24'],
+});
+const SpeedSchema = Type.Literal(100, { description: 'Link speed forced to 100 Mbps', examples: [100] });
+const SpeedOverrideSchema = Type.Union([SpeedSchema, Type.Null()], { description: '100, or null when negotiated' });
+const NETWORK_EXAMPLE = {
+  carrier: true,
+  duplex: 'full',
+  ethaddr: '02:1c:73:bf:48:bb',
+  hostname: 'os-122201000123',
+  ipv4: { addr: '192.0.2.10/24', link_local: '169.254.103.7/16', override: null },
+  ipv6: { link_local: 'fe80::1c:73ff:febf:48bb/64' },
+  speed: 1000,
+  speed_override: null,
+};
+const RESET = 'Done; the interface is reset a sub-second delay after this answer';
+
+export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const network = app.sensor.network;
   const json = (value: unknown) => JSON.stringify(value);
-
-  app.get(NETWORK, { schema: { response: { 200: NetworkSchema } } }, async () => network.network());
-  app.get(`${NETWORK}/ipv4`, { schema: { response: { 200: Ipv4Schema } } }, async () => network.ipv4());
-
-  app.get(`${NETWORK}/ipv4/override`, async (_request, reply) => reply.type('application/json').send(json(network.override())));
-  app.put(`${NETWORK}/ipv4/override`, async (request, reply) => {
-    const cidr = await network.setOverride(request.body);
-    afterResponse(reply, () => network.scheduleReset());
-    return reply.type('application/json').send(json(cidr));
-  });
-  app.delete(`${NETWORK}/ipv4/override`, async (_request, reply) => {
-    network.deleteOverride();
-    afterResponse(reply, () => network.scheduleReset());
-    return reply.code(204).send();
+  const document = (operationId: string, summary: string) => ({ operationId, summary, tags: ['network'] });
+  const ok = (schema: TSchema, description: string, example?: unknown) => ({
+    200: Json(schema, description, example),
+    ...problems(),
   });
 
-  app.get(`${NETWORK}/speed_override`, async (_request, reply) => reply.type('application/json').send(json(network.speedOverride())));
-  app.put(`${NETWORK}/speed_override`, async (request, reply) => {
-    network.requireT1();
-    requireJsonContentType(request);
-    const speed = network.setSpeedOverride(request.body);
-    afterResponse(reply, () => network.scheduleReset());
-    return reply.type('application/json').send(json(speed));
-  });
-  app.delete(`${NETWORK}/speed_override`, async (_request, reply) => {
-    network.deleteSpeedOverride();
-    afterResponse(reply, () => network.scheduleReset());
-    return reply.code(204).send();
-  });
+  app.get(
+    NETWORK,
+    {
+      schema: {
+        ...document('getNetwork', 'The network interface'),
+        response: ok(NetworkSchema, 'Interface state', NETWORK_EXAMPLE),
+      },
+    },
+    async () => network.network(),
+  );
+  app.get(
+    `${NETWORK}/ipv4`,
+    {
+      schema: {
+        ...document('getIpv4', 'IPv4 addresses'),
+        response: ok(Ipv4Schema, 'IPv4 state', NETWORK_EXAMPLE.ipv4),
+      },
+    },
+    async () => network.ipv4(),
+  );
+
+  app.get(
+    `${NETWORK}/ipv4/override`,
+    {
+      schema: {
+        ...document('getIpv4Override', 'The static IPv4 override'),
+        response: ok(OverrideSchema, 'The override'),
+      },
+    },
+    async (_request, reply) => sendJsonText(reply, json(network.override())),
+  );
+  app.put(
+    `${NETWORK}/ipv4/override`,
+    {
+      schema: {
+        ...document('setIpv4Override', 'Set a static IPv4 address'),
+        body: handlerValidated(OverrideInputSchema),
+        response: { 200: Json(OverrideAnswerSchema, RESET), ...problems(400) },
+      },
+    },
+    async (request, reply) => {
+      const cidr = await network.setOverride(request.body);
+      afterResponse(reply, () => network.scheduleReset());
+      return sendJsonText(reply, json(cidr));
+    },
+  );
+  app.delete(
+    `${NETWORK}/ipv4/override`,
+    {
+      schema: {
+        ...document('deleteIpv4Override', 'Back to dynamic IPv4'),
+        response: { 204: Json(NoContent, RESET), ...problems() },
+      },
+    },
+    async (_request, reply) => {
+      network.deleteOverride();
+      afterResponse(reply, () => network.scheduleReset());
+      return reply.code(204).send();
+    },
+  );
+
+  const t1Only = ' (T1 models only; 409 on others)';
+  app.get(
+    `${NETWORK}/speed_override`,
+    {
+      schema: {
+        ...document('getSpeedOverride', `The link speed override${t1Only}`),
+        response: { 200: Json(SpeedOverrideSchema, 'The override'), ...problems(409) },
+      },
+    },
+    async (_request, reply) => sendJsonText(reply, json(network.speedOverride())),
+  );
+  app.put(
+    `${NETWORK}/speed_override`,
+    {
+      schema: {
+        ...document('setSpeedOverride', `Force 100 Mbps; Content-Type: application/json${t1Only}`),
+        body: handlerValidated(SpeedSchema),
+        response: { 200: Json(SpeedSchema, RESET), ...problems(400, 409, 415) },
+      },
+    },
+    async (request, reply) => {
+      network.requireT1();
+      requireJsonContentType(request);
+      const speed = network.setSpeedOverride(request.body);
+      afterResponse(reply, () => network.scheduleReset());
+      return sendJsonText(reply, json(speed));
+    },
+  );
+  app.delete(
+    `${NETWORK}/speed_override`,
+    {
+      schema: {
+        ...document('deleteSpeedOverride', `Back to negotiated speed${t1Only}`),
+        response: { 204: Json(NoContent, RESET), ...problems(409) },
+      },
+    },
+    async (_request, reply) => {
+      network.deleteSpeedOverride();
+      afterResponse(reply, () => network.scheduleReset());
+      return reply.code(204).send();
+    },
+  );
 };

@@ -1,9 +1,8 @@
 /**
  * Boolean query flags as real clients send them: true/false, True/False (Python clients), 1/0.
- * Query strings are validated by schema (no type coercion), then read with `flag()`.
+ * Query strings are validated by schema (`Flag` in api-schemas.ts, no type coercion), then read with `flag()`.
  */
 export const FLAG_VALUES = ['true', 'false', 'True', 'False', '1', '0'] as const;
-export const flagSchema = { type: 'string', enum: [...FLAG_VALUES] } as const;
 
 export function flag(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined) return fallback;

@@ -3,22 +3,37 @@
  * and firmware (`GET/POST /api/v1/system/firmware`). The upload is streamed to the firmware manager
  * (src/firmware) as it arrives; headers are checked before the interim 100 Continue is sent.
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { Readable } from 'node:stream';
 import { badRequest, unsupportedMediaType } from '../errors.js';
-import type { Sensor } from '../sensor/sensor.js';
+import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './after-response.js';
 import { deferContinue } from './expect-continue.js';
 
 const FIRMWARE_PATH = '/api/v1/system/firmware';
 const OCTET_STREAM = 'application/octet-stream';
 
-const firmwareStatusSchema = {
-  type: 'object',
-  properties: { commit_pending: { type: 'boolean' }, fw: { type: 'string' } },
-  required: ['commit_pending', 'fw'],
-  additionalProperties: false,
-} as const;
+const FirmwareStatusSchema = Type.Object(
+  {
+    commit_pending: Type.Boolean({ description: 'The running image is on trial until the next successful start' }),
+    fw: Type.String({ description: 'image_rev of the running image' }),
+  },
+  {
+    additionalProperties: false,
+    description: 'The running firmware',
+    examples: [{ commit_pending: false, fw: 'ousteros-image-prod-bootes-v3.1.0+20240426041747' }],
+  },
+);
+const FirmwareImageSchema = handlerValidated(
+  Type.Unsafe({
+    type: 'string',
+    contentMediaType: OCTET_STREAM,
+    description: 'A firmware image; Content-Type, Content-Length and the image are checked as they arrive',
+  }),
+);
+const RESTART_RESPONSE = { 204: Json(NoContent, 'The unit restarts right after this answer'), ...problems() };
 
 /** Content-Length as a number; undefined when absent (chunked upload). */
 function contentLength(request: FastifyRequest): number | undefined {
@@ -29,16 +44,44 @@ function contentLength(request: FastifyRequest): number | undefined {
   return length;
 }
 
-export const systemRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const sensor = app.sensor;
+  const tags = ['system'];
   const restart = async (_request: FastifyRequest, reply: FastifyReply) => {
     afterResponse(reply, () => sensor.restart());
     return reply.code(204).send();
   };
-  app.post('/api/v1/system/restart', restart);
-  app.post('/api/v1/system/cmd/reboot', restart);
+  app.post(
+    '/api/v1/system/restart',
+    { schema: { operationId: 'restart', summary: 'Restart the unit', tags, response: RESTART_RESPONSE } },
+    restart,
+  );
+  app.post(
+    '/api/v1/system/cmd/reboot',
+    {
+      schema: {
+        operationId: 'legacyReboot',
+        summary: 'Restart the unit (before firmware 3.1)',
+        tags: ['legacy'],
+        deprecated: true,
+        response: RESTART_RESPONSE,
+      },
+    },
+    restart,
+  );
 
-  app.get(FIRMWARE_PATH, { schema: { response: { 200: firmwareStatusSchema } } }, async () => sensor.firmware.status);
-
+  app.get(
+    FIRMWARE_PATH,
+    {
+      schema: {
+        operationId: 'getFirmware',
+        summary: 'The running firmware',
+        tags,
+        response: { 200: FirmwareStatusSchema, ...problems() },
+      },
+    },
+    async () => sensor.firmware.status,
+  );
   const gate = deferContinue(app.server, (method, path) => method === 'POST' && path === FIRMWARE_PATH);
   // The image goes to the slot file as it arrives: hand the raw request stream to the handler.
   app.addContentTypeParser(OCTET_STREAM, (_request, payload, done) => done(null, payload));
@@ -49,6 +92,13 @@ export const systemRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, 
   });
 
   app.post(FIRMWARE_PATH, {
+    schema: {
+      operationId: 'uploadFirmware',
+      summary: 'Install a firmware image, then restart into it (send Expect: 100-continue)',
+      tags,
+      body: { content: { [OCTET_STREAM]: { schema: FirmwareImageSchema } } },
+      response: { 204: Json(NoContent, 'Installed; the unit restarts into it'), ...problems(400, 409, 413, 415) },
+    },
     // The parser streams, so Fastify never buffers the body; the writer enforces the same limit as it streams.
     bodyLimit: sensor.firmware.maxImageBytes,
     // Everything decidable from the headers is decided before the client sends the image.

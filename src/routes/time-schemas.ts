@@ -69,7 +69,7 @@ export const PtpSchema = Type.Object({
     gm_identity: Str,
     gm_present: Type.Boolean(),
     gm_time_base_indicator: Int,
-    ingress_time: Int,
+    ingress_time: Type.Unsafe<bigint>(Int),
     last_gm_phase_change: Str,
     master_offset: Num,
     scaled_last_gm_phase_change: Int,

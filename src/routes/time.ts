@@ -1,30 +1,85 @@
 /** The time resources: `GET /api/v1/time`, its three members, and `GET/PUT /api/v1/time/ptp/profile`. */
-import type { FastifyPluginAsync } from 'fastify';
-import type { Sensor } from '../sensor/sensor.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema, TrackingSchema } from './time-schemas.js';
 import { cachedSerializer, schemaSerializer } from './schema-serializer.js';
 import type { PtpTime, SensorTime, SystemTime } from '../sensor/time-service.js';
+import { PTP_PROFILES } from '../hal/ptp-profiles.js';
+import { sendJsonText } from './cached-json.js';
+import { handlerValidated, Json, problems } from './api-schemas.js';
 
-export const timeRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
-  const time = sensor.time;
+const PtpProfileSchema = Type.Unsafe<string>({
+  type: 'string',
+  enum: [...PTP_PROFILES],
+  description: 'PTP profile of the unit\'s PTP daemon',
+  examples: ['gptp'],
+});
+
+export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const time = app.sensor.time;
+  const tags = ['time'];
+  const document = (operationId: string, summary: string) => ({ operationId, summary, tags });
+  const ok = (schema: TSchema, description: string) => ({ 200: Json(schema, description), ...problems() });
   // Pollers hit GET /time often: the PTP data sets and the tracking report change about once a second
   // at most and stay the same objects meanwhile, so their JSON is made once per object; only the
   // clocks and the sensor section are serialized per request. The schema still documents the response.
   const ptpText = cachedSerializer<PtpTime>(PtpSchema);
   const trackingText = cachedSerializer<SystemTime['tracking']>(TrackingSchema);
   const sensorText = schemaSerializer<SensorTime>(SensorTimeSchema);
-  app.get('/api/v1/time', { schema: { response: { 200: TimeSchema } } }, async (_request, reply) => {
-    const [ptp, system] = await Promise.all([time.ptp(), time.system()]);
-    const systemText = `{"monotonic":${JSON.stringify(system.monotonic)},"realtime":${JSON.stringify(system.realtime)},"tracking":${trackingText(system.tracking)}}`;
-    return reply.type('application/json').send(`{"ptp":${ptpText(ptp)},"sensor":${sensorText(time.sensor())},"system":${systemText}}`);
-  });
-  app.get('/api/v1/time/sensor', { schema: { response: { 200: SensorTimeSchema } } }, async () => time.sensor());
-  app.get('/api/v1/time/system', { schema: { response: { 200: SystemTimeSchema } } }, async () => time.system());
-  app.get('/api/v1/time/ptp', { schema: { response: { 200: PtpSchema } } }, async () => time.ptp());
+  app.get(
+    '/api/v1/time',
+    {
+      schema: { ...document('getTime', 'All clocks: PTP, sensor and system'), response: ok(TimeSchema, 'Time state') },
+    },
+    async (_request, reply) => {
+      const [ptp, system] = await Promise.all([time.ptp(), time.system()]);
+      const systemText = `{"monotonic":${JSON.stringify(system.monotonic)},"realtime":${JSON.stringify(system.realtime)},"tracking":${trackingText(system.tracking)}}`;
+      return sendJsonText(reply, `{"ptp":${ptpText(ptp)},"sensor":${sensorText(time.sensor())},"system":${systemText}}`);
+    },
+  );
+  app.get(
+    '/api/v1/time/sensor',
+    {
+      schema: {
+        ...document('getTimeSensor', 'The sensor\'s timestamp clock and timing inputs'),
+        response: ok(SensorTimeSchema, 'Sensor time'),
+      },
+    },
+    async () => time.sensor(),
+  );
+  app.get(
+    '/api/v1/time/system',
+    {
+      schema: {
+        ...document('getTimeSystem', 'The system clocks and NTP tracking'),
+        response: ok(SystemTimeSchema, 'System time'),
+      },
+    },
+    async () => time.system(),
+  );
+  app.get(
+    '/api/v1/time/ptp',
+    { schema: { ...document('getTimePtp', 'The PTP daemon\'s data sets'), response: ok(PtpSchema, 'PTP state') } },
+    async () => time.ptp(),
+  );
 
-  app.get('/api/v1/time/ptp/profile', async (_request, reply) => reply.type('application/json').send(JSON.stringify(time.profile())));
-  app.put('/api/v1/time/ptp/profile', async (request, reply) => {
-    const profile = await time.setProfile(request.body);
-    return reply.type('application/json').send(JSON.stringify(profile));
-  });
+  app.get(
+    '/api/v1/time/ptp/profile',
+    { schema: { ...document('getPtpProfile', 'The PTP profile'), response: ok(PtpProfileSchema, 'The profile') } },
+    async (_request, reply) => reply.type('application/json').send(JSON.stringify(time.profile())),
+  );
+  app.put(
+    '/api/v1/time/ptp/profile',
+    {
+      schema: {
+        ...document('setPtpProfile', 'Set the PTP profile (applied at once, persisted)'),
+        body: handlerValidated(PtpProfileSchema),
+        response: { 200: Json(PtpProfileSchema, 'The profile now in use'), ...problems(400) },
+      },
+    },
+    async (request, reply) => {
+      const profile = await time.setProfile(request.body);
+      return reply.type('application/json').send(JSON.stringify(profile));
+    },
+  );
 };

@@ -1,39 +1,101 @@
 /** The user data field: `GET/PUT/DELETE /api/v1/user/data`. */
-import type { FastifyPluginAsync } from 'fastify';
-import type { Sensor } from '../sensor/sensor.js';
-import { USER_DATA_POLICIES, type UserDataPolicy } from '../sensor/user-data.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { USER_DATA_MAX_BYTES, USER_DATA_POLICIES } from '../sensor/user-data.js';
 import { flag } from './query-flags.js';
+import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
 
-const getQuery = {
-  type: 'object',
-  properties: { include_metadata: { type: 'string', enum: ['true', '1', 'false', '0'] } },
-  additionalProperties: false,
-} as const;
-const putQuery = {
-  type: 'object',
-  properties: { policy: { type: 'string', enum: [...USER_DATA_POLICIES] } },
-  additionalProperties: false,
-} as const;
+const getQuery = Type.Object(
+  {
+    include_metadata: Type.Optional(
+      Type.Unsafe<'true' | '1' | 'false' | '0'>({
+        type: 'string',
+        enum: ['true', '1', 'false', '0'],
+        description: 'true: answer {value, policy} instead of the bare value',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const putQuery = Type.Object(
+  {
+    policy: Type.Optional(
+      Type.Unsafe<(typeof USER_DATA_POLICIES)[number]>({
+        type: 'string',
+        enum: [...USER_DATA_POLICIES],
+        description: 'What a configuration reset does to the value (default clear_on_config_delete)',
+        examples: ['keep_on_config_delete'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const UserDataValue = Type.String({
+  description: `Text of up to ${USER_DATA_MAX_BYTES} bytes of UTF-8, no control characters but tab, LF and CR`,
+  examples: ['rack 4, north wall'],
+});
+const UserDataAnswer = Type.Union(
+  [UserDataValue, Type.Object({ value: Type.String(), policy: Type.String({ enum: [...USER_DATA_POLICIES] }) })],
+  { examples: ['rack 4, north wall', { value: 'rack 4, north wall', policy: 'keep_on_config_delete' }] },
+);
 
-export const userDataRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
-  app.get<{ Querystring: { include_metadata?: string } }>('/api/v1/user/data', { schema: { querystring: getQuery } }, async (request, reply) => {
-    const data = sensor.userData.get();
-    const body = flag(request.query.include_metadata, false) ? data : data.value;
-    return reply.type('application/json').send(JSON.stringify(body));
-  });
-
-  app.put<{ Querystring: { policy?: UserDataPolicy } }>(
+export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const sensor = app.sensor;
+  const tags = ['system'];
+  app.get(
     '/api/v1/user/data',
-    // A 128 KiB value JSON-escaped (\u0000-style) may be up to six times longer on the wire.
-    { schema: { querystring: putQuery }, bodyLimit: 1024 * 1024 },
+    {
+      schema: {
+        operationId: 'getUserData',
+        summary: 'The user data field',
+        tags,
+        querystring: getQuery,
+        response: {
+          200: Json(UserDataAnswer, 'The value, or {value, policy} with include_metadata'),
+          ...problems(400),
+        },
+      },
+    },
+    async (request, reply) => {
+      const data = sensor.userData.get();
+      const body = flag(request.query.include_metadata, false) ? data : data.value;
+      return reply.type('application/json').send(JSON.stringify(body));
+    },
+  );
+
+  app.put(
+    '/api/v1/user/data',
+    {
+      schema: {
+        operationId: 'setUserData',
+        summary: 'Store the user data field',
+        tags,
+        querystring: putQuery,
+        body: handlerValidated(UserDataValue),
+        response: { 204: Json(NoContent, 'Stored'), ...problems(400, 413) },
+      },
+      // A 128 KiB value JSON-escaped (\u0000-style) may be up to six times longer on the wire.
+      bodyLimit: 1024 * 1024,
+    },
     async (request, reply) => {
       sensor.userData.put(request.body, request.query.policy);
       return reply.code(204).send();
     },
   );
 
-  app.delete('/api/v1/user/data', async (_request, reply) => {
-    sensor.userData.delete();
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/api/v1/user/data',
+    {
+      schema: {
+        operationId: 'deleteUserData',
+        summary: 'Clear the user data field',
+        tags,
+        response: { 204: Json(NoContent, 'Cleared'), ...problems() },
+      },
+    },
+    async (_request, reply) => {
+      sensor.userData.delete();
+      return reply.code(204).send();
+    },
+  );
 };

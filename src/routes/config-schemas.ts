@@ -1,0 +1,70 @@
+/**
+ * The configuration object as JSON schemas, generated from the parameter registry: one property per
+ * parameter with its type, range or keywords, default and description. The registry stays the one
+ * source of truth; these schemas are how the routes and the OpenAPI document show it.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { DEPRECATED_ALIASES, PARAMETERS, defaultConfig } from '../config/registry.js';
+
+function parameterSchema(schema: TSchema, extra: Record<string, unknown>): TSchema {
+  return { ...schema, ...extra } as TSchema;
+}
+
+const properties = Object.fromEntries(
+  PARAMETERS.map((p) => [
+    p.name,
+    parameterSchema(p.schema, {
+      description: p.description,
+      default: p.default,
+      ...(p.readOnly ? { readOnly: true } : {}),
+    }),
+  ]),
+);
+
+const aliasProperties = Object.fromEntries(
+  DEPRECATED_ALIASES.map((a) => [
+    a.name,
+    parameterSchema(a.schema, {
+      deprecated: true,
+      description: `Deprecated since ${a.since}: accepted on input as ${a.replacement}`,
+    }),
+  ]),
+);
+
+/** Every parameter, in the order GET returns them. */
+export const ConfigurationSchema = Type.Object(properties, {
+  $id: 'Configuration',
+  title: 'Configuration',
+  description: 'The sensor configuration: every parameter, in the order the unit returns them',
+  additionalProperties: false,
+  examples: [defaultConfig()],
+});
+
+/** POST body: any subset of the parameters (and deprecated names), applied atomically. */
+const optional = (schemas: Record<string, TSchema>) =>
+  Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, Type.Optional(schema)]));
+
+export const ConfigurationChangeSchema = Type.Object(optional({ ...properties, ...aliasProperties }), {
+  title: 'ConfigurationChange',
+  description:
+    'Any subset of the parameters, applied all together or not at all; every invalid field is reported ' +
+    'in the problem\'s `errors`. `udp_dest` may be "@auto" (the caller\'s address).',
+  additionalProperties: false,
+  minProperties: 1,
+  examples: [{ lidar_mode: '2048x10', udp_port_lidar: 7502 }],
+});
+
+/** One parameter's value, as `GET/PUT /api/v1/sensor/config/<name>` carry it. */
+export const ParameterValueSchema = Type.Union(
+  [...new Map(PARAMETERS.map((p) => [JSON.stringify(p.schema), p.schema])).values()],
+  {
+    description: "The value of the named parameter: its schema is the parameter's property in Configuration",
+    examples: ['1024x10'],
+  },
+);
+
+/** Parameter names, for the `name` path parameter. */
+export const ParameterNameSchema = Type.String({
+  description: 'A configuration parameter name (case-sensitive); deprecated names are accepted by PUT only',
+  examples: ['lidar_mode'],
+});

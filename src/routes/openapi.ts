@@ -1,0 +1,87 @@
+/**
+ * `GET /api/v1/openapi.json` and `GET /api/v1/openapi.yaml`: the API description, generated from
+ * the routes registered after `collectRoutes` (src/routes/openapi-document.ts), made once on first use.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { buildOpenApiDocument, documentedRoute, type DocumentedRoute, type DocumentInfo } from './openapi-document.js';
+import { problems } from './api-schemas.js';
+import { sendJsonText } from './cached-json.js';
+
+const DOCUMENT_INFO: DocumentInfo = {
+  title: 'Lidar sensor HTTP interface',
+  version: '1.0.0',
+  description:
+    'Management interface of the lidar sensor (and of its simulator): configuration, metadata, alerts, telemetry, ' +
+    'time, network, firmware and diagnostics. Errors are RFC 9457 problem+json bodies (components/schemas/Problem). ' +
+    "Generated from the server's own route schemas.",
+  tags: [
+    { name: 'config', description: 'Sensor configuration (parameters from the parameter registry)' },
+    { name: 'legacy', description: 'GET-only commands of older clients (SDK 0.15 and earlier)' },
+    { name: 'metadata', description: 'Sensor metadata documents' },
+    { name: 'status', description: 'Alerts and telemetry' },
+    { name: 'time', description: 'Clocks, PTP and timing inputs' },
+    { name: 'network', description: 'Network interface state and overrides' },
+    { name: 'system', description: 'Restart, firmware, diagnostics, user data and this document' },
+  ],
+};
+
+/** Records every route registered on `app` from now on, in registration order. */
+export function collectRoutes(app: FastifyInstance): readonly DocumentedRoute[] {
+  const routes: DocumentedRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.push(...documentedRoute(route));
+  });
+  return routes;
+}
+
+const OpenApiDocumentSchema = Type.Object(
+  { openapi: Type.Literal('3.1.0'), info: Type.Object({}), paths: Type.Object({}) },
+  { description: 'This document (OpenAPI 3.1)', additionalProperties: true },
+);
+
+export interface OpenApiRoutesOptions {
+  routes: readonly DocumentedRoute[];
+  shared: readonly TSchema[];
+}
+
+export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = async (app, { routes, shared }) => {
+  let document: Record<string, unknown> | undefined;
+  let yamlText: string | undefined;
+  let jsonText: string | undefined;
+  const built = () => (document ??= buildOpenApiDocument(DOCUMENT_INFO, routes, shared));
+  const json = () => (jsonText ??= JSON.stringify(built()));
+  // The YAML library is loaded only when someone asks for YAML, not at every start of the unit.
+  const yaml = async () => {
+    if (yamlText === undefined) {
+      const { stringify } = await import('yaml');
+      yamlText = stringify(built(), { aliasDuplicateObjects: false });
+    }
+    return yamlText;
+  };
+  const common = { tags: ['system'], response: { 200: OpenApiDocumentSchema, ...problems() } };
+  app.get(
+    '/api/v1/openapi.json',
+    { schema: { ...common, operationId: 'getOpenApiJson', summary: 'This API description as JSON' } },
+    async (_request, reply) => sendJsonText(reply, json()),
+  );
+  app.get(
+    '/api/v1/openapi.yaml',
+    {
+      schema: {
+        ...common,
+        operationId: 'getOpenApiYaml',
+        summary: 'This API description as YAML',
+        response: {
+          200: {
+            description: 'This document (OpenAPI 3.1)',
+            content: { 'application/yaml': { schema: Type.String() } },
+          },
+          ...problems(),
+        },
+      },
+    },
+    async (_request, reply) => reply.type('application/yaml').send(await yaml()),
+  );
+};

@@ -1,0 +1,100 @@
+/**
+ * The sensor's HTTP interface as one Fastify plugin: error mapping, body parsing, the reachability
+ * check, every route group and the OpenAPI document. The sensor reaches the routes as the typed
+ * `app.sensor` decorator. Not encapsulated (fastify-plugin): its error and not-found handlers and
+ * hooks apply to the whole server.
+ */
+import fp from 'fastify-plugin';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Sensor } from '../sensor/sensor.js';
+import type { RecentLog } from '../diagnostics/sensor-dump.js';
+import { installErrorHandler } from './error-handler.js';
+import { installJsonBodyParser } from './json-body.js';
+import { installNotFoundHandler } from './method-not-allowed.js';
+import { configRoutes } from './config.js';
+import { userDataRoutes } from './user-data.js';
+import { legacyCommandRoutes } from './legacy-commands.js';
+import { systemRoutes } from './system.js';
+import { metadataRoutes } from './metadata.js';
+import { alertRoutes } from './alerts.js';
+import { telemetryRoutes } from './telemetry.js';
+import { diagnosticsRoutes } from './diagnostics.js';
+import { timeRoutes } from './time.js';
+import { networkRoutes } from './network.js';
+import { collectRoutes, openApiRoutes } from './openapi.js';
+import { ProblemSchema } from './api-schemas.js';
+import { ConfigurationSchema } from './config-schemas.js';
+import { requestValidatorCompiler } from './validator-compiler.js';
+import { lazySerializerCompiler } from './serializer-compiler.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The device core every route works on. */
+    readonly sensor: Sensor;
+  }
+  // Operation fields of the OpenAPI document, carried in each route's schema.
+  interface FastifySchema {
+    operationId?: string;
+    summary?: string;
+    description?: string;
+    tags?: readonly string[];
+    deprecated?: boolean;
+    /** Left out of the OpenAPI document: only for routes outside /api (pages, static assets). */
+    hide?: boolean;
+  }
+}
+
+export interface SensorApiOptions {
+  sensor: Sensor;
+  /** Recent server log lines, included in the diagnostics dump. */
+  recentLog?: RecentLog;
+}
+
+/** Schemas referenced by `$id` from several routes; components of the OpenAPI document. */
+const SHARED_SCHEMAS = [ProblemSchema, ConfigurationSchema];
+
+/** Every route group. Add a resource group by adding its plugin here. */
+const ROUTE_PLUGINS = [
+  configRoutes,
+  userDataRoutes,
+  legacyCommandRoutes,
+  metadataRoutes,
+  alertRoutes,
+  telemetryRoutes,
+  systemRoutes,
+  timeRoutes,
+  networkRoutes,
+];
+
+const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sensor, recentLog }) => {
+  app.decorate('sensor', sensor);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  app.setValidatorCompiler(requestValidatorCompiler());
+  app.setSerializerCompiler(lazySerializerCompiler(SHARED_SCHEMAS));
+  installErrorHandler(app);
+  installNotFoundHandler(app);
+  installJsonBodyParser(app);
+
+  // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    try {
+      sensor.assertReachable();
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  // The spec's JSON responses carry exactly `Content-Type: application/json` (JSON is UTF-8 by definition).
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.endsWith('json; charset=utf-8')) reply.header('content-type', type.slice(0, -'; charset=utf-8'.length));
+    done(null, payload);
+  });
+
+  const routes = collectRoutes(app);
+  for (const plugin of ROUTE_PLUGINS) await app.register(plugin);
+  await app.register(diagnosticsRoutes, { recentLog });
+  await app.register(openApiRoutes, { routes, shared: SHARED_SCHEMAS });
+};
+
+export const sensorApi = fp(sensorApiPlugin, { name: 'sensor-api', fastify: '5.x' });
