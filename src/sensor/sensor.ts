@@ -175,8 +175,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   changeConfig(input: unknown, flags: ChangeFlags): Promise<void> {
     const body = requireObject(input);
     return this.queue.run(async () => {
-      const { values, errors } = normalizeInput(body, this.configs.get('staged'), { autoDestination: flags.autoDestination });
-      if (errors.length) throw invalidConfiguration(errors);
+      const { values, errors, uncheckedKeys } = normalizeInput(body, this.configs.get('staged'), { autoDestination: flags.autoDestination });
+      if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
       const staged: SensorConfig = { ...this.configs.get('staged'), ...values };
       if (flags.reinit) {
         await this.reinitWith(staged, flags.persist);
