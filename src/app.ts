@@ -19,11 +19,15 @@ import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { timeRoutes } from './routes/time.js';
 import { networkRoutes } from './routes/network.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
+import { installHttpHardening } from './http/hardening.js';
+import type { HttpLimits } from './http/http-limits.js';
 
 export interface AppOptions {
   logger?: Logger;
   /** Recent server log lines, included in the diagnostics dump. */
   recentLog?: RecentLog;
+  /** Timeouts and the connection cap (src/http/http-limits.ts); defaults where absent. */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 /** Every route plugin; each receives `{ sensor }`. Add a resource group by adding its plugin here. */
@@ -54,6 +58,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   installErrorHandler(app);
   installNotFoundHandler(app);
   installJsonBodyParser(app);
+  installHttpHardening(app, options.httpLimits);
 
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (_request, _reply, done) => {

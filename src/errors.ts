@@ -16,6 +16,8 @@ export type ProblemType =
   | 'method-not-allowed'
   | 'payload-too-large'
   | 'unsupported-media-type'
+  | 'request-timeout'
+  | 'headers-too-large'
   | 'conflict'
   | 'unavailable'
   | 'internal';
@@ -27,6 +29,8 @@ const TITLES: Record<ProblemType, [status: number, title: string]> = {
   'method-not-allowed': [405, 'Method not allowed'],
   'payload-too-large': [413, 'Payload too large'],
   'unsupported-media-type': [415, 'Unsupported media type'],
+  'request-timeout': [408, 'Request timeout'],
+  'headers-too-large': [431, 'Request header fields too large'],
   conflict: [409, 'Conflict'],
   unavailable: [503, 'Service unavailable'],
   internal: [500, 'Internal error'],

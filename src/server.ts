@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { createPersistentAlertLog } from './alerts/persistent-alert-log.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
-import type { CliOptions } from './cli-options.js';
+import { httpLimitsOf, type CliOptions } from './cli-options.js';
 import { createSimHal } from './hal/sim/index.js';
 import type { Hal } from './hal/types.js';
 import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from './sensor/identity.js';
@@ -58,7 +58,7 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
     // The linux HAL (and systeminformation, ~12 MB) is loaded only on a real unit.
     hal = options.hal === 'linux' ? (await import('./hal/linux/index.js')).createLinuxHal({ ...halOptions, ...timeNetworkOptions }) : createSimHal(halOptions);
     const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes });
-    const app = await buildApp(sensor, { logger, recentLog });
+    const app = await buildApp(sensor, { logger, recentLog, httpLimits: httpLimitsOf(options) });
     const address = await app.listen({ host: options.host, port: options.port });
     return {
       app,

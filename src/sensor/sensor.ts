@@ -235,6 +235,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
   restart(reason: RebootReason = 'restart'): Promise<void> {
     this.rebootingUntil = Date.now() + this.simulatedRebootMs;
     this.setStatus(reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
+    this.log.info({ reason }, 'restarting the unit');
     this.emit('restart');
     return this.queue.run(async () => {
       await this.hal.lidar.apply(null);
@@ -297,6 +298,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.initId = nextInitializationId(previousInitId);
     try {
       await this.bringUp(candidate);
+      this.log.info({ initialization_id: this.initId, lidar_mode: candidate.lidar_mode, persisted: persist }, 'reinitialized');
     } catch (error) {
       this.log.error({ err: error }, 'reinit failed; restoring the previous configuration');
       if (persist) this.persist(previousPersisted);
