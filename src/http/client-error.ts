@@ -24,7 +24,12 @@ function classify(error: NodeJS.ErrnoException): [ProblemType, string] {
   }
 }
 
-export function clientErrorResponse(error: NodeJS.ErrnoException): string {
+/** The parser's bytes begin with `HEAD `: the answer has headers only (RFC 9110 §9.3.2). */
+function isHeadRequest(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): boolean {
+  return error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
+
+export function clientErrorResponse(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
   const [type, detail] = classify(error);
   const problem = new ApiError(type, detail);
   const body = JSON.stringify(problemBody(problem));
@@ -34,7 +39,7 @@ export function clientErrorResponse(error: NodeJS.ErrnoException): string {
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
     '',
-    body,
+    isHeadRequest(error) ? '' : body,
   ].join('\r\n');
 }
 
