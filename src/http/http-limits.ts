@@ -107,8 +107,11 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): voi
     }
     if (isUploadRequest(request)) {
       // Idle, not total: a large image on a slow link is fine as long as bytes keep coming.
-      request.raw.setTimeout(limits.uploadIdleTimeoutMs, () => socket.destroy());
-      request.raw.once('end', () => socket.setTimeout(0));
+      // (An injected request, in tests, has no real socket to time.)
+      if (typeof socket?.setTimeout === 'function') {
+        socket.setTimeout(limits.uploadIdleTimeoutMs, () => socket.destroy());
+        request.raw.once('end', () => socket.setTimeout(0));
+      }
     } else {
       const timer = setTimeout(() => {
         if (reply.sent) return;
