@@ -224,6 +224,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const writeLane = (async () => {
       let baseline = await snapshot(port, snapshotAgent);
       counts.snapshots += SNAPSHOT_PATHS.length;
+      let previous = '';
       for (const req of fuzzRequests(options.seed)) {
         if (done || crashed) return;
         if (!req.write) continue;
@@ -235,8 +236,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         const after = await snapshot(port, snapshotAgent);
         counts.snapshots += SNAPSHOT_PATHS.length;
         if (answer !== 'closed' && answer.status >= 400 && answer.status < 500 && after !== baseline) {
-          fail('state change on 4xx', `${answer.status} for ${what}:\nbefore ${baseline}\nafter ${after}`);
+          fail('state change on 4xx', `${answer.status} for ${what} (previous: ${previous}):\nbefore ${baseline}\nafter ${after}`);
         }
+        previous = `${answer === 'closed' ? 'closed' : answer.status} ${what}`;
         baseline = after;
         if (counts.routes >= options.requests) done = true;
       }
@@ -265,7 +267,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         if (!outcome.closed && outcome.status === undefined) fail('raw hang', `${label}: neither answered nor closed`);
       }
     };
-    await Promise.all(Array.from({ length: 8 }, rawWorker));
+    // Many malformed requests are only ended by the header timeout: enough workers to keep the run short.
+    await Promise.all(Array.from({ length: 48 }, rawWorker));
 
     // 3. Slow and idle clients for attackSeconds, while a well-behaved client measures its latency.
     progress(`attack: ${options.attackSeconds} s of idle, slow-header, slow-body clients and a stalled upload`);

@@ -4,7 +4,7 @@
  * says why and `Connection: close` (the socket is closed after it), instead of Node's or Fastify's
  * own shapes. The answer is written on the socket directly: there is no request object.
  */
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, type ProblemType } from '../errors.js';
 import { problemBody } from '../routes/problem.js';
@@ -47,12 +47,22 @@ export function installClientErrorHandler(server: Server): void {
   // Replaces Fastify's handler (a `{"error":…}` body without Connection: close).
   server.removeAllListeners('clientError');
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    // A reset or a half-written answer: nothing useful can be sent.
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    socket.end(clientErrorResponse(error));
+    // Bytes after a complete request (e.g. a body sent without Content-Length) fail to parse while
+    // that request's answer may still be on its way: answer in order, the earlier request first.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    const answer = () => {
+      if (socket.writable) socket.end(clientErrorResponse(error));
+      else socket.destroy();
+    };
+    if (inFlight && !inFlight.writableFinished) {
+      inFlight.once('finish', answer);
+      inFlight.once('close', () => socket.destroy());
+    } else {
+      answer();
+    }
   });
 }

@@ -132,6 +132,18 @@ describe('parser-level refusals', () => {
     expect(await closesWithin(c, CUT_WITHIN_MS)).toBe(true);
   });
 
+  it('bytes after a complete request that do not parse are answered after it, in order', async () => {
+    // A body sent without Content-Length (as node:http does for DELETE): the server sees a DELETE
+    // without body, then garbage. The DELETE's own answer must come first.
+    const c = await rawConnect(port);
+    c.write('DELETE /api/v1/user/data HTTP/1.1\r\nHost: s\r\n\r\n[[[]]]');
+    expect((await c.response())?.status).toBe(204);
+    const second = await c.response();
+    expect(second?.status).toBe(400);
+    expect(second?.headers.connection).toBe('close');
+    expect(await closesWithin(c, CUT_WITHIN_MS)).toBe(true);
+  });
+
   it('a HEAD request the parser refuses gets headers only', async () => {
     const c = await rawConnect(port);
     c.write('HEAD /x HTTP/1.1\r\nHost: s\r\nContent-Length: abc\r\n\r\n');
