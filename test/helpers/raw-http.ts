@@ -56,7 +56,8 @@ export async function rawConnect(port: number, host = '127.0.0.1'): Promise<RawC
       buffer = buffer.subarray(end + 4);
       return tryParse();
     }
-    const length = headers['content-length'] !== undefined ? Number(headers['content-length']) : undefined;
+    // 204 and 304 never have a body (RFC 9110), whatever the headers say.
+    const length = status === 204 || status === 304 ? 0 : headers['content-length'] !== undefined ? Number(headers['content-length']) : undefined;
     const bodyStart = end + 4;
     if (length !== undefined && buffer.length < bodyStart + length) return undefined;
     if (length === undefined && !closed) return undefined;
