@@ -16,8 +16,12 @@ export const LONG: Omit<FuzzOptions, 'progress'> = {
   requests: 100_000, rawRequests: 5000, attackSeconds: 20, seed: 11, headersTimeout: 2, requestTimeout: 2, uploadIdleTimeout: 2, maxConnections: 256,
 };
 
+/** The issue's memory target for the whole run (VmRSS of the server process). */
+export const RSS_BOUND_MB = 200;
+
 export function verdicts(report: FuzzReport): [string, boolean][] {
   return [
+    [`max RSS <= ${RSS_BOUND_MB} MB`, report.maxRssMb <= RSS_BOUND_MB],
     ['no 5xx (other than 503 + Retry-After while reinitializing)', report.serverErrors === 0],
     ['no crash', !report.crashed],
     ['no state change after a 4xx', report.stateChangesOn4xx === 0],
