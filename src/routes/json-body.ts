@@ -8,8 +8,34 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { badRequest, unsupportedMediaType } from '../errors.js';
 
+/** No body of this interface nests deeper than a few levels; parsing 100,000 levels costs the heap dearly. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
 export function parseJsonText(text: string): unknown {
   if (text.trim() === '') return undefined;
+  // Checked before parsing, so the heap never holds the nested structure.
+  if (text.length > MAX_JSON_DEPTH * 2 && jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw badRequest(`the body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   try {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {

@@ -71,3 +71,19 @@ describe('Content-Type of errors', () => {
     expect(refused.headers['content-type']).toBe('application/json');
   });
 });
+
+describe('deeply nested bodies', () => {
+  it('100,000 levels of nesting are refused before parsing, with a 400 naming the limit', async () => {
+    const before = unit.sensor.config('active');
+    const payload = `{"azimuth_window":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const res = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/deeper than 64 levels/);
+    expect(unit.sensor.config('active')).toEqual(before);
+  });
+
+  it('brackets inside strings do not count', async () => {
+    const res = await unit.app.inject({ method: 'PUT', url: '/api/v1/user/data', payload: JSON.stringify('['.repeat(5000)) });
+    expect(res.statusCode).toBe(204);
+  });
+});
