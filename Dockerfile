@@ -24,6 +24,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
+# The simulator listens on loopback by default; a container exposes it on purpose.
 ENV NODE_ENV=production \
     SENSOR_HOST=0.0.0.0 \
     SENSOR_PORT=80 \

@@ -18,7 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Plain data and pure functions: product models, identity, geometry, clocks, formats, catalogue.
   ['model'],
   // Leaf helpers with no knowledge of the sensor: address parsing, JSON text, caches, the error codes.
-  ['util', 'network', 'errors'],
+  ['util', 'network', 'errors', 'version'],
   // Packet encoders, pacing and the emitter: pure byte work plus sockets.
   ['udp'],
   // Hardware abstraction: interfaces, and the sim and linux implementations that drive the emitter.
@@ -31,10 +31,10 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['sensor'],
   // Reads the core through a narrow view (diagnostic dump, log ring); sits above it like the routes.
   ['diagnostics'],
-  // HTTP: Fastify plugins and the app that assembles them.
-  ['routes', 'app'],
+  // HTTP: Fastify plugins, the server-level limits and the app that assembles them.
+  ['routes', 'http', 'app'],
   // Composition roots: the only modules that parse options, pick the HAL and wire the unit together.
-  ['cli-options', 'unit', 'server', 'cli'],
+  ['cli-options', 'unit', 'server', 'cli', 'cli-logger', 'startup-failure'],
 ];
 
 /** Layers below the routes: the device core and everything under it never sees the web framework. */

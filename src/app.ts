@@ -8,11 +8,15 @@ import type { Logger } from 'pino';
 import type { Sensor } from './sensor/sensor.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import { sensorApi } from './routes/sensor-api.js';
+import { installHttpHardening } from './http/hardening.js';
+import type { HttpLimits } from './http/http-limits.js';
 
 export interface AppOptions {
   logger?: Logger;
   /** Recent server log lines, included in the diagnostics dump. */
   recentLog?: RecentLog;
+  /** Timeouts and the connection cap (src/http/http-limits.ts); defaults where absent. */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 /** Clients behind a proxy send absolute-form targets (`GET http://10.0.0.5/api/v1/...`): route on the path. */
@@ -36,6 +40,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
   });
+  installHttpHardening(app, options.httpLimits);
   await app.register(sensorApi, { sensor, recentLog: options.recentLog });
   await app.ready();
   return app;

@@ -7,6 +7,7 @@ import { HAL_KINDS, type HalKind } from './hal/types.js';
 import { DEFAULT_PRODUCT } from './model/products.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
 import { DEFAULT_MAX_BOOT_ATTEMPTS } from './model/slot-state.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
 
 export interface CliOptions {
   host: string;
@@ -29,7 +30,19 @@ export interface CliOptions {
   ptp4lSocket: string | undefined;
   ptp4lConfig: string | undefined;
   ptp4lRestartCommand: string[] | undefined;
+  /** HTTP limits (src/http/http-limits.ts), in seconds as given. */
+  headersTimeout: number;
+  requestTimeout: number;
+  uploadIdleTimeout: number;
+  keepAliveTimeout: number;
+  maxConnections: number;
 }
+
+/** The sim HAL listens on loopback unless told otherwise: its firmware upload is unauthenticated. */
+export const SIM_DEFAULT_HOST = '127.0.0.1';
+/** A real unit answers on its network interface. */
+export const LINUX_DEFAULT_HOST = '0.0.0.0';
+const seconds = (ms: number) => String(ms / 1000);
 
 export interface OptionSpec {
   flag: string;
@@ -43,7 +56,7 @@ export interface OptionSpec {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const OPTION_SPECS: readonly OptionSpec[] = [
-  { flag: 'host', key: 'host', env: 'SENSOR_HOST', default: '0.0.0.0', valueName: 'ADDRESS', help: 'listen address; a specific address (e.g. 127.0.0.2) is also the source address of the UDP data' },
+  { flag: 'host', key: 'host', env: 'SENSOR_HOST', default: SIM_DEFAULT_HOST, valueName: 'ADDRESS', help: `listen address (default loopback for --hal sim, ${LINUX_DEFAULT_HOST} for --hal linux; 0.0.0.0 exposes a simulated unit to the network); a specific address (e.g. 127.0.0.2) is also the source address of the UDP data` },
   { flag: 'port', key: 'port', env: 'SENSOR_PORT', default: '8080', valueName: 'PORT', help: 'HTTP port (real units and the Docker image use 80)' },
   { flag: 'data-dir', key: 'dataDir', env: 'SENSOR_DATA_DIR', default: './data', valueName: 'DIR', help: 'where the unit keeps its database (configuration, user data, identity, alerts, firmware slots)' },
   { flag: 'product', key: 'product', env: 'SENSOR_PRODUCT', default: DEFAULT_PRODUCT, valueName: 'MODEL', help: 'product model, e.g. OS-1-128, OS-2-32, OS-0-64-T1' },
@@ -58,6 +71,11 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'ptp4l-socket', key: 'ptp4lSocket', env: 'SENSOR_PTP4L_SOCKET', default: undefined, valueName: 'PATH', help: 'linux HAL: ptp4l\'s management socket (uds_address); default /var/run/ptp4l' },
   { flag: 'ptp4l-config', key: 'ptp4lConfig', env: 'SENSOR_PTP4L_CONFIG', default: undefined, valueName: 'FILE', help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)' },
   { flag: 'ptp4l-restart-command', key: 'ptp4lRestartCommand', env: 'SENSOR_PTP4L_RESTART_COMMAND', default: undefined, valueName: 'COMMAND', help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"' },
+  { flag: 'headers-timeout', key: 'headersTimeout', env: 'SENSOR_HEADERS_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.headersTimeoutMs), valueName: 'SECONDS', help: 'a request\'s headers must arrive within this time (408, then the connection is closed)' },
+  { flag: 'request-timeout', key: 'requestTimeout', env: 'SENSOR_REQUEST_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.requestTimeoutMs), valueName: 'SECONDS', help: 'the body of a request (other than a firmware upload) must arrive within this time after its headers (408, then closed)' },
+  { flag: 'upload-idle-timeout', key: 'uploadIdleTimeout', env: 'SENSOR_UPLOAD_IDLE_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.uploadIdleTimeoutMs), valueName: 'SECONDS', help: 'a firmware upload that sends no byte for this long is cut: the upload lock is released and the partial image discarded' },
+  { flag: 'keep-alive-timeout', key: 'keepAliveTimeout', env: 'SENSOR_KEEP_ALIVE_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs), valueName: 'SECONDS', help: 'an idle keep-alive connection is closed after this time' },
+  { flag: 'max-connections', key: 'maxConnections', env: 'SENSOR_MAX_CONNECTIONS', default: String(DEFAULT_HTTP_LIMITS.maxConnections), valueName: 'N', help: 'open connections served at once; the next ones get 503 with Retry-After and are closed' },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -71,6 +89,7 @@ export function helpText(program = 'lidar-sensor'): string {
     lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
   }
   lines.push(`${'  -h, --help'.padEnd(30)} show this help`);
+  lines.push(`${'  --version'.padEnd(30)} print the version and exit`);
   return lines.join('\n');
 }
 
@@ -96,6 +115,8 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     const value = (parsed.values as Record<string, string | undefined>)[o.flag] ?? env[o.env] ?? o.default;
     raw[o.key] = value;
   }
+  const hostGiven = (parsed.values as Record<string, string | undefined>).host ?? env.SENSOR_HOST;
+  if (hostGiven === undefined && raw.hal === 'linux') raw.host = LINUX_DEFAULT_HOST;
   const port = Number(raw.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0..65535; got ${JSON.stringify(raw.port)}`);
   if (!(HAL_KINDS as readonly string[]).includes(raw.hal ?? '')) throw new UsageError(`--hal must be one of ${HAL_KINDS.join(', ')}; got ${JSON.stringify(raw.hal)}`);
@@ -106,7 +127,19 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (!Number.isSafeInteger(firmwareMaxBytes) || firmwareMaxBytes < 1) throw new UsageError(`--firmware-max-bytes must be a positive integer; got ${JSON.stringify(raw.firmwareMaxBytes)}`);
   const firmwareBootAttempts = Number(raw.firmwareBootAttempts);
   if (!Number.isInteger(firmwareBootAttempts) || firmwareBootAttempts < 1 || firmwareBootAttempts > 100) throw new UsageError(`--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`);
+  const positiveSeconds = (key: keyof CliOptions, flag: string): number => {
+    const value = Number(raw[key]);
+    if (!Number.isFinite(value) || value <= 0 || value > 86_400) throw new UsageError(`--${flag} must be a number of seconds > 0 (at most 86400); got ${JSON.stringify(raw[key])}`);
+    return value;
+  };
+  const maxConnections = Number(raw.maxConnections);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 100_000) throw new UsageError(`--max-connections must be an integer 1..100000; got ${JSON.stringify(raw.maxConnections)}`);
   return {
+    headersTimeout: positiveSeconds('headersTimeout', 'headers-timeout'),
+    requestTimeout: positiveSeconds('requestTimeout', 'request-timeout'),
+    uploadIdleTimeout: positiveSeconds('uploadIdleTimeout', 'upload-idle-timeout'),
+    keepAliveTimeout: positiveSeconds('keepAliveTimeout', 'keep-alive-timeout'),
+    maxConnections,
     host: raw.host,
     port,
     dataDir: raw.dataDir,
@@ -123,6 +156,17 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     ptp4lSocket: raw.ptp4lSocket || undefined,
     ptp4lConfig: raw.ptp4lConfig || undefined,
     ptp4lRestartCommand: raw.ptp4lRestartCommand?.trim() ? raw.ptp4lRestartCommand.trim().split(/\s+/) : undefined,
+  };
+}
+
+/** The HTTP limits the options ask for, in the units src/http uses. */
+export function httpLimitsOf(options: CliOptions): HttpLimits {
+  return {
+    headersTimeoutMs: Math.round(options.headersTimeout * 1000),
+    requestTimeoutMs: Math.round(options.requestTimeout * 1000),
+    uploadIdleTimeoutMs: Math.round(options.uploadIdleTimeout * 1000),
+    keepAliveTimeoutMs: Math.round(options.keepAliveTimeout * 1000),
+    maxConnections: options.maxConnections,
   };
 }
 

@@ -3,23 +3,21 @@
  * The `lidar-sensor` command: parses options (flags and SENSOR_* environment), starts the unit and
  * closes it gracefully on SIGINT/SIGTERM (streams stopped, database closed).
  */
-import pino, { type Logger } from 'pino';
 import { helpText, parseCliOptions, UsageError, type CliOptions } from './cli-options.js';
+import { createCliLogger } from './cli-logger.js';
 import { startServer, StartupError } from './server.js';
 import { LogRing } from './diagnostics/log-ring.js';
+import { describeStartupFailure } from './startup-failure.js';
+import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
 
-/**
- * JSON lines for machines; readable lines when a person watches the terminal. Either way every line
- * is also kept in `recent` (JSON), the tail the diagnostics dump includes.
- */
-function createLogger(level: string, recent: LogRing): Logger {
-  const output = process.stdout.isTTY
-    ? pino.transport({ target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } })
-    : pino.destination(1);
-  return pino({ level }, pino.multistream([{ level, stream: output }, { level, stream: recent }]));
-}
+/** The kernel releases it when the process ends, even on SIGKILL; kept referenced until then. */
+let dataDirLock: DataDirLock | undefined;
 
 async function main(): Promise<number> {
+  if (process.argv.slice(2).includes('--version')) {
+    process.stdout.write(`${(await import('./version.js')).packageVersion()}\n`);
+    return 0;
+  }
   let options: CliOptions | 'help';
   try {
     options = parseCliOptions(process.argv.slice(2), process.env);
@@ -35,13 +33,17 @@ async function main(): Promise<number> {
     return 0;
   }
   const recentLog = new LogRing();
-  const logger = createLogger(options.logLevel, recentLog);
+  const logger = createCliLogger(options.logLevel, recentLog);
   let server;
   try {
+    // Held until the process ends (a module-level reference: the lock must outlive this function).
+    dataDirLock = lockDataDir(options.dataDir);
     server = await startServer(options, logger, recentLog);
   } catch (error) {
-    if (error instanceof StartupError) {
-      process.stderr.write(`lidar-sensor: ${error.message}\n`);
+    const explained = error instanceof StartupError ? error.message : describeStartupFailure(error, options);
+    if (explained !== undefined) {
+      process.stderr.write(`lidar-sensor: ${explained}\n`);
+      logger.flush?.();
       return 2;
     }
     throw error;
@@ -59,6 +61,7 @@ async function main(): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+  dataDirLock?.release();
   return 0;
 }
 

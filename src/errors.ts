@@ -16,6 +16,8 @@ export type ProblemType =
   | 'method-not-allowed'
   | 'payload-too-large'
   | 'unsupported-media-type'
+  | 'request-timeout'
+  | 'headers-too-large'
   | 'conflict'
   | 'unavailable'
   | 'internal';
@@ -27,6 +29,8 @@ const TITLES: Record<ProblemType, [status: number, title: string]> = {
   'method-not-allowed': [405, 'Method not allowed'],
   'payload-too-large': [413, 'Payload too large'],
   'unsupported-media-type': [415, 'Unsupported media type'],
+  'request-timeout': [408, 'Request timeout'],
+  'headers-too-large': [431, 'Request header fields too large'],
   conflict: [409, 'Conflict'],
   unavailable: [503, 'Service unavailable'],
   internal: [500, 'Internal error'],
@@ -48,12 +52,19 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (detail: string, errors?: FieldError[]) => new ApiError('bad-request', detail, errors);
-export const invalidConfiguration = (errors: FieldError[]) =>
-  new ApiError(
+/** `uncheckedKeys`: keys not looked at because enough errors were found already (bounded work and answer). */
+export const invalidConfiguration = (errors: FieldError[], uncheckedKeys = 0) => {
+  const listed = errors.slice(0, 5).map((e) => `${e.pointer.slice(1) || 'body'}: ${e.detail}`).join('; ');
+  const more = errors.length > 5 ? `; … (${errors.length - 5} more in "errors")` : '';
+  const unchecked = uncheckedKeys > 0 ? `; ${uncheckedKeys} more keys were not checked` : '';
+  return new ApiError(
     'invalid-configuration',
-    errors.length === 1 ? `${errors[0].pointer.slice(1) || 'body'}: ${errors[0].detail}` : `${errors.length} invalid parameters; nothing was applied: ${errors.map((e) => `${e.pointer.slice(1) || 'body'}: ${e.detail}`).join('; ')}`,
+    errors.length === 1 && uncheckedKeys === 0
+      ? `${errors[0].pointer.slice(1) || 'body'}: ${errors[0].detail}`
+      : `${errors.length} invalid parameters; nothing was applied: ${listed}${more}${unchecked}`,
     errors,
   );
+};
 export const notFound = (detail: string) => new ApiError('not-found', detail);
 export const conflict = (detail: string) => new ApiError('conflict', detail);
 export const payloadTooLarge = (detail: string) => new ApiError('payload-too-large', detail);

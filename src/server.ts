@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { CliOptions } from './cli-options.js';
+import { httpLimitsOf, type CliOptions } from './cli-options.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import type { Sensor } from './sensor/sensor.js';
 import { createUnit } from './unit.js';
@@ -21,7 +21,7 @@ export interface RunningServer {
 
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
 export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
-  const unit = await createUnit({ ...options, logger, recentLog });
+  const unit = await createUnit({ ...options, logger, recentLog, httpLimits: httpLimitsOf(options) });
   try {
     const url = await unit.app.listen({ host: options.host, port: options.port });
     return { app: unit.app, sensor: unit.sensor, url, close: () => unit.close() };

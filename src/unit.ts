@@ -11,6 +11,7 @@ import type { CliOptions } from './cli-options.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import { createSimHal } from './hal/sim/index.js';
 import type { Hal } from './hal/types.js';
+import type { HttpLimits } from './http/http-limits.js';
 import type { AlertSink } from './model/alert-sink.js';
 import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from './model/identity.js';
 import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from './model/products.js';
@@ -46,6 +47,8 @@ export interface UnitOptions extends Partial<LinuxHalOptions> {
   simulatedRebootMs?: number;
   firmwareMaxBytes?: number;
   firmwareBootAttempts?: number;
+  /** HTTP timeouts and the connection cap; defaults where absent. */
+  httpLimits?: Partial<HttpLimits>;
   /** Replace or wrap HAL parts before the device core starts (tests: recording or failing fakes). */
   wrapHal?: (hal: Hal) => Hal;
 }
@@ -82,7 +85,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       simulatedRebootMs: options.simulatedRebootMs,
       firmwareMaxBytes: options.firmwareMaxBytes,
     });
-    const app = await buildApp(sensor, { logger: options.logger, recentLog: options.recentLog });
+    const app = await buildApp(sensor, { logger: options.logger, recentLog: options.recentLog, httpLimits: options.httpLimits });
     const running = sensor;
     let closed = false;
     return {

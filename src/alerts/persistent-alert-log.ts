@@ -15,7 +15,8 @@ export function createPersistentAlertLog(db: SqliteDatabase, log: Logger): Alert
   alerts.subscribe(() => {
     const entry = alerts.latest();
     if (!entry) return;
-    const fields = { alert: entry.id, category: entry.category, level: entry.level, cursor: entry.cursor, detail: entry.msg_verbose };
+    // `alert_level`, not `level`: pino's own numeric level is `level`, and log tools read the last one.
+    const fields = { alert: entry.id, category: entry.category, alert_level: entry.level, cursor: entry.cursor, detail: entry.msg_verbose };
     if (entry.active) log.warn(fields, `alert raised: ${entry.msg}`);
     else log.info(fields, `alert cleared: ${entry.msg}`);
   });

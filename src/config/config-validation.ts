@@ -6,6 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isIP } from 'node:net';
 import type { FieldError } from '../errors.js';
+import { MAX_FIELD_ERRORS, quote, shorten } from '../util/bounded-text.js';
 import {
   PARAMETERS,
   DEPRECATED_ALIASES,
@@ -41,7 +42,7 @@ const valueValidators = new Map<string, ValidateFunction>([
 function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${quote(value)}`;
 }
 
 function explain(error: ErrorObject, value: unknown): string {
@@ -50,7 +51,7 @@ function explain(error: ErrorObject, value: unknown): string {
     case 'enum': {
       const allowed = p.allowedValues as unknown[];
       const caseless = allowed.find((a) => typeof a === 'string' && typeof value === 'string' && a.toLowerCase() === value.toLowerCase());
-      if (caseless !== undefined) return `${JSON.stringify(value)} has the wrong letter case: keywords are case-sensitive, use ${JSON.stringify(caseless)}`;
+      if (caseless !== undefined) return `${quote(value)} has the wrong letter case: keywords are case-sensitive, use ${JSON.stringify(caseless)}`;
       return `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}; got ${describeType(value)}`;
     }
     case 'type':
@@ -59,14 +60,14 @@ function explain(error: ErrorObject, value: unknown): string {
     case 'maximum': {
       const s = error.parentSchema as { minimum?: number; maximum?: number };
       return s.minimum !== undefined && s.maximum !== undefined
-        ? `must be between ${s.minimum} and ${s.maximum}; got ${JSON.stringify(value)}`
-        : `must be ${error.keyword === 'minimum' ? '>=' : '<='} ${String(p.limit)}; got ${JSON.stringify(value)}`;
+        ? `must be between ${s.minimum} and ${s.maximum}; got ${quote(value)}`
+        : `must be ${error.keyword === 'minimum' ? '>=' : '<='} ${String(p.limit)}; got ${quote(value)}`;
     }
     case 'minItems':
     case 'maxItems':
       return `must be a list of exactly ${String(p.limit)} items; got ${Array.isArray(value) ? value.length : describeType(value)}`;
     case 'format':
-      return `must be "", an IPv4 or IPv6 address or a host name; got ${JSON.stringify(value)}`;
+      return `must be "", an IPv4 or IPv6 address or a host name; got ${quote(value)}`;
     case 'maxLength':
       return `must be at most ${String(p.limit)} characters`;
     default:
@@ -77,13 +78,21 @@ function explain(error: ErrorObject, value: unknown): string {
 /** Errors of one value against its schema; at most one per JSON pointer, the most telling first. */
 function valueErrors(name: string, value: unknown): FieldError[] {
   const validate = valueValidators.get(name);
-  if (!validate || validate(value)) return [];
+  if (!validate) return [];
+  // A list longer than its schema allows is wrong as a whole: checking each of its items would
+  // cost time and answer size in proportion to what the client chose to send.
+  const maxItems = (validate.schema as { maxItems?: number }).maxItems;
+  if (Array.isArray(value) && maxItems !== undefined && value.length > maxItems) {
+    return [{ pointer: `/${name}`, detail: `must be a list of exactly ${maxItems} items; got ${value.length}` }];
+  }
+  if (validate(value)) return [];
   const byPointer = new Map<string, string>();
   for (const error of validate.errors ?? []) {
     const pointer = `/${name}${error.instancePath}`;
     if (byPointer.has(pointer)) continue;
     const item = error.instancePath === '' ? value : (value as unknown[])[Number(error.instancePath.slice(1))];
     byPointer.set(pointer, explain(error, item));
+    if (byPointer.size >= MAX_FIELD_ERRORS) break;
   }
   return [...byPointer].map(([pointer, detail]) => ({ pointer, detail }));
 }
@@ -102,17 +111,20 @@ export function normalizeInput(
   input: Record<string, unknown>,
   current: SensorConfig,
   context: InputContext,
-): { values: Partial<SensorConfig>; errors: FieldError[] } {
+): { values: Partial<SensorConfig>; errors: FieldError[]; uncheckedKeys: number } {
   const errors: FieldError[] = [];
   const values: Record<string, unknown> = {};
-  for (const [key, raw] of Object.entries(input)) {
+  const entries = Object.entries(input);
+  for (const [index, [key, raw]] of entries.entries()) {
+    // Enough to tell the client what is wrong; the rest is counted, not checked (bounded work and answer).
+    if (errors.length >= MAX_FIELD_ERRORS) return { values: {}, errors, uncheckedKeys: entries.length - index };
     let name = key;
     let value = raw;
     const alias = findDeprecatedAlias(key);
     if (alias) {
       const aliasErrors = valueErrors(key, raw);
       if (aliasErrors.length) {
-        errors.push(...aliasErrors);
+        for (const e of aliasErrors) errors.push(e);
         continue;
       }
       name = alias.replacement;
@@ -120,7 +132,8 @@ export function normalizeInput(
     }
     const parameter = findParameter(name);
     if (!parameter) {
-      errors.push({ pointer: `/${key}`, detail: `unknown configuration parameter ${JSON.stringify(key)} (names are case-sensitive)` });
+      const detail = `unknown configuration parameter ${quote(key)} (names are case-sensitive)`;
+      errors.push({ pointer: `/${shorten(key)}`, detail });
       continue;
     }
     if (name === 'udp_dest' && value === '@auto') {
@@ -132,7 +145,7 @@ export function normalizeInput(
     }
     const problems = valueErrors(name, value);
     if (problems.length) {
-      errors.push(...problems.map((e) => (alias ? { ...e, pointer: e.pointer.replace(`/${name}`, `/${key}`) } : e)));
+      for (const e of problems) errors.push(alias ? { ...e, pointer: e.pointer.replace(`/${name}`, `/${key}`) } : e);
       continue;
     }
     if (parameter.readOnly && JSON.stringify(value) !== JSON.stringify(current[name as ParameterName])) {
@@ -145,7 +158,7 @@ export function normalizeInput(
     }
     values[name] = value;
   }
-  return { values: values as Partial<SensorConfig>, errors };
+  return { values: values as Partial<SensorConfig>, errors, uncheckedKeys: 0 };
 }
 
 /** What a configuration is checked against besides its own values: the product's abilities. */

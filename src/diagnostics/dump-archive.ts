@@ -7,7 +7,6 @@
  * A section whose snapshot fails becomes a file holding the error instead of ending the dump:
  * support still gets everything else. Secrets are redacted from every file (redact.ts).
  */
-import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
@@ -91,12 +90,25 @@ async function writeFile(pack: tar.Pack, name: string, mtime: Date, pieces: read
   for (const buffer of buffers) {
     for (let offset = 0; offset < buffer.length; offset += CHUNK_BYTES) {
       if (entry.write(buffer.subarray(offset, offset + CHUNK_BYTES))) continue;
-      await Promise.race([once(entry, 'drain'), once(entry, 'close')]);
+      await drainedOrClosed(entry);
       if (pack.destroyed) throw new Error('the diagnostics download was aborted');
     }
   }
   entry.end(null);
   await finished;
+}
+
+/** Waits for 'drain' or 'close', whichever comes first, and leaves no listener behind. */
+function drainedOrClosed(stream: NodeJS.EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }
 
 /** Pretty JSON for humans at support; bigint values (ns clocks) as decimal strings. */

@@ -10,9 +10,11 @@ const TYPE_BY_STATUS: Record<number, ProblemType> = {
   400: 'bad-request',
   404: 'not-found',
   405: 'method-not-allowed',
+  408: 'request-timeout',
   409: 'conflict',
   413: 'payload-too-large',
   415: 'unsupported-media-type',
+  431: 'headers-too-large',
   503: 'unavailable',
 };
 

@@ -182,8 +182,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   changeConfig(input: unknown, flags: ChangeFlags): Promise<void> {
     const body = requireObject(input);
     return this.queue.run(async () => {
-      const { values, errors } = normalizeInput(body, this.configs.get('staged'), { autoDestination: flags.autoDestination });
-      if (errors.length) throw invalidConfiguration(errors);
+      const { values, errors, uncheckedKeys } = normalizeInput(body, this.configs.get('staged'), { autoDestination: flags.autoDestination });
+      if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
       const staged: SensorConfig = { ...this.configs.get('staged'), ...values };
       if (flags.reinit) {
         await this.reinitWith(staged, flags.persist);
@@ -242,6 +242,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
   restart(reason: RebootReason = 'restart'): Promise<void> {
     this.rebootingUntil = Date.now() + this.simulatedRebootMs;
     this.setStatus(reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
+    this.log.info({ reason }, 'restarting the unit');
     this.emit('restart');
     return this.queue.run(async () => {
       await this.hal.lidar.apply(null);
@@ -304,6 +305,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.initId = nextInitializationId(previousInitId);
     try {
       await this.bringUp(candidate);
+      this.log.info({ initialization_id: this.initId, lidar_mode: candidate.lidar_mode, persisted: persist }, 'reinitialized');
     } catch (error) {
       this.log.error({ err: error }, 'reinit failed; restoring the previous configuration');
       if (persist) this.persist(previousPersisted);

@@ -208,7 +208,7 @@ describe('rule 5 and the query', () => {
     const before = await get(unit);
     const response = await unit.app.inject(`/api/v1/sensor/alerts${query}`);
     expect(response.statusCode).toBe(400);
-    expect(response.headers['content-type']).toBe('application/problem+json');
+    expect(response.headers['content-type']).toBe('application/json');
     const problem = response.json() as { status: number; detail: string; errors: { pointer: string }[] };
     expect(problem.status).toBe(400);
     expect(problem.errors.map((e) => e.pointer)).toContain(pointer);

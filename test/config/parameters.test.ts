@@ -78,7 +78,7 @@ describe.each(Object.entries(CASES))('%s', (name, { valid, invalid }) => {
     const initBefore = unit.sensor.initializationId;
     const res = await put(name, value);
     expect(res.statusCode).toBe(400);
-    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.headers['content-type']).toBe('application/json');
     const body = res.json();
     expect(body.status).toBe(400);
     expect(body.errors[0].pointer.startsWith(`/${name}`)).toBe(true);

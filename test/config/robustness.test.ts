@@ -25,7 +25,7 @@ describe('bad requests', () => {
     const initBefore = unit.sensor.initializationId;
     const res = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload });
     expect(res.statusCode).toBe(status);
-    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.headers['content-type']).toBe('application/json');
     const body = res.json();
     expect(body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.stringContaining('problem') });
     expect(body.detail).not.toMatch(/at .*\.js:\d+/);
@@ -37,7 +37,7 @@ describe('bad requests', () => {
   it('unknown path → 404; existing path with another method → 405 with Allow', async () => {
     const missing = await unit.app.inject({ url: '/api/v1/nothing/here' });
     expect(missing.statusCode).toBe(404);
-    expect(missing.headers['content-type']).toBe('application/problem+json');
+    expect(missing.headers['content-type']).toBe('application/json');
     const wrong = await unit.app.inject({ method: 'PATCH', url: '/api/v1/sensor/config' });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers.allow).toBe('GET, HEAD, POST, DELETE');

@@ -170,7 +170,7 @@ describe('firmware update over HTTP', () => {
     for (const c of cases) {
       const result = await uploadFirmware(u.baseUrl, c.image, c.headers);
       expect({ name: c.name, status: result.status, continued: result.continued }).toEqual({ name: c.name, status: c.status, continued: c.continued });
-      expect(result.headers['content-type']).toBe('application/problem+json');
+      expect(result.headers['content-type']).toBe('application/json');
       expect(JSON.parse(result.body).detail, c.name).toMatch(c.detail);
       if (!c.continued) expect(result.headers.connection, c.name).toBe('close');
     }

@@ -82,7 +82,7 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
     const down = await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config' });
     expect(down.statusCode).toBe(503);
     expect(Number(down.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(down.headers['content-type']).toBe('application/problem+json');
+    expect(down.headers['content-type']).toBe('application/json');
 
     lidar.release();
     await waitFor(() => !t.sensor.rebooting && t.sensor.status === 'RUNNING', 10_000, 'the unit to come back');

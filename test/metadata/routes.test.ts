@@ -113,7 +113,7 @@ describe('metadata endpoints', () => {
     for (const path of ['/api/v1/sensor/metadata/lidar_data_format', '/api/v1/sensor/metadata']) {
       const res = await get(path);
       expect(res.status, path).toBe(409);
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.body.detail).toMatch(/RUNNING.*STANDBY/);
     }
     expect((await get('/api/v1/sensor/metadata/sensor_info')).body.status).toBe('STANDBY');
@@ -140,7 +140,7 @@ describe('metadata endpoints', () => {
         const res = await get(path);
         expect(res.status, path).toBe(503);
         expect(res.headers['retry-after']).toBe('1');
-        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
       }
       expect((await get('/api/v1/sensor/metadata/beam_intrinsics')).status).toBe(200);
       return initializing.initialization_id as number;

@@ -91,7 +91,7 @@ describe('IPv4 override (sim)', () => {
     await ipv4Becomes('192.0.2.10/24');
     const res = await putOverride(payload);
     expect(res.statusCode).toBe(400);
-    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.headers['content-type']).toBe('application/json');
     expect(res.json()).toMatchObject({ status: 400, title: 'Bad request' });
     expect(res.json().detail).toMatch(/IPv4|JSON/);
     await unit.sensor.network.settled();

@@ -72,7 +72,7 @@ describe('PTP profile', () => {
     await put('"automotive-slave"');
     const res = await put(payload);
     expect(res.statusCode).toBe(400);
-    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.headers['content-type']).toBe('application/json');
     expect(res.json().detail).toMatch(detail);
     expect(await profile()).toBe('automotive-slave');
   });

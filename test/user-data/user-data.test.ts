@@ -63,7 +63,7 @@ describe('GET/PUT/DELETE /api/v1/user/data', () => {
     for (const [payload, query, status] of cases) {
       const res = await put(payload, query);
       expect(res.statusCode, `${payload} ${query}`).toBe(status);
-      expect(res.headers['content-type']).toBe('application/problem+json');
+      expect(res.headers['content-type']).toBe('application/json');
     }
     expect(await read('?include_metadata=true')).toEqual({ value: 'safe', policy: 'clear_on_config_delete' });
   });

@@ -1,0 +1,93 @@
+/**
+ * `npm run fuzz`: the fuzz and soak suite against the built server (scripts/fuzz/runner.ts).
+ *   npm run fuzz                     long mode: 100,000 route requests, 5,000 malformed, 20 s of slow clients
+ *   npm run fuzz -- --quick          the short mode CI runs (also part of `npm test`)
+ *   --requests N --raw N --attack-seconds S --seed N --json FILE
+ * Exit status 1 when a check fails. Figures on stdout as markdown.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ANSWER_BOUND_BYTES, runFuzz, type FuzzOptions, type FuzzReport } from './fuzz/runner.js';
+
+export const QUICK: Omit<FuzzOptions, 'progress'> = {
+  requests: 1200, rawRequests: 200, attackSeconds: 3, seed: 11, headersTimeout: 1, requestTimeout: 1, uploadIdleTimeout: 1, maxConnections: 256,
+};
+export const LONG: Omit<FuzzOptions, 'progress'> = {
+  requests: 100_000, rawRequests: 5000, attackSeconds: 20, seed: 11, headersTimeout: 2, requestTimeout: 2, uploadIdleTimeout: 2, maxConnections: 256,
+};
+
+/** The issue's memory target for the whole run (VmRSS of the server process). */
+export const RSS_BOUND_MB = 200;
+
+export function verdicts(report: FuzzReport): [string, boolean][] {
+  return [
+    [`max RSS <= ${RSS_BOUND_MB} MB`, report.maxRssMb <= RSS_BOUND_MB],
+    ['no 5xx (other than 503 + Retry-After while reinitializing)', report.serverErrors === 0],
+    ['no crash', !report.crashed],
+    ['no state change after a 4xx', report.stateChangesOn4xx === 0],
+    [`no answer over ${ANSWER_BOUND_BYTES / 1024} KB`, report.maxAnswerBytes <= ANSWER_BOUND_BYTES],
+    ['every stalled connection closed within its limit', report.stalls.late === 0],
+    ['the stalled upload released the lock', report.uploadLockReleasedAfterMs !== undefined],
+    ['the well-behaved client was always served', report.wellBehaved.failures === 0],
+    ['the flood was answered (200 or 503) or closed, and served after', !report.failures.some((f) => f.kind === 'flood')],
+  ];
+}
+
+export function reportMarkdown(report: FuzzReport): string {
+  const r = report.requests;
+  return [
+    `| Figure | Value |`,
+    `|---|---|`,
+    `| Requests | ${r.total} in ${report.durationS.toFixed(0)} s: ${r.routes} over the routes (${r.writes} writes, each checked against a state snapshot), ${r.snapshots} snapshot reads, ${r.raw} malformed on raw sockets, ${r.attack} slow/idle/flood connections, ${r.wellBehaved} by the well-behaved client |`,
+    `| Statuses | ${Object.entries(report.statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} |`,
+    `| 5xx | ${report.serverErrors} (503 with Retry-After during reinit: ${report.documented503}) |`,
+    `| Crashes | ${report.crashed ? 1 : 0} |`,
+    `| State changes after a 4xx | ${report.stateChangesOn4xx} |`,
+    `| Largest answer | ${report.maxAnswerBytes} bytes (${report.maxAnswerWhat}) |`,
+    `| Max RSS | ${report.maxRssMb.toFixed(1)} MB |`,
+    `| Stalled connections | ${report.stalls.opened} opened, ${report.stalls.closedInTime} closed within their limit, ${report.stalls.late} late |`,
+    `| Stalled upload: lock released after | ${report.uploadLockReleasedAfterMs ?? '—'} ms |`,
+    `| Flood | ${report.flood.connections} connections: ${report.flood.served} served, ${report.flood.refused503} refused with 503, ${report.flood.other} other |`,
+    `| Well-behaved client during the attack | ${report.wellBehaved.count} requests, p50 ${report.wellBehaved.p50Ms.toFixed(2)} / p99 ${report.wellBehaved.p99Ms.toFixed(2)} / max ${report.wellBehaved.maxMs.toFixed(1)} ms, ${report.wellBehaved.failures} failures |`,
+    `| Requests the client saw closed before an answer | ${report.clientClosedEarly} |`,
+  ].join('\n');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean' },
+      requests: { type: 'string' },
+      raw: { type: 'string' },
+      'attack-seconds': { type: 'string' },
+      seed: { type: 'string' },
+      json: { type: 'string' },
+    },
+  });
+  const base = values.quick ? QUICK : LONG;
+  const options: FuzzOptions = {
+    ...base,
+    requests: Number(values.requests ?? base.requests),
+    rawRequests: Number(values.raw ?? base.rawRequests),
+    attackSeconds: Number(values['attack-seconds'] ?? base.attackSeconds),
+    seed: Number(values.seed ?? base.seed),
+    progress: (line) => process.stderr.write(`${line}\n`),
+  };
+  const report = await runFuzz(options);
+  process.stdout.write(`${reportMarkdown(report)}\n\n`);
+  let ok = true;
+  for (const [what, met] of verdicts(report)) {
+    process.stdout.write(`${met ? 'ok  ' : 'FAIL'} ${what}\n`);
+    ok &&= met;
+  }
+  for (const failure of report.failures.slice(0, 20)) process.stdout.write(`  ${failure.kind}: ${failure.detail}\n`);
+  if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: new Date().toISOString(), options: { ...options, progress: undefined }, report }, null, 2)}\n`);
+  return ok ? 0 : 1;
+}
+
+if (process.argv[1]?.endsWith('fuzz.ts')) {
+  main().then((code) => (process.exitCode = code), (error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

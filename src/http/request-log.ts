@@ -1,0 +1,35 @@
+/**
+ * What an operator needs in the log: every request at debug, and at info every change a client
+ * made (method, path, status, the parameters it set, who: the remote address).
+ */
+import type { FastifyInstance } from 'fastify';
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Parameter names listed per logged change (a POST may carry many). */
+const MAX_LOGGED_KEYS = 32;
+
+function bodyKeys(body: unknown): string[] | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  return Object.keys(body).slice(0, MAX_LOGGED_KEYS).map((key) => key.slice(0, 64));
+}
+
+export function installRequestLog(app: FastifyInstance): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const log = request.log;
+    const change = !READ_METHODS.has(request.method) && reply.statusCode < 400;
+    // pino's level values: debug is 20; a silent or info logger skips building the fields.
+    if (change || log.level === 'debug' || log.level === 'trace') {
+      const fields = {
+        method: request.method,
+        url: request.url.slice(0, 256),
+        status: reply.statusCode,
+        remote: request.ip,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        ...(change ? { parameters: bodyKeys(request.body) } : {}),
+      };
+      if (change) log.info(fields, 'change requested by a client');
+      else log.debug(fields, 'request');
+    }
+    done();
+  });
+}
