@@ -3,16 +3,20 @@
  * The `lidar-sensor` command: parses options (flags and SENSOR_* environment), starts the unit and
  * closes it gracefully on SIGINT/SIGTERM (streams stopped, database closed).
  */
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { helpText, parseCliOptions, UsageError, type CliOptions } from './cli-options.js';
-import { startServer, StartupError } from './server.js';
-import { LogRing } from './diagnostics/log-ring.js';
+import { enableCompileCache } from './compile-cache.js';
+import type { LogRing } from './diagnostics/log-ring.js';
+
+// Before the server's modules load (they are imported dynamically below), so the cache covers them.
+enableCompileCache();
 
 /**
  * JSON lines for machines; readable lines when a person watches the terminal. Either way every line
  * is also kept in `recent` (JSON), the tail the diagnostics dump includes.
  */
-function createLogger(level: string, recent: LogRing): Logger {
+async function createLogger(level: string, recent: LogRing): Promise<Logger> {
+  const { default: pino } = await import('pino');
   const output = process.stdout.isTTY
     ? pino.transport({ target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } })
     : pino.destination(1);
@@ -34,8 +38,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${helpText()}\n`);
     return 0;
   }
+  const [{ startServer, StartupError }, { LogRing }] = await Promise.all([import('./server.js'), import('./diagnostics/log-ring.js')]);
   const recentLog = new LogRing();
-  const logger = createLogger(options.logLevel, recentLog);
+  const logger = await createLogger(options.logLevel, recentLog);
   let server;
   try {
     server = await startServer(options, logger, recentLog);
