@@ -17,6 +17,9 @@ const putQuery = {
 
 export const userDataRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
   app.get<{ Querystring: { include_metadata?: string } }>('/api/v1/user/data', { schema: { querystring: getQuery } }, async (request, reply) => {
+    // A value is shown only once durable: a write in flight is answered to its writer first.
+    const settled = sensor.userData.settled();
+    if (settled) await settled;
     const data = sensor.userData.get();
     const body = flag(request.query.include_metadata, false) ? data : data.value;
     return reply.type('application/json').send(JSON.stringify(body));
@@ -27,13 +30,13 @@ export const userDataRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app
     // A 128 KiB value JSON-escaped (\u0000-style) may be up to six times longer on the wire.
     { schema: { querystring: putQuery }, bodyLimit: 1024 * 1024 },
     async (request, reply) => {
-      sensor.userData.put(request.body, request.query.policy);
+      await sensor.userData.put(request.body, request.query.policy);
       return reply.code(204).send();
     },
   );
 
   app.delete('/api/v1/user/data', async (_request, reply) => {
-    sensor.userData.delete();
+    await sensor.userData.delete();
     return reply.code(204).send();
   });
 };
