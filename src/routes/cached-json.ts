@@ -1,7 +1,22 @@
-/** Sends a document that does not change between requests as its once-serialized JSON text. */
+/**
+ * Sends a document that does not change between requests as its once-encoded JSON bytes. A Buffer,
+ * not a string: Fastify then neither parses the content type nor appends a charset (which the
+ * onSend hook would strip again), and Node writes the bytes without encoding them per request.
+ */
 import type { FastifyReply } from 'fastify';
-import { jsonTextOf } from '../util/json-text.js';
+
+const bytes = new WeakMap<object, Buffer>();
 
 export function sendCachedJson(reply: FastifyReply, document: object): FastifyReply {
-  return reply.type('application/json').send(jsonTextOf(document));
+  let body = bytes.get(document);
+  if (body === undefined) {
+    body = Buffer.from(JSON.stringify(document));
+    bytes.set(document, body);
+  }
+  return reply.type('application/json').send(body);
+}
+
+/** JSON text made per request, sent the same cheap way. */
+export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json').send(Buffer.from(text));
 }

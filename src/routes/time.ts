@@ -3,13 +3,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Sensor } from '../sensor/sensor.js';
 import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from './time-schemas.js';
 import { timeDocumentText } from './time-document-text.js';
+import { sendJsonText } from './cached-json.js';
 
 export const timeRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
   const time = sensor.time;
   // Pollers hit GET /time often: its text is rendered once per change, only the clocks per request.
   const documentText = timeDocumentText(time);
   app.get('/api/v1/time', { schema: { response: { 200: TimeSchema } } }, async (_request, reply) =>
-    reply.type('application/json').send(await documentText()),
+    sendJsonText(reply, await documentText()),
   );
   app.get('/api/v1/time/sensor', { schema: { response: { 200: SensorTimeSchema } } }, async () => time.sensor());
   app.get('/api/v1/time/system', { schema: { response: { 200: SystemTimeSchema } } }, async () => time.system());
