@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --json <path>] [-- --only http,startup,...]`
+ * `npm run bench [-- --quick] [-- --json <path>] [-- --compare <earlier.json>] [-- --only http,startup,...]`
  *
  * Runs every measurement against the built CLI (dist/cli.js) on loopback, prints one markdown table
  * to stdout (progress goes to stderr) and optionally writes the figures as JSON. Figures are
@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { readReport, renderComparison } from './compare.js';
 import { createContext, type BenchContext } from './context.js';
 import { benchDataPlane } from './data-plane.js';
 import { benchFleet } from './fleet.js';
@@ -27,19 +28,21 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
 };
 
 function usage(): never {
-  process.stderr.write(`usage: npm run bench -- [--quick] [--json <path>] [--only ${Object.keys(PARTS).join(',')}]\n`);
+  process.stderr.write(`usage: npm run bench -- [--quick] [--json <path>] [--compare <earlier.json>] [--only ${Object.keys(PARTS).join(',')}]\n`);
   process.exit(2);
 }
 
 async function main(): Promise<void> {
   let values;
   try {
-    ({ values } = parseArgs({ options: { quick: { type: 'boolean' }, json: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({ options: { quick: { type: 'boolean' }, json: { type: 'string' }, compare: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     usage();
   }
   if (values.help) usage();
+  // Read first: a wrong path should fail before minutes of measuring, not after.
+  const earlier = values.compare ? readReport(values.compare) : undefined;
   const selected = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(PARTS);
   for (const name of selected) if (!PARTS[name]) usage();
 
@@ -79,6 +82,7 @@ async function main(): Promise<void> {
   const m = report.machine;
   process.stdout.write(`\nBenchmark (${report.mode}), ${report.date.slice(0, 10)}, ${m.cpus} cores (${m.cpuModel}), Node ${m.node}, ${report.durationS} s\n\n`);
   process.stdout.write(`${renderMarkdown(all.rows)}\n`);
+  if (earlier) process.stdout.write(`\n${renderComparison(earlier, report)}\n`);
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
     ctx.log(`figures written to ${values.json}`);

@@ -34,7 +34,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // HTTP: Fastify plugins, the server-level limits and the app that assembles them.
   ['routes', 'http', 'app'],
   // Composition roots: the only modules that parse options, pick the HAL and wire the unit together.
-  ['cli-options', 'unit', 'server', 'cli', 'cli-logger', 'startup-failure'],
+  ['cli-options', 'unit', 'server', 'cli', 'cli-logger', 'startup-failure', 'compile-cache'],
 ];
 
 /** Layers below the routes: the device core and everything under it never sees the web framework. */

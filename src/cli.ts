@@ -4,11 +4,11 @@
  * closes it gracefully on SIGINT/SIGTERM (streams stopped, database closed).
  */
 import { helpText, parseCliOptions, UsageError, type CliOptions } from './cli-options.js';
-import { createCliLogger } from './cli-logger.js';
-import { startServer, StartupError } from './server.js';
-import { LogRing } from './diagnostics/log-ring.js';
-import { describeStartupFailure } from './startup-failure.js';
-import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
+import { enableCompileCache } from './compile-cache.js';
+import type { DataDirLock } from './store/data-dir-lock.js';
+
+// Before the server's modules load (they are imported dynamically below), so the cache covers them.
+enableCompileCache();
 
 /** The kernel releases it when the process ends, even on SIGKILL; kept referenced until then. */
 let dataDirLock: DataDirLock | undefined;
@@ -32,6 +32,14 @@ async function main(): Promise<number> {
     process.stdout.write(`${helpText()}\n`);
     return 0;
   }
+  const [{ startServer, StartupError }, { LogRing }, { createCliLogger }, { describeStartupFailure }, { lockDataDir }] =
+    await Promise.all([
+      import('./server.js'),
+      import('./diagnostics/log-ring.js'),
+      import('./cli-logger.js'),
+      import('./startup-failure.js'),
+      import('./store/data-dir-lock.js'),
+    ]);
   const recentLog = new LogRing();
   const logger = createCliLogger(options.logLevel, recentLog);
   let server;

@@ -109,16 +109,27 @@ export function localPtpDataSets(clockIdentity: string, profile: PtpProfile, por
   };
 }
 
-/** Timing inputs with no pulses and no NMEA sentences seen: neither HAL has those pins wired. */
+/**
+ * Timing inputs with no pulses and no NMEA sentences seen: neither HAL has those pins wired. One
+ * frozen object, so readers can tell by identity that nothing changed (GET /api/v1/time renders
+ * its static parts once per change).
+ */
+const IDLE_TIMING_INPUTS: TimingInputs = deepFreeze({
+  syncPulseIn: { count: 0, count_unfiltered: 0, last_period_nsec: 0, locked: false },
+  nmea: {
+    locked: false,
+    decoding: { date_decoded_count: 0, last_read_message: '', not_valid_count: 0, utc_decoded_count: 0 },
+    io_checks: { bit_count: 0, bit_count_unfiltered: 0, char_count: 0, start_char_count: 0 },
+  },
+});
+
 export function idleTimingInputs(): TimingInputs {
-  return {
-    syncPulseIn: { count: 0, count_unfiltered: 0, last_period_nsec: 0, locked: false },
-    nmea: {
-      locked: false,
-      decoding: { date_decoded_count: 0, last_read_message: '', not_valid_count: 0, utc_decoded_count: 0 },
-      io_checks: { bit_count: 0, bit_count_unfiltered: 0, char_count: 0, start_char_count: 0 },
-    },
-  };
+  return IDLE_TIMING_INPUTS;
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const member of Object.values(value)) if (typeof member === 'object' && member !== null) deepFreeze(member as object);
+  return Object.freeze(value);
 }
 
 /** Timestamp offset of a PTP clock that follows the system clock: UTC, plus the TAI−UTC offset when a grandmaster provides PTP time. */

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { createSensorDump, type RecentLog } from '../diagnostics/sensor-dump.js';
+import type { RecentLog } from '../diagnostics/sensor-dump.js';
 import { problems } from './api-schemas.js';
 
 const DumpSchema = Type.Unsafe({
@@ -17,6 +17,8 @@ export const diagnosticsRoutes: FastifyPluginAsyncTypebox<{ recentLog?: RecentLo
   const schema = { operationId: 'getDiagnosticsDump', summary: 'Download a diagnostics archive', tags: ['system'] };
   const route = { schema: { ...schema, response: { 200: DumpSchema, ...problems() } } };
   app.get('/api/v1/diagnostics/dump', route, async (_request, reply) => {
+    // Loaded on the first dump: the archive code (tar, gzip) is not needed to start answering.
+    const { createSensorDump } = await import('../diagnostics/sensor-dump.js');
     const dump = createSensorDump(sensor, { recentLog });
     return reply
       .header('content-type', 'application/octet-stream')

@@ -1,9 +1,8 @@
 /** The time resources: `GET /api/v1/time`, its three members, and `GET/PUT /api/v1/time/ptp/profile`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema, TrackingSchema } from './time-schemas.js';
-import { cachedSerializer, schemaSerializer } from './schema-serializer.js';
-import type { PtpTime, SensorTime, SystemTime } from '../sensor/time-service.js';
+import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from './time-schemas.js';
+import { timeDocumentText } from './time-document-text.js';
 import { PTP_PROFILES } from '../hal/ptp-profiles.js';
 import { sendJsonText } from './cached-json.js';
 import { handlerValidated, Json, problems } from './api-schemas.js';
@@ -20,22 +19,15 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['time'];
   const document = (operationId: string, summary: string) => ({ operationId, summary, tags });
   const ok = (schema: TSchema, description: string) => ({ 200: Json(schema, description), ...problems() });
-  // Pollers hit GET /time often: the PTP data sets and the tracking report change about once a second
-  // at most and stay the same objects meanwhile, so their JSON is made once per object; only the
-  // clocks and the sensor section are serialized per request. The schema still documents the response.
-  const ptpText = cachedSerializer<PtpTime>(PtpSchema);
-  const trackingText = cachedSerializer<SystemTime['tracking']>(TrackingSchema);
-  const sensorText = schemaSerializer<SensorTime>(SensorTimeSchema);
+  // Pollers hit GET /time often: its text is rendered once per change, only the clocks per request.
+  // The schema still documents the response.
+  const documentText = timeDocumentText(time);
   app.get(
     '/api/v1/time',
     {
       schema: { ...document('getTime', 'All clocks: PTP, sensor and system'), response: ok(TimeSchema, 'Time state') },
     },
-    async (_request, reply) => {
-      const [ptp, system] = await Promise.all([time.ptp(), time.system()]);
-      const systemText = `{"monotonic":${JSON.stringify(system.monotonic)},"realtime":${JSON.stringify(system.realtime)},"tracking":${trackingText(system.tracking)}}`;
-      return sendJsonText(reply, `{"ptp":${ptpText(ptp)},"sensor":${sensorText(time.sensor())},"system":${systemText}}`);
-    },
+    async (_request, reply) => sendJsonText(reply, await documentText()),
   );
   app.get(
     '/api/v1/time/sensor',

@@ -57,6 +57,9 @@ export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      // A value is shown only once durable: a write in flight is answered to its writer first.
+      const settled = sensor.userData.settled();
+      if (settled) await settled;
       const data = sensor.userData.get();
       const body = flag(request.query.include_metadata, false) ? data : data.value;
       return reply.type('application/json').send(JSON.stringify(body));
@@ -78,7 +81,7 @@ export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       bodyLimit: 1024 * 1024,
     },
     async (request, reply) => {
-      sensor.userData.put(request.body, request.query.policy);
+      await sensor.userData.put(request.body, request.query.policy);
       return reply.code(204).send();
     },
   );
@@ -94,7 +97,7 @@ export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => {
-      sensor.userData.delete();
+      await sensor.userData.delete();
       return reply.code(204).send();
     },
   );

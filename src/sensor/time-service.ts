@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { SensorConfig } from '../config/registry.js';
 import { badRequest } from '../errors.js';
 import { DEFAULT_PTP_PROFILE, isPtpProfile, PTP_PROFILES, type PtpProfile } from '../hal/ptp-profiles.js';
-import type { ChronyTracking, PtpDataSets, TimeHal } from '../hal/time.js';
+import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../hal/time.js';
 import { KV_KEYS, type KvStore } from '../store/kv-store.js';
 import { SerialQueue } from './serial-queue.js';
 
@@ -66,9 +66,37 @@ export interface TimeServiceDependencies {
 
 const NS_PER_S = 1_000_000_000n;
 
+/** The live clocks of the sensor section, read at one instant. */
+export interface SensorClocks {
+  time: number;
+  internal_osc: number;
+  ptp_1588: number;
+  sync_pulse_in: number;
+}
+
+type TimestampMode = SensorConfig['timestamp_mode'];
+
+/** The configuration once per timestamp mode: the HAL's offset is asked per mode, per request. */
+type ModeConfigs = Record<TimestampMode, SensorConfig>;
+const modeConfigsOf = new WeakMap<Readonly<SensorConfig>, ModeConfigs>();
+
+function modeConfigs(config: Readonly<SensorConfig>): ModeConfigs {
+  let configs = modeConfigsOf.get(config);
+  if (!configs) {
+    const withMode = (timestamp_mode: TimestampMode): SensorConfig => ({ ...config, timestamp_mode });
+    configs = {
+      TIME_FROM_INTERNAL_OSC: withMode('TIME_FROM_INTERNAL_OSC'),
+      TIME_FROM_PTP_1588: withMode('TIME_FROM_PTP_1588'),
+      TIME_FROM_SYNC_PULSE_IN: withMode('TIME_FROM_SYNC_PULSE_IN'),
+    };
+    modeConfigsOf.set(config, configs);
+  }
+  return configs;
+}
+
 /** Seconds of the clock `mode` selects at hrtime `nowNs`, as the data plane stamps them. */
-function clockSeconds(hal: TimeHal, config: Readonly<SensorConfig>, mode: SensorConfig['timestamp_mode'], nowNs: bigint): number {
-  const ns = nowNs + hal.timestampOffsetNs({ ...config, timestamp_mode: mode });
+function clockSeconds(hal: TimeHal, configs: ModeConfigs, mode: TimestampMode, nowNs: bigint): number {
+  const ns = nowNs + hal.timestampOffsetNs(configs[mode]);
   return Number(ns / NS_PER_S) + Number(ns % NS_PER_S) / 1e9;
 }
 
@@ -115,10 +143,39 @@ export class TimeService {
     });
   }
 
+  /** The configuration the sensor section describes (a frozen object, replaced on change). */
+  activeConfiguration(): Readonly<SensorConfig> {
+    return this.activeConfig();
+  }
+
+  /** What the timing inputs have seen; the same object while nothing changed. */
+  timingInputs(): TimingInputs {
+    return this.hal.timingInputs();
+  }
+
+  /** The sensor section's clocks now: the timestamp clock of `config` and whole seconds of all three. */
+  sensorClocks(config: Readonly<SensorConfig>): SensorClocks {
+    const now = process.hrtime.bigint();
+    const configs = modeConfigs(config);
+    return {
+      time: clockSeconds(this.hal, configs, config.timestamp_mode, now),
+      internal_osc: Math.floor(clockSeconds(this.hal, configs, 'TIME_FROM_INTERNAL_OSC', now)),
+      ptp_1588: Math.floor(clockSeconds(this.hal, configs, 'TIME_FROM_PTP_1588', now)),
+      sync_pulse_in: Math.floor(clockSeconds(this.hal, configs, 'TIME_FROM_SYNC_PULSE_IN', now)),
+    };
+  }
+
+  tracking(): Promise<ChronyTracking> {
+    return this.hal.tracking();
+  }
+
+  systemClock(): SystemClockReading {
+    return this.hal.systemClock();
+  }
+
   sensor(): SensorTime {
     const config = this.activeConfig();
-    const now = process.hrtime.bigint();
-    const seconds = (mode: SensorConfig['timestamp_mode']) => clockSeconds(this.hal, config, mode, now);
+    const clocks = this.sensorClocks(config);
     const inputs = this.hal.timingInputs();
     return {
       multipurpose_io: {
@@ -145,12 +202,8 @@ export class TimeService {
       },
       timestamp: {
         mode: config.timestamp_mode,
-        time: seconds(config.timestamp_mode),
-        time_options: {
-          internal_osc: Math.floor(seconds('TIME_FROM_INTERNAL_OSC')),
-          ptp_1588: Math.floor(seconds('TIME_FROM_PTP_1588')),
-          sync_pulse_in: Math.floor(seconds('TIME_FROM_SYNC_PULSE_IN')),
-        },
+        time: clocks.time,
+        time_options: { internal_osc: clocks.internal_osc, ptp_1588: clocks.ptp_1588, sync_pulse_in: clocks.sync_pulse_in },
       },
     };
   }

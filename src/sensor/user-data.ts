@@ -3,6 +3,7 @@
  * Value and policy are one transaction in the kv table, so they never disagree after power loss.
  */
 import { badRequest, payloadTooLarge } from '../errors.js';
+import { groupCommitOf, type GroupCommit } from '../store/group-commit.js';
 import { KV_KEYS, type KvStore } from '../store/kv-store.js';
 
 export const USER_DATA_MAX_BYTES = 131_072;
@@ -24,7 +25,17 @@ export interface UserData {
 }
 
 export class UserDataStore {
-  constructor(private readonly kv: KvStore) {}
+  /** Writes are group-committed: concurrent writers share one disk flush (src/store/group-commit.ts). */
+  private readonly group: GroupCommit;
+
+  constructor(private readonly kv: KvStore) {
+    this.group = groupCommitOf(kv.db);
+  }
+
+  /** Resolves once every write made so far is durable, or undefined when they all are: read after it. */
+  settled(): Promise<void> | undefined {
+    return this.group.pending();
+  }
 
   get(): UserData {
     return {
@@ -33,8 +44,11 @@ export class UserDataStore {
     };
   }
 
-  /** Validates and stores; throws a 400/413 ApiError and changes nothing when the input is refused. */
-  put(value: unknown, policy: UserDataPolicy = DEFAULT_USER_DATA_POLICY): void {
+  /**
+   * Validates and stores; resolves once durable. Throws a 400/413 ApiError and changes nothing when
+   * the input is refused.
+   */
+  async put(value: unknown, policy: UserDataPolicy = DEFAULT_USER_DATA_POLICY): Promise<void> {
     if (typeof value !== 'string') throw badRequest(`user data must be a JSON string; got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`);
     const bytes = Buffer.byteLength(value, 'utf8');
     if (bytes > USER_DATA_MAX_BYTES) throw payloadTooLarge(`user data is ${bytes} bytes of UTF-8; the limit is ${USER_DATA_MAX_BYTES}`);
@@ -43,22 +57,25 @@ export class UserDataStore {
       const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
       throw badRequest(`user data must be text: it holds binary content (U+${code} at character ${binary.index}); control characters other than tab, line feed and carriage return, and unpaired surrogates, are refused`);
     }
-    this.kv.db.transaction(() => {
+    await this.group.commit(() => {
       this.kv.set(KV_KEYS.userDataValue, value);
       this.kv.set(KV_KEYS.userDataPolicy, policy);
-    })();
+    });
   }
 
-  delete(): void {
-    this.kv.db.transaction(() => {
-      this.kv.delete(KV_KEYS.userDataValue);
-      this.kv.delete(KV_KEYS.userDataPolicy);
-    })();
+  /** Resolves once durable. */
+  delete(): Promise<void> {
+    return this.group.commit(() => this.deleteNow());
+  }
+
+  private deleteNow(): void {
+    this.kv.delete(KV_KEYS.userDataValue);
+    this.kv.delete(KV_KEYS.userDataPolicy);
   }
 
   /** Part of the configuration reset transaction: removes the value unless its policy keeps it. */
   clearOnConfigDelete(): void {
-    if (this.get().policy === 'clear_on_config_delete') this.delete();
+    if (this.get().policy === 'clear_on_config_delete') this.kv.db.transaction(() => this.deleteNow())();
   }
 }
 

@@ -237,4 +237,25 @@ describe('GET /api/v1/time composed from cached fragments', () => {
       await unit.close();
     }
   });
+
+  it('follows a configuration change; its clocks are read per request', async () => {
+    const unit = await createTestSensor();
+    try {
+      const before = (await unit.app.inject({ url: '/api/v1/time' })).json();
+      const change = { timestamp_mode: 'TIME_FROM_PTP_1588', sync_pulse_in_polarity: 'ACTIVE_LOW', nmea_leap_seconds: 18 };
+      expect((await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: change })).statusCode).toBe(204);
+      const after = (await unit.app.inject({ url: '/api/v1/time' })).json();
+      const sensor = (await unit.app.inject({ url: '/api/v1/time/sensor' })).json();
+      expect(after.sensor.timestamp.mode).toBe('TIME_FROM_PTP_1588');
+      expect(after.sensor.sync_pulse_in).toEqual(sensor.sync_pulse_in);
+      expect(after.sensor.multipurpose_io).toEqual(sensor.multipurpose_io);
+      // PTP time free-runs on UTC: the timestamp clock is now the realtime clock, to the second.
+      expect(Math.abs(after.sensor.timestamp.time - after.system.realtime)).toBeLessThan(2);
+      expect(after.sensor.timestamp.time_options.ptp_1588).toBe(Math.floor(after.sensor.timestamp.time));
+      expect(after.system.realtime).toBeGreaterThan(before.system.realtime);
+      expect(after.sensor.timestamp.time_options.internal_osc).toBeGreaterThanOrEqual(before.sensor.timestamp.time_options.internal_osc);
+    } finally {
+      await unit.close();
+    }
+  });
 });
