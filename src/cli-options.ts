@@ -29,6 +29,14 @@ export interface CliOptions {
   ptp4lSocket: string | undefined;
   ptp4lConfig: string | undefined;
   ptp4lRestartCommand: string[] | undefined;
+  /** `--replay`: a recording to replay instead of the synthetic scene (docs/replay.md). */
+  replay: string | undefined;
+  /** Its metadata; default the `.json` beside the recording. */
+  metadata: string | undefined;
+  replayRate: number;
+  replayLoop: boolean;
+  /** Seconds into the recording the replay starts at. */
+  replayStartS: number;
 }
 
 export interface OptionSpec {
@@ -38,6 +46,8 @@ export interface OptionSpec {
   default: string | undefined;
   valueName: string;
   help: string;
+  /** A switch without a value (`--replay-loop`); its environment variable takes 1/true/yes or 0/false/no. */
+  boolean?: true;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -58,6 +68,11 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'ptp4l-socket', key: 'ptp4lSocket', env: 'SENSOR_PTP4L_SOCKET', default: undefined, valueName: 'PATH', help: 'linux HAL: ptp4l\'s management socket (uds_address); default /var/run/ptp4l' },
   { flag: 'ptp4l-config', key: 'ptp4lConfig', env: 'SENSOR_PTP4L_CONFIG', default: undefined, valueName: 'FILE', help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)' },
   { flag: 'ptp4l-restart-command', key: 'ptp4lRestartCommand', env: 'SENSOR_PTP4L_RESTART_COMMAND', default: undefined, valueName: 'COMMAND', help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"' },
+  { flag: 'replay', key: 'replay', env: 'SENSOR_REPLAY', default: undefined, valueName: 'FILE', help: 'replay this recording (pcap or pcapng) as the unit it was made on, instead of the synthetic scene (docs/replay.md)' },
+  { flag: 'metadata', key: 'metadata', env: 'SENSOR_METADATA', default: undefined, valueName: 'FILE', help: 'metadata JSON of the --replay recording; default the .json beside it' },
+  { flag: 'replay-rate', key: 'replayRate', env: 'SENSOR_REPLAY_RATE', default: '1', valueName: 'FACTOR', help: 'replay speed: 0.5 half, 2 double speed (0.01..100)' },
+  { flag: 'replay-loop', key: 'replayLoop', env: 'SENSOR_REPLAY_LOOP', default: undefined, valueName: '', help: 'replay the recording again and again, frame ids and timestamps increasing', boolean: true },
+  { flag: 'replay-start', key: 'replayStartS', env: 'SENSOR_REPLAY_START', default: '0', valueName: 'SECONDS', help: 'start the replay this far into the recording' },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -66,7 +81,7 @@ export class UsageError extends Error {}
 export function helpText(program = 'lidar-sensor'): string {
   const lines = [`Usage: ${program} [options]`, '', 'Starts a lidar sensor management server (a simulated sensor by default).', '', 'Options:'];
   for (const o of OPTION_SPECS) {
-    const left = `  --${o.flag} ${o.valueName}`;
+    const left = o.boolean ? `  --${o.flag}` : `  --${o.flag} ${o.valueName}`;
     const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
     lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
   }
@@ -82,7 +97,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       args: [...argv],
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: 'string' as const }])),
+        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }])),
       },
       strict: true,
       allowPositionals: false,
@@ -93,7 +108,8 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (parsed.values.help) return 'help';
   const raw: Record<string, string | undefined> = {};
   for (const o of OPTION_SPECS) {
-    const value = (parsed.values as Record<string, string | undefined>)[o.flag] ?? env[o.env] ?? o.default;
+    const flag = (parsed.values as Record<string, string | boolean | undefined>)[o.flag];
+    const value = typeof flag === 'boolean' ? String(flag) : (flag ?? env[o.env] ?? o.default);
     raw[o.key] = value;
   }
   const port = Number(raw.port);
@@ -106,6 +122,13 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (!Number.isSafeInteger(firmwareMaxBytes) || firmwareMaxBytes < 1) throw new UsageError(`--firmware-max-bytes must be a positive integer; got ${JSON.stringify(raw.firmwareMaxBytes)}`);
   const firmwareBootAttempts = Number(raw.firmwareBootAttempts);
   if (!Number.isInteger(firmwareBootAttempts) || firmwareBootAttempts < 1 || firmwareBootAttempts > 100) throw new UsageError(`--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`);
+  const replayRate = Number(raw.replayRate);
+  if (!Number.isFinite(replayRate) || replayRate < 0.01 || replayRate > 100) throw new UsageError(`--replay-rate must be a number 0.01..100; got ${JSON.stringify(raw.replayRate)}`);
+  const replayStartS = Number(raw.replayStartS);
+  if (!Number.isFinite(replayStartS) || replayStartS < 0) throw new UsageError(`--replay-start must be a number of seconds >= 0; got ${JSON.stringify(raw.replayStartS)}`);
+  const loopText = (raw.replayLoop ?? 'false').toLowerCase();
+  if (!['1', 'true', 'yes', '0', 'false', 'no', ''].includes(loopText)) throw new UsageError(`SENSOR_REPLAY_LOOP must be 1/true/yes or 0/false/no; got ${JSON.stringify(raw.replayLoop)}`);
+  if (!raw.replay && raw.metadata) throw new UsageError('--metadata needs --replay FILE');
   return {
     host: raw.host,
     port,
@@ -123,6 +146,11 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     ptp4lSocket: raw.ptp4lSocket || undefined,
     ptp4lConfig: raw.ptp4lConfig || undefined,
     ptp4lRestartCommand: raw.ptp4lRestartCommand?.trim() ? raw.ptp4lRestartCommand.trim().split(/\s+/) : undefined,
+    replay: raw.replay || undefined,
+    metadata: raw.metadata || undefined,
+    replayRate,
+    replayLoop: ['1', 'true', 'yes'].includes(loopText),
+    replayStartS,
   };
 }
 
@@ -133,7 +161,7 @@ export function optionsTableMarkdown(): string {
     '| Option | Environment | Default | Meaning |',
     '|---|---|---|---|',
     ...OPTION_SPECS.map(
-      (o) => `| \`--${o.flag} ${escape(o.valueName)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
+      (o) => `| \`--${o.flag}${o.boolean ? '' : ` ${escape(o.valueName)}`}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
     ),
   ].join('\n');
 }

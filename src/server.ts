@@ -15,6 +15,8 @@ import { findProduct, PRODUCT_NAMES } from './sensor/products.js';
 import { Sensor } from './sensor/sensor.js';
 import { openDatabase, type SqliteDatabase } from './store/database.js';
 import { KV_KEYS, KvStore } from './store/kv-store.js';
+import { RecordingError } from './replay/recording-error.js';
+import { prepareReplay, type ReplaySetup } from './replay/replay-setup.js';
 
 export class StartupError extends Error {}
 
@@ -47,17 +49,31 @@ function bindAddressFor(host: string): string | undefined {
 }
 
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
+/** `--replay`: the recording checked before anything else starts (a bad file is one line, exit 2). */
+function replaySetup(options: CliOptions): ReplaySetup | undefined {
+  if (!options.replay) return undefined;
+  if (options.hal !== 'sim') throw new StartupError('--replay needs the simulated data plane (--hal sim)');
+  try {
+    return prepareReplay(options);
+  } catch (error) {
+    if (error instanceof RecordingError) throw new StartupError(`cannot replay: ${error.message}`);
+    throw error;
+  }
+}
+
 export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
+  const replay = replaySetup(options);
   const db = openDatabase(options.dataDir);
   let hal: Hal | undefined;
   try {
-    const identity = resolveIdentity(db, options.product, options.serial);
+    const identity = replay?.identity ?? resolveIdentity(db, options.product, options.serial);
     const alerts = createPersistentAlertLog(db, logger);
-    const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir, firmwareBootAttempts: options.firmwareBootAttempts, firmwareHook: options.firmwareHook };
+    const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir, firmwareBootAttempts: options.firmwareBootAttempts, firmwareHook: options.firmwareHook, replay: replay?.settings };
     const timeNetworkOptions = { networkInterface: options.networkInterface, networkHook: options.networkHook, chronycHost: options.chronycHost, ptp4lSocket: options.ptp4lSocket, ptp4lConfig: options.ptp4lConfig, ptp4lRestartCommand: options.ptp4lRestartCommand, log: logger.child({ component: 'hal' }) };
     // The linux HAL (and systeminformation, ~12 MB) is loaded only on a real unit.
     hal = options.hal === 'linux' ? (await import('./hal/linux/index.js')).createLinuxHal({ ...halOptions, ...timeNetworkOptions }) : createSimHal(halOptions);
-    const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes });
+    const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes, recording: replay?.binding });
+    if (replay) logReplay(logger, replay);
     const app = await buildApp(sensor, { logger, recentLog });
     const address = await app.listen({ host: options.host, port: options.port });
     return {
@@ -75,4 +91,13 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
     db.close();
     throw error;
   }
+}
+
+function logReplay(logger: Logger, replay: ReplaySetup): void {
+  const { recording: r, settings } = replay;
+  logger.info(
+    { file: r.file, metadata: r.metadataFile, profile: r.profile, rate: settings.rate, loop: settings.loop, startS: settings.startOffsetNs / 1e9, packets: r.packets.length },
+    `replaying ${r.metadata.sensorInfo.prod_line} ${r.metadata.sensorInfo.prod_sn}`,
+  );
+  for (const fault of replay.faults) logger.warn({ file: r.file }, `recording: ${fault}`);
 }

@@ -5,7 +5,7 @@ import type { AlertSink } from '../../alerts/alert-sink.js';
 import type { Hal } from '../types.js';
 import { assembleHal } from '../assemble.js';
 import type { ProductModel } from '../../sensor/products.js';
-import { SimLidar } from './lidar-sim.js';
+import { SimLidar, type ReplaySettings } from './lidar-sim.js';
 import { SimTelemetry } from './telemetry-sim.js';
 import { createSimFirmware } from './firmware-sim.js';
 import { createSimPower } from './power-sim.js';
@@ -24,12 +24,14 @@ export interface SimHalOptions {
   /** Simulated firmware update: how long the first boot of a new image takes (UPDATING), and the boots it gets before a rollback. */
   firmwareUpdateMs?: number;
   firmwareBootAttempts?: number;
+  /** Replay this recording instead of streaming the synthetic scene (`--replay`). */
+  replay?: ReplaySettings;
 }
 
 export function createSimHal(options: SimHalOptions): Hal {
   const mac = macFromSerial(BigInt(options.serialNumber));
   const parts = {
-    lidar: new SimLidar(options.alerts),
+    lidar: new SimLidar(options.alerts, options.replay),
     network: new SimNetwork({ mac, serialNumber: options.serialNumber, listenAddress: options.listenAddress }),
     time: new SimTime(mac),
     telemetry: new SimTelemetry(),

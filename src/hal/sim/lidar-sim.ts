@@ -11,6 +11,7 @@ import { columnsPerFrame, columnWindow, frameRateHz } from '../../sensor/lidar-g
 import { findProduct } from '../../sensor/products.js';
 import { Emitter } from '../../udp/emitter.js';
 import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../../udp/emitter-protocol.js';
+import type { ReplaySourcePlan } from '../../udp/replay-stream.js';
 import type { StreamAlertIds } from '../../udp/stream-alerts.js';
 import type { LidarHal, StreamRun } from '../lidar.js';
 
@@ -82,6 +83,27 @@ function lidarPlan(run: StreamRun): LidarStreamPlan {
   };
 }
 
+/** What a replaying unit sends: the recording, its rate, loop and offset (the profile follows the configuration). */
+export type ReplaySettings = Omit<ReplaySourcePlan, 'profile'>;
+
+/** A replaying unit's streams: the recording instead of the scene, to the same destinations as planStreams. */
+export function planReplay(run: StreamRun, replay: ReplaySettings): EmitterPlan | null {
+  const c: SensorConfig = run.config;
+  if (c.operating_mode !== 'NORMAL' || c.udp_dest === '') return null;
+  const lidar = c.udp_port_lidar !== 0 ? { host: c.udp_dest, port: c.udp_port_lidar, alerts: LIDAR_ALERTS } : null;
+  const imu = c.udp_port_imu !== 0 ? { host: c.udp_dest, port: c.udp_port_imu, alerts: IMU_ALERTS } : null;
+  if (!lidar && !imu) return null;
+  return {
+    initId: run.initializationId,
+    serialNumber: run.serialNumber,
+    bindAddress: run.bindAddress,
+    timestampOffsetNs: run.timestampOffsetNs,
+    lidar: null,
+    imu: null,
+    replay: { lidar, imu, source: { ...replay, profile: c.udp_profile_lidar } },
+  };
+}
+
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 const lcm = (a: number, b: number) => (a / gcd(a, b)) * b;
 
@@ -95,7 +117,11 @@ export class SimLidar implements LidarHal {
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  constructor(private readonly alerts: AlertSink) {
+  /** @param replay set when the unit replays a recording instead of streaming the synthetic scene */
+  constructor(
+    private readonly alerts: AlertSink,
+    private readonly replay?: ReplaySettings,
+  ) {
     this.emitter = new Emitter({
       alert: (runSeq, event) => {
         if (runSeq !== this.currentSeq || this.closed) return;
@@ -109,7 +135,7 @@ export class SimLidar implements LidarHal {
   async apply(run: StreamRun | null): Promise<void> {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
-    const plan = run && planStreams(run);
+    const plan = run && (this.replay ? planReplay(run, this.replay) : planStreams(run));
     this.lastPlan = plan;
     this.currentSeq = this.emitter.nextSeq;
     await this.emitter.apply(plan);
