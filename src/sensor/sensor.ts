@@ -310,7 +310,12 @@ export class Sensor extends EventEmitter<SensorEvents> {
   /** What a boot runs: the persisted configuration, on a replaying unit with the recording's parameters. */
   private bootConfig(): Readonly<SensorConfig> {
     const persisted = this.configs.get('persisted');
-    return this.recording ? this.recording.bind(persisted) : persisted;
+    if (!this.recording) return persisted;
+    // Stored too, so staged changes and GET ?persisted start from the recording's values.
+    const bound = this.recording.bind(persisted);
+    this.persist(bound);
+    this.configs.set('staged', bound);
+    return bound;
   }
 
   private async reinitWith(candidate: SensorConfig, persist: boolean): Promise<void> {
