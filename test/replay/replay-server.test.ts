@@ -14,6 +14,10 @@ import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
 import { OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
 
+// Documents of the interface, read field by field: the test asserts their shape itself.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
 const running: { server: RunningServer; captures: UdpCapture[] }[] = [];
 
 afterEach(async () => {
@@ -33,7 +37,7 @@ async function replayUnit(base: string, extra: string[] = []) {
   running.push({ server, captures: [lidar, imu] });
   const post = async (body: Record<string, unknown>) =>
     fetch(`${server.url}/api/v1/sensor/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const getJson = async (path: string) => (await fetch(`${server.url}${path}`)).json();
+  const getJson = async (path: string): Promise<Json> => (await fetch(`${server.url}${path}`)).json();
   /**
    * Points the streams at the captures (a reinit: the recording starts). A fresh unit has no udp_dest,
    * so everything captured comes from this run.
@@ -149,7 +153,7 @@ describe('replay options and configuration', () => {
     for (const change of [{ lidar_mode: '2048x10' }, { azimuth_window: [0, 180000] }, { accel_fsr: 'EXTENDED' }]) {
       const res = await u.post({ ...change, udp_port_imu: 0 });
       expect(res.status).toBe(409);
-      const problem = await res.json();
+      const problem = (await res.json()) as Json;
       expect(problem.detail).toContain(Object.keys(change)[0]);
       expect(problem.detail).toContain('cannot change while replaying');
     }
