@@ -2,6 +2,7 @@
  * Reading and rewriting the per-packet fields of recorded lidar packets (udp-packets.md): frame id,
  * init id, serial, column timestamps and measurement ids, for both header kinds. Pure.
  */
+import { crc64 } from '../udp/crc64.js';
 import { COLUMNS_PER_PACKET, PACKET_HEADER_BYTES, columnBytes, type ProfileLayout } from '../udp/lidar-profiles.js';
 
 export interface LidarHeader {
@@ -46,4 +47,17 @@ export function shiftColumnTimestamps(b: Buffer, layout: ProfileLayout, pixels: 
 /** Adds `deltaNs` to the three timestamps of a LEGACY IMU packet. */
 export function shiftImuTimestamps(b: Buffer, deltaNs: bigint): void {
   for (let o = 0; o + 8 <= Math.min(24, b.length); o += 8) b.writeBigUInt64LE((b.readBigUInt64LE(o) + deltaNs) & 0xffffffffffffffffn, o);
+}
+
+/**
+ * Sets the CRC-64 of STANDARD packet `out`, a changed copy of `original`, to `stored ⊕ crc(old) ⊕ crc(new)`
+ * (CRC is linear over equal-length messages): right when the recorded CRC was right, and a recorded
+ * corruption stays corrupt.
+ */
+export function correctCrc(original: Buffer, out: Buffer): void {
+  const end = out.length - 8;
+  const before = crc64(original, 0, end);
+  const after = crc64(out, 0, end);
+  out.writeUInt32LE((original.readUInt32LE(end) ^ before.lo ^ after.lo) >>> 0, end);
+  out.writeUInt32LE((original.readUInt32LE(end + 4) ^ before.hi ^ after.hi) >>> 0, end + 4);
 }

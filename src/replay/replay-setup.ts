@@ -38,7 +38,7 @@ export function prepareReplay(options: Pick<CliOptions, 'replay' | 'metadata' | 
   return {
     recording,
     identity,
-    binding: createRecordingBinding(recording.metadata.sensorInfo.initialization_id, recorded, basename(file)),
+    binding: createRecordingBinding(recording.metadata.sensorInfo.initialization_id, recorded, basename(file), recording.metadata.dataFormat.column_window),
     settings: {
       file,
       metadataFile: recording.metadataFile,

@@ -5,11 +5,11 @@
  * loop get frame ids and timestamps moved on by whole passes, with the CRC corrected for the change.
  */
 import type { LidarProfile } from '../config/registry.js';
-import { frameIdModulus, readLidarHeader, shiftColumnTimestamps, shiftImuTimestamps, writeFrameId } from '../replay/lidar-header.js';
+import { correctCrc, frameIdModulus, readLidarHeader, shiftColumnTimestamps, shiftImuTimestamps, writeFrameId } from '../replay/lidar-header.js';
 import { loadRecording, type Recording } from '../replay/recording.js';
 import { reencodeLidarPacket } from '../replay/reencode.js';
+import { applyColumnWindow } from '../replay/column-window.js';
 import { ReplaySchedule } from '../replay/replay-schedule.js';
-import { crc64 } from './crc64.js';
 import { PROFILE_LAYOUTS, type ProfileLayout } from './lidar-profiles.js';
 import type { PacedSource } from './pacer.js';
 import type { UdpTarget } from './udp-target.js';
@@ -22,11 +22,13 @@ export interface ReplaySourcePlan {
   startOffsetNs: number;
   /** Profile of the lidar packets sent: the recorded one sends them as recorded. */
   profile: LidarProfile;
+  /** Active column window: columns outside it are blanked, packets wholly outside it not sent. */
+  columnWindow: [number, number];
 }
 
 /** The last loaded recording and its packets in the last profile: a reinit that keeps both reuses them. */
 let cached: { key: string; recording: Recording } | null = null;
-let cachedEncoding: { key: string; profile: LidarProfile; bytes: (Buffer | null)[] } | null = null;
+let cachedEncoding: { key: string; bytes: (Buffer | null)[] } | null = null;
 
 function recordingFor(plan: ReplaySourcePlan): Recording {
   const key = `${plan.file}\0${plan.metadataFile}`;
@@ -36,16 +38,22 @@ function recordingFor(plan: ReplaySourcePlan): Recording {
 
 /** Bytes of each packet for the first pass; null where a packet cannot be sent in this profile. */
 function firstPassBytes(recording: Recording, plan: ReplaySourcePlan): (Buffer | null)[] {
-  if (plan.profile === recording.profile) return recording.packets.map((p) => p.bytes);
-  const key = `${plan.file}\0${plan.metadataFile}`;
-  if (cachedEncoding?.key === key && cachedEncoding.profile === plan.profile) return cachedEncoding.bytes;
+  const recordedWindow = recording.metadata.dataFormat.column_window;
+  const windowed = plan.columnWindow[0] !== recordedWindow[0] || plan.columnWindow[1] !== recordedWindow[1];
+  if (plan.profile === recording.profile && !windowed) return recording.packets.map((p) => p.bytes);
+  const key = `${plan.file}\0${plan.metadataFile}\0${plan.profile}\0${plan.columnWindow.join('-')}`;
+  if (cachedEncoding?.key === key) return cachedEncoding.bytes;
   const to = PROFILE_LAYOUTS[plan.profile];
   const bytes = recording.packets.map((p) => {
     if (p.kind === 'imu') return p.bytes;
-    // A truncated or corrupt packet has no columns to decode: it is not sent in another profile.
-    return p.wellFormed ? reencodeLidarPacket(p.bytes, recording.layout, to, recording.pixels) : null;
+    if (!p.wellFormed) {
+      // A truncated or corrupt packet has no columns to decode: it is not sent in another profile.
+      return plan.profile === recording.profile ? p.bytes : null;
+    }
+    const encoded = plan.profile === recording.profile ? p.bytes : reencodeLidarPacket(p.bytes, recording.layout, to, recording.pixels);
+    return windowed ? applyColumnWindow(encoded, to, recording.pixels, plan.columnWindow) : encoded;
   });
-  cachedEncoding = { key, profile: plan.profile, bytes };
+  cachedEncoding = { key, bytes };
   return bytes;
 }
 
@@ -108,15 +116,7 @@ export class ReplayStream implements PacedSource {
     const frameId = readLidarHeader(out, layout).frameId;
     writeFrameId(out, layout, (frameId + pass * this.recording.framesPerPass) % modulus);
     shiftColumnTimestamps(out, layout, this.recording.pixels, deltaNs);
-    if (layout.header === 'STANDARD' && out.length > 40) {
-      // CRC is linear: stored ^ crc(old) ^ crc(new) is the new CRC when the stored one was right, and
-      // keeps a recorded corruption corrupt when it was not.
-      const end = out.length - 8;
-      const before = crc64(bytes, 0, end);
-      const after = crc64(out, 0, end);
-      out.writeUInt32LE((bytes.readUInt32LE(end) ^ before.lo ^ after.lo) >>> 0, end);
-      out.writeUInt32LE((bytes.readUInt32LE(end + 4) ^ before.hi ^ after.hi) >>> 0, end + 4);
-    }
+    if (layout.header === 'STANDARD') correctCrc(bytes, out);
     return out;
   }
 }

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRecording } from '../../src/replay/recording.js';
 import { RecordingError } from '../../src/replay/recording-error.js';
 import { ReplaySchedule } from '../../src/replay/replay-schedule.js';
+import { windowWithin } from '../../src/replay/column-window.js';
 import { fragmentPcap, OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'replay-recording-'));
@@ -154,6 +155,16 @@ describe('files a replay refuses, with one line naming the problem', () => {
     expect(r.metadata.sensorInfo.prod_sn).toBe('122247000785');
     expect(r.metadata.beamIntrinsics.beam_altitude_angles).toEqual(meta.beam_intrinsics.beam_altitude_angles);
     expect(r.profile).toBe('RNG15_RFL8_NIR8');
+  });
+});
+
+describe('column windows while replaying', () => {
+  it('a window may only narrow the recorded one', () => {
+    expect(windowWithin([10, 20], [0, 511], 512)).toBe(true);
+    expect(windowWithin([500, 5], [0, 511], 512)).toBe(true);
+    expect(windowWithin([500, 5], [100, 400], 512)).toBe(false);
+    expect(windowWithin([150, 300], [100, 400], 512)).toBe(true);
+    expect(windowWithin([50, 300], [100, 400], 512)).toBe(false);
   });
 });
 

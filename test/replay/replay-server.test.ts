@@ -146,11 +146,36 @@ describe('replay options and configuration', () => {
     expect(compared).toBeGreaterThan(1000); // real returns were compared, not only empty pixels
   });
 
+  it('a narrower azimuth_window blanks the columns outside it and drops packets wholly outside', async () => {
+    const reference = readReferencePcap(`${OS0_CRC}.pcap`).filter((d) => d.dstPort === 7502);
+    const u = await replayUnit(OS0_CRC);
+    await u.listen({ azimuth_window: [0, 90000] });
+    const window: [number, number] = (await u.getJson('/api/v1/sensor/metadata/lidar_data_format')).column_window;
+    expect(window).not.toEqual([0, 511]);
+    const inWindow = (m: number) => (window[0] <= window[1] ? m >= window[0] && m <= window[1] : m >= window[0] || m <= window[1]);
+    const expected = reference
+      .map((d) => decodeLidarPacket(d.payload, 'RNG15_RFL8_NIR8', 128))
+      .filter((p) => p.columns.some((c) => inWindow(c.measurementId)));
+    expect(expected.length).toBeLessThan(reference.length);
+    await until(() => u.lidar.count >= expected.length, 'the packets inside the window');
+    const served = u.lidar.datagrams.slice(0, expected.length).map((d) => decodeLidarPacket(d.data, 'RNG15_RFL8_NIR8', 128));
+    for (const [i, p] of served.entries()) {
+      expect(p.footerOk).toBe(true);
+      expect(p.frameId).toBe(expected[i].frameId);
+      for (const [c, column] of p.columns.entries()) {
+        const recorded = expected[i].columns[c];
+        expect(column.measurementId).toBe(recorded.measurementId);
+        if (inWindow(column.measurementId)) expect(column).toEqual(recorded);
+        else expect([column.status, column.pixels.every((px) => px.range === 0 && px.reflectivity === 0)]).toEqual([0, true]);
+      }
+    }
+  });
+
   it('a change the recording cannot honour is a 409 that says why, and nothing changes', async () => {
     const u = await replayUnit(OS1_FUSA);
     await u.listen();
     const before = await u.getJson('/api/v1/sensor/config');
-    for (const change of [{ lidar_mode: '2048x10' }, { azimuth_window: [0, 180000] }, { accel_fsr: 'EXTENDED' }]) {
+    for (const change of [{ lidar_mode: '2048x10' }, { return_order: 'FARTHEST_TO_NEAREST' }, { accel_fsr: 'EXTENDED' }]) {
       const res = await u.post({ ...change, udp_port_imu: 0 });
       expect(res.status).toBe(409);
       const problem = (await res.json()) as Json;

@@ -83,8 +83,8 @@ function lidarPlan(run: StreamRun): LidarStreamPlan {
   };
 }
 
-/** What a replaying unit sends: the recording, its rate, loop and offset (the profile follows the configuration). */
-export type ReplaySettings = Omit<ReplaySourcePlan, 'profile'>;
+/** What a replaying unit sends: the recording, its rate, loop and offset (profile and window follow the configuration). */
+export type ReplaySettings = Omit<ReplaySourcePlan, 'profile' | 'columnWindow'>;
 
 /** A replaying unit's streams: the recording instead of the scene, to the same destinations as planStreams. */
 export function planReplay(run: StreamRun, replay: ReplaySettings): EmitterPlan | null {
@@ -100,7 +100,11 @@ export function planReplay(run: StreamRun, replay: ReplaySettings): EmitterPlan 
     timestampOffsetNs: run.timestampOffsetNs,
     lidar: null,
     imu: null,
-    replay: { lidar, imu, source: { ...replay, profile: c.udp_profile_lidar } },
+    replay: {
+      lidar,
+      imu,
+      source: { ...replay, profile: c.udp_profile_lidar, columnWindow: columnWindow(c.azimuth_window, columnsPerFrame(c.lidar_mode)) },
+    },
   };
 }
 
