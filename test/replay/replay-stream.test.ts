@@ -37,10 +37,22 @@ describe.each([
       expect(sent[k].bytes.equals(reference[k].payload), `datagram ${k}`).toBe(true);
       expect(sent[k].at - 1000).toBeCloseTo((reference[k].timeUs - reference[0].timeUs) / 1000 / rate, 6);
     }
-    // Pass 1: the same timetable one pass later.
+    // Pass 1: the same timetable one pass later; timestamps one pass on (IMU: all three; lidar: every
+    // column), frame ids one pass of frames on.
+    const shift = BigInt(recording.passNs);
     for (let k = 0; k < n; k++) {
-      expect(sent[n + k].kind).toBe(sent[k].kind);
-      expect(sent[n + k].at - sent[k].at).toBeCloseTo(recording.passNs / 1e6 / rate, 6);
+      const [a, b] = [sent[k], sent[n + k]];
+      expect(b.kind).toBe(a.kind);
+      expect(b.at - a.at).toBeCloseTo(recording.passNs / 1e6 / rate, 6);
+      if (a.kind === 'imu') {
+        for (const o of [0, 8, 16]) expect(b.bytes.readBigUInt64LE(o) - a.bytes.readBigUInt64LE(o)).toBe(shift);
+        expect(b.bytes.subarray(24).equals(a.bytes.subarray(24))).toBe(true);
+      } else {
+        const fusa = profile.startsWith('FUSA');
+        const frameId = (x: Buffer) => (fusa ? x.readUInt32LE(4) : x.readUInt16LE(2));
+        expect(frameId(b.bytes) - frameId(a.bytes)).toBe(recording.framesPerPass);
+        expect(b.bytes.readBigUInt64LE(32) - a.bytes.readBigUInt64LE(32)).toBe(shift);
+      }
     }
   });
 
