@@ -19,14 +19,31 @@ import { spawnReady } from './spawn-ready.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string' }, recording: { type: 'string' } } });
 const seconds = Number(values.seconds ?? 10);
-const recordingFile = resolve(values.recording ?? join(import.meta.dirname, '../../shared/data/recordings/crc_test.pcap'));
+const recordingFile = resolve(
+  values.recording ?? join(import.meta.dirname, '../../shared/data/recordings/crc_test.pcap'),
+);
 const cli = join(import.meta.dirname, '../dist/cli.js');
 
 async function measure(rate: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
   const port = 18000 + Math.floor(Math.random() * 20000);
   const server = await spawnReady({
-    args: [cli, '--host', '127.0.0.1', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', '--replay', recordingFile, '--replay-loop', '--replay-rate', String(rate)],
+    args: [
+      cli,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+      '--replay',
+      recordingFile,
+      '--replay-loop',
+      '--replay-rate',
+      String(rate),
+    ],
     url: `http://127.0.0.1:${port}/api/v1/sensor/metadata/sensor_info`,
     timeoutMs: 20_000,
   });
@@ -53,10 +70,15 @@ async function measure(rate: number) {
   rmSync(dataDir, { recursive: true, force: true });
 
   const recording = loadRecording(recordingFile);
-  const schedule = new ReplaySchedule(recording.packets.map((p) => p.timeNs), recording.passNs, rate, 0, true);
+  const schedule = new ReplaySchedule(
+    recording.packets.map((p) => p.timeNs),
+    recording.passNs,
+    rate,
+    0,
+    true,
+  );
   const lateness = arrivals.map((t, k) => t - schedule.dueNs(k) / 1e6);
   const base = Math.min(...lateness);
-  if (process.env.BENCH_REPLAY_TRACE) process.stderr.write(`lateness over time (ms): ${[0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.999].map((f) => (lateness[Math.floor(f * (lateness.length - 1))] - base).toFixed(2)).join(" ")}\n`);
   const quantiles = (values: number[]) => {
     const sorted = values.map((l) => l - base).sort((x, y) => x - y);
     const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(3);

@@ -68,11 +68,47 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'ptp4l-socket', key: 'ptp4lSocket', env: 'SENSOR_PTP4L_SOCKET', default: undefined, valueName: 'PATH', help: 'linux HAL: ptp4l\'s management socket (uds_address); default /var/run/ptp4l' },
   { flag: 'ptp4l-config', key: 'ptp4lConfig', env: 'SENSOR_PTP4L_CONFIG', default: undefined, valueName: 'FILE', help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)' },
   { flag: 'ptp4l-restart-command', key: 'ptp4lRestartCommand', env: 'SENSOR_PTP4L_RESTART_COMMAND', default: undefined, valueName: 'COMMAND', help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"' },
-  { flag: 'replay', key: 'replay', env: 'SENSOR_REPLAY', default: undefined, valueName: 'FILE', help: 'replay this recording (pcap or pcapng) as the unit it was made on, instead of the synthetic scene (docs/replay.md)' },
-  { flag: 'metadata', key: 'metadata', env: 'SENSOR_METADATA', default: undefined, valueName: 'FILE', help: 'metadata JSON of the --replay recording; default the .json beside it' },
-  { flag: 'replay-rate', key: 'replayRate', env: 'SENSOR_REPLAY_RATE', default: '1', valueName: 'FACTOR', help: 'replay speed: 0.5 half, 2 double speed (0.01..100)' },
-  { flag: 'replay-loop', key: 'replayLoop', env: 'SENSOR_REPLAY_LOOP', default: undefined, valueName: '', help: 'replay the recording again and again, frame ids and timestamps increasing', boolean: true },
-  { flag: 'replay-start', key: 'replayStartS', env: 'SENSOR_REPLAY_START', default: '0', valueName: 'SECONDS', help: 'start the replay this far into the recording' },
+  {
+    flag: 'replay',
+    key: 'replay',
+    env: 'SENSOR_REPLAY',
+    default: undefined,
+    valueName: 'FILE',
+    help: 'replay this recording (pcap or pcapng) as the unit it was made on instead of the scene (docs/replay.md)',
+  },
+  {
+    flag: 'metadata',
+    key: 'metadata',
+    env: 'SENSOR_METADATA',
+    default: undefined,
+    valueName: 'FILE',
+    help: 'metadata JSON of the --replay recording; default the .json beside it',
+  },
+  {
+    flag: 'replay-rate',
+    key: 'replayRate',
+    env: 'SENSOR_REPLAY_RATE',
+    default: '1',
+    valueName: 'FACTOR',
+    help: 'replay speed: 0.5 half, 2 double speed (0.01..100)',
+  },
+  {
+    flag: 'replay-loop',
+    key: 'replayLoop',
+    env: 'SENSOR_REPLAY_LOOP',
+    default: undefined,
+    valueName: '',
+    help: 'replay the recording again and again, frame ids and timestamps increasing',
+    boolean: true,
+  },
+  {
+    flag: 'replay-start',
+    key: 'replayStartS',
+    env: 'SENSOR_REPLAY_START',
+    default: '0',
+    valueName: 'SECONDS',
+    help: 'start the replay this far into the recording',
+  },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -97,7 +133,9 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       args: [...argv],
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }])),
+        ...Object.fromEntries(
+          OPTION_SPECS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
+        ),
       },
       strict: true,
       allowPositionals: false,
@@ -123,11 +161,17 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   const firmwareBootAttempts = Number(raw.firmwareBootAttempts);
   if (!Number.isInteger(firmwareBootAttempts) || firmwareBootAttempts < 1 || firmwareBootAttempts > 100) throw new UsageError(`--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`);
   const replayRate = Number(raw.replayRate);
-  if (!Number.isFinite(replayRate) || replayRate < 0.01 || replayRate > 100) throw new UsageError(`--replay-rate must be a number 0.01..100; got ${JSON.stringify(raw.replayRate)}`);
+  if (!Number.isFinite(replayRate) || replayRate < 0.01 || replayRate > 100) {
+    throw new UsageError(`--replay-rate must be a number 0.01..100; got ${JSON.stringify(raw.replayRate)}`);
+  }
   const replayStartS = Number(raw.replayStartS);
-  if (!Number.isFinite(replayStartS) || replayStartS < 0) throw new UsageError(`--replay-start must be a number of seconds >= 0; got ${JSON.stringify(raw.replayStartS)}`);
+  if (!Number.isFinite(replayStartS) || replayStartS < 0) {
+    throw new UsageError(`--replay-start must be a number of seconds >= 0; got ${JSON.stringify(raw.replayStartS)}`);
+  }
   const loopText = (raw.replayLoop ?? 'false').toLowerCase();
-  if (!['1', 'true', 'yes', '0', 'false', 'no', ''].includes(loopText)) throw new UsageError(`SENSOR_REPLAY_LOOP must be 1/true/yes or 0/false/no; got ${JSON.stringify(raw.replayLoop)}`);
+  if (!['1', 'true', 'yes', '0', 'false', 'no', ''].includes(loopText)) {
+    throw new UsageError(`SENSOR_REPLAY_LOOP must be 1/true/yes or 0/false/no; got ${JSON.stringify(raw.replayLoop)}`);
+  }
   if (!raw.replay && raw.metadata) throw new UsageError('--metadata needs --replay FILE');
   return {
     host: raw.host,
@@ -161,7 +205,9 @@ export function optionsTableMarkdown(): string {
     '| Option | Environment | Default | Meaning |',
     '|---|---|---|---|',
     ...OPTION_SPECS.map(
-      (o) => `| \`--${o.flag}${o.boolean ? '' : ` ${escape(o.valueName)}`}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
+      (o) =>
+        `| \`--${o.flag}${o.boolean ? '' : ` ${escape(o.valueName)}`}\` | \`${o.env}\` | ` +
+        `${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
     ),
   ].join('\n');
 }

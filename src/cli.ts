@@ -20,7 +20,7 @@ function createLogger(level: string, recent: LogRing): Logger {
 }
 
 async function main(): Promise<number> {
-  if (process.argv[2] === 'recording') return (await import('./replay/recording-info.js')).runRecordingCommand(process.argv.slice(3));
+  if (process.argv[2] === 'recording') return (await import('./replay/recording-info.js')).runRecordingCommand(process.argv);
   let options: CliOptions | 'help';
   try {
     options = parseCliOptions(process.argv.slice(2), process.env);

@@ -68,11 +68,13 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
   try {
     const identity = replay?.identity ?? resolveIdentity(db, options.product, options.serial);
     const alerts = createPersistentAlertLog(db, logger);
-    const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir, firmwareBootAttempts: options.firmwareBootAttempts, firmwareHook: options.firmwareHook, replay: replay?.settings };
+    const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir, firmwareBootAttempts: options.firmwareBootAttempts, firmwareHook: options.firmwareHook,
+      replay: replay?.settings };
     const timeNetworkOptions = { networkInterface: options.networkInterface, networkHook: options.networkHook, chronycHost: options.chronycHost, ptp4lSocket: options.ptp4lSocket, ptp4lConfig: options.ptp4lConfig, ptp4lRestartCommand: options.ptp4lRestartCommand, log: logger.child({ component: 'hal' }) };
     // The linux HAL (and systeminformation, ~12 MB) is loaded only on a real unit.
     hal = options.hal === 'linux' ? (await import('./hal/linux/index.js')).createLinuxHal({ ...halOptions, ...timeNetworkOptions }) : createSimHal(halOptions);
-    const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes, recording: replay?.binding });
+    const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes,
+      recording: replay?.binding });
     if (replay) logReplay(logger, replay);
     const app = await buildApp(sensor, { logger, recentLog });
     const address = await app.listen({ host: options.host, port: options.port });
@@ -96,7 +98,15 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
 function logReplay(logger: Logger, replay: ReplaySetup): void {
   const { recording: r, settings } = replay;
   logger.info(
-    { file: r.file, metadata: r.metadataFile, profile: r.profile, rate: settings.rate, loop: settings.loop, startS: settings.startOffsetNs / 1e9, packets: r.packets.length },
+    {
+      file: r.file,
+      metadata: r.metadataFile,
+      profile: r.profile,
+      rate: settings.rate,
+      loop: settings.loop,
+      startS: settings.startOffsetNs / 1e9,
+      packets: r.packets.length,
+    },
     `replaying ${r.metadata.sensorInfo.prod_line} ${r.metadata.sensorInfo.prod_sn}`,
   );
   for (const fault of replay.faults) logger.warn({ file: r.file }, `recording: ${fault}`);

@@ -100,21 +100,31 @@ function readPcapng(b: Buffer): CaptureFile {
     const u32 = (p: number) => (le ? b.readUInt32LE(p) : b.readUInt32BE(p));
     const blockType = u32(o);
     const length = u32(o + 4);
-    if (length < 12 || length % 4 !== 0) throw new CaptureFormatError(`corrupt pcapng: block at byte ${o} has length ${length}`);
+    if (length < 12 || length % 4 !== 0)
+      throw new CaptureFormatError(`corrupt pcapng: block at byte ${o} has length ${length}`);
     if (o + length > b.length) {
       truncated = true;
       break;
     }
     const body = o + 8;
     if (blockType === 1) {
-      interfaces.push({ linkType: le ? b.readUInt16LE(body) : b.readUInt16BE(body), unitsPerSecond: tsResolution(b, body + 8, o + length - 4, le) });
+      interfaces.push({
+        linkType: le ? b.readUInt16LE(body) : b.readUInt16BE(body),
+        unitsPerSecond: tsResolution(b, body + 8, o + length - 4, le),
+      });
     } else if (blockType === 6) {
       const iface = interfaces[u32(body)];
-      if (!iface) throw new CaptureFormatError(`corrupt pcapng: packet block at byte ${o} names an undeclared interface`);
+      if (!iface)
+        throw new CaptureFormatError(`corrupt pcapng: packet block at byte ${o} names an undeclared interface`);
       const ts = (BigInt(u32(body + 4)) << 32n) | BigInt(u32(body + 8));
       const capLen = u32(body + 12);
       const data = b.subarray(body + 20, Math.min(body + 20 + capLen, o + length - 4));
-      frames.push({ timeNs: (ts * 1_000_000_000n) / iface.unitsPerSecond, linkType: iface.linkType, data, wireLength: u32(body + 16) });
+      frames.push({
+        timeNs: (ts * 1_000_000_000n) / iface.unitsPerSecond,
+        linkType: iface.linkType,
+        data,
+        wireLength: u32(body + 16),
+      });
     } else if (blockType === 3) {
       // Simple packet block: no timestamp; it gets the previous frame's.
       const iface = interfaces[0];

@@ -4,11 +4,22 @@
  * as a live unit does (udp-packets.md, Column). Pure.
  */
 import { isColumnInWindow } from '../sensor/lidar-geometry.js';
-import { COLUMNS_PER_PACKET, COLUMN_HEADER_BYTES, PACKET_HEADER_BYTES, columnBytes, type ProfileLayout } from '../udp/lidar-profiles.js';
+import {
+  COLUMNS_PER_PACKET,
+  COLUMN_HEADER_BYTES,
+  PACKET_HEADER_BYTES,
+  columnBytes,
+  type ProfileLayout,
+} from '../udp/lidar-profiles.js';
 import { correctCrc } from './lidar-header.js';
 
 /** `b` limited to `window`; the same buffer when every column is inside, null when none is. */
-export function applyColumnWindow(b: Buffer, layout: ProfileLayout, pixels: number, window: readonly [number, number]): Buffer | null {
+export function applyColumnWindow(
+  b: Buffer,
+  layout: ProfileLayout,
+  pixels: number,
+  window: readonly [number, number],
+): Buffer | null {
   const colBytes = columnBytes(layout, pixels);
   const outside: number[] = [];
   for (let c = 0; c < COLUMNS_PER_PACKET; c++) {

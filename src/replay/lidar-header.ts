@@ -46,7 +46,8 @@ export function shiftColumnTimestamps(b: Buffer, layout: ProfileLayout, pixels: 
 
 /** Adds `deltaNs` to the three timestamps of a LEGACY IMU packet. */
 export function shiftImuTimestamps(b: Buffer, deltaNs: bigint): void {
-  for (let o = 0; o + 8 <= Math.min(24, b.length); o += 8) b.writeBigUInt64LE((b.readBigUInt64LE(o) + deltaNs) & 0xffffffffffffffffn, o);
+  for (let o = 0; o + 8 <= Math.min(24, b.length); o += 8)
+    b.writeBigUInt64LE((b.readBigUInt64LE(o) + deltaNs) & 0xffffffffffffffffn, o);
 }
 
 /**

@@ -63,7 +63,8 @@ export function createRecordingBinding(
       const window = columnWindow(candidate.azimuth_window, cpf);
       if (candidate.lidar_mode === active.lidar_mode && !windowWithin(window, recordedWindow, cpf)) {
         return (
-          `azimuth_window ${JSON.stringify(candidate.azimuth_window)} cannot be served while replaying ${label}: it needs columns ` +
+          `azimuth_window ${JSON.stringify(candidate.azimuth_window)} cannot be served while replaying ${label}: ` +
+          `it needs columns ` +
           `${window.join('..')}, the recording holds only ${recordedWindow.join('..')} (a window can only narrow it)`
         );
       }

@@ -49,10 +49,18 @@ function field<T>(where: Json, name: string, ok: (v: unknown) => boolean, what: 
   if (!ok(v)) throw new RecordingError(`metadata: ${name} is missing or not ${what}`);
   return v as T;
 }
-const str = (o: Json, n: string, fallback?: string) => field<string>(o, n, (v) => typeof v === 'string', 'a string', fallback);
-const num = (o: Json, n: string, fallback?: number) => field<number>(o, n, (v) => typeof v === 'number', 'a number', fallback);
+const str = (o: Json, n: string, fallback?: string) =>
+  field<string>(o, n, (v) => typeof v === 'string', 'a string', fallback);
+const num = (o: Json, n: string, fallback?: number) =>
+  field<number>(o, n, (v) => typeof v === 'number', 'a number', fallback);
 const nums = (o: Json, n: string, fallback?: number[]) =>
-  field<number[]>(o, n, (v) => Array.isArray(v) && v.every((x) => typeof x === 'number'), 'a list of numbers', fallback);
+  field<number[]>(
+    o,
+    n,
+    (v) => Array.isArray(v) && v.every((x) => typeof x === 'number'),
+    'a list of numbers',
+    fallback,
+  );
 const obj = (o: Json, n: string) => field<Json>(o, n, isObject, 'an object');
 
 export function parseRecordingMetadata(text: string): RecordedMetadata {
@@ -71,12 +79,19 @@ function nested(doc: Json): RecordedMetadata {
   const beams = obj(doc, 'beam_intrinsics');
   const format = obj(doc, 'lidar_data_format');
   const config = isObject(doc.config_params) ? doc.config_params : {};
-  const calibration = isObject(doc.calibration_status) && isObject(doc.calibration_status.reflectivity) ? doc.calibration_status.reflectivity : {};
+  const calibration =
+    isObject(doc.calibration_status) && isObject(doc.calibration_status.reflectivity)
+      ? doc.calibration_status.reflectivity
+      : {};
   return {
     sensorInfo: sensorInfoOf(info),
     beamIntrinsics: beamsOf(beams),
-    imuToSensorTransform: isObject(doc.imu_intrinsics) ? nums(doc.imu_intrinsics, 'imu_to_sensor_transform') : IDENTITY4,
-    lidarToSensorTransform: isObject(doc.lidar_intrinsics) ? nums(doc.lidar_intrinsics, 'lidar_to_sensor_transform') : IDENTITY4,
+    imuToSensorTransform: isObject(doc.imu_intrinsics)
+      ? nums(doc.imu_intrinsics, 'imu_to_sensor_transform')
+      : IDENTITY4,
+    lidarToSensorTransform: isObject(doc.lidar_intrinsics)
+      ? nums(doc.lidar_intrinsics, 'lidar_to_sensor_transform')
+      : IDENTITY4,
     calibration: { timestamp: str(calibration, 'timestamp', ''), valid: calibration.valid !== false },
     dataFormat: formatOf(format, config),
     configParams: config,
@@ -87,7 +102,9 @@ function nested(doc: Json): RecordedMetadata {
 /** Flat legacy form: sensor_info, beam intrinsics and transforms at the top level, `data_format` beside them. */
 function flat(doc: Json): RecordedMetadata {
   if (!('prod_sn' in doc) || !isObject(doc.data_format)) {
-    throw new RecordingError('metadata has neither sensor_info (nested form) nor prod_sn and data_format (flat legacy form)');
+    throw new RecordingError(
+      'metadata has neither sensor_info (nested form) nor prod_sn and data_format (flat legacy form)',
+    );
   }
   const format = doc.data_format;
   const config: Json = {
@@ -117,7 +134,9 @@ function sensorInfoOf(info: Json): RecordedMetadata['sensorInfo'] {
     initialization_id: num(info, 'initialization_id', 0),
     prod_line: str(info, 'prod_line'),
     prod_pn: str(info, 'prod_pn', ''),
-    prod_sn: String(field<string | number>(info, 'prod_sn', (v) => typeof v === 'string' || typeof v === 'number', 'a serial number')),
+    prod_sn: String(
+      field<string | number>(info, 'prod_sn', (v) => typeof v === 'string' || typeof v === 'number', 'a serial number'),
+    ),
   };
 }
 
@@ -126,7 +145,24 @@ function beamsOf(beams: Json): RecordedMetadata['beamIntrinsics'] {
   return {
     beam_altitude_angles: nums(beams, 'beam_altitude_angles'),
     beam_azimuth_angles: nums(beams, 'beam_azimuth_angles'),
-    beam_to_lidar_transform: nums(beams, 'beam_to_lidar_transform', [1, 0, 0, originMm, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]),
+    beam_to_lidar_transform: nums(beams, 'beam_to_lidar_transform', [
+      1,
+      0,
+      0,
+      originMm,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      1,
+    ]),
     lidar_origin_to_beam_origin_mm: originMm,
   };
 }
@@ -141,6 +177,10 @@ function formatOf(format: Json, config: Json): RecordedMetadata['dataFormat'] {
     pixel_shift_by_row: nums(format, 'pixel_shift_by_row'),
     pixels_per_column: num(format, 'pixels_per_column'),
     udp_profile_imu: str(format, 'udp_profile_imu', 'LEGACY'),
-    udp_profile_lidar: str(format, 'udp_profile_lidar', typeof config.udp_profile_lidar === 'string' ? config.udp_profile_lidar : 'LEGACY'),
+    udp_profile_lidar: str(
+      format,
+      'udp_profile_lidar',
+      typeof config.udp_profile_lidar === 'string' ? config.udp_profile_lidar : 'LEGACY',
+    ),
   };
 }

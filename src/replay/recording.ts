@@ -81,7 +81,9 @@ function readFile(path: string, what: string): Buffer {
     return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RecordingError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : ((error as Error).message ?? code)}`);
+    throw new RecordingError(
+      `cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : ((error as Error).message ?? code)}`,
+    );
   }
 }
 
@@ -100,21 +102,31 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     throw error;
   }
   if (capture.truncated) {
-    throw new RecordingError(`${file}: truncated ${capture.format} file: it ends inside record ${capture.frames.length + 1}`);
+    throw new RecordingError(
+      `${file}: truncated ${capture.format} file: it ends inside record ${capture.frames.length + 1}`,
+    );
   }
   const format = metadata.dataFormat;
   const profileName = format.udp_profile_lidar;
   if (!(LIDAR_PROFILES as readonly string[]).includes(profileName)) {
-    throw new RecordingError(`${file}: lidar profile ${profileName} of the metadata cannot be replayed (supported: ${LIDAR_PROFILES.join(', ')})`);
+    throw new RecordingError(
+      `${file}: lidar profile ${profileName} of the metadata cannot be replayed ` +
+        `(supported: ${LIDAR_PROFILES.join(', ')})`,
+    );
   }
   const profile = profileName as LidarProfile;
   const layout = PROFILE_LAYOUTS[profile];
   const pixels = format.pixels_per_column;
   if (format.columns_per_packet !== COLUMNS_PER_PACKET) {
-    throw new RecordingError(`${file}: columns_per_packet ${format.columns_per_packet} cannot be replayed (only ${COLUMNS_PER_PACKET})`);
+    throw new RecordingError(
+      `${file}: columns_per_packet ${format.columns_per_packet} cannot be replayed (only ${COLUMNS_PER_PACKET})`,
+    );
   }
   if (metadata.beamIntrinsics.beam_altitude_angles.length !== pixels) {
-    throw new RecordingError(`${file}: metadata has ${metadata.beamIntrinsics.beam_altitude_angles.length} beam angles but ${pixels} pixels per column`);
+    throw new RecordingError(
+      `${file}: metadata has ${metadata.beamIntrinsics.beam_altitude_angles.length} beam angles ` +
+        `but ${pixels} pixels per column`,
+    );
   }
   const lidarPort = portOf(metadata.configParams, 'udp_port_lidar', 7502);
   const imuPort = portOf(metadata.configParams, 'udp_port_imu', 7503);
@@ -133,7 +145,14 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     t0 ??= d.timeNs;
     const bytes = d.payload;
     if (kind === 'imu') {
-      packets.push({ kind, timeNs: Number(d.timeNs - t0), bytes, frameId: null, wellFormed: bytes.length === IMU_PACKET_BYTES, crcOk: null });
+      packets.push({
+        kind,
+        timeNs: Number(d.timeNs - t0),
+        bytes,
+        frameId: null,
+        wellFormed: bytes.length === IMU_PACKET_BYTES,
+        crcOk: null,
+      });
       continue;
     }
     const wellFormed = bytes.length === expectedBytes;
@@ -150,14 +169,16 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
   const lidar = packets.filter((p) => p.kind === 'lidar');
   if (packets.length === 0) {
     throw new RecordingError(
-      `${file}: no UDP packets to the recorded lidar port ${lidarPort} or IMU port ${imuPort} (${extraction.datagrams.length} datagrams on other ports)`,
+      `${file}: no UDP packets to the recorded lidar port ${lidarPort} or IMU port ${imuPort} ` +
+        `(${extraction.datagrams.length} datagrams on other ports)`,
     );
   }
   const malformed = lidar.filter((p) => !p.wellFormed);
   if (lidar.length > 0 && malformed.length * 2 > lidar.length) {
     const sizes = [...new Set(malformed.map((p) => p.bytes.length))].slice(0, 3).join(', ');
     throw new RecordingError(
-      `${file}: lidar packets of ${sizes} bytes do not match the metadata (${profile}, ${pixels} pixels per column: ${expectedBytes} bytes)`,
+      `${file}: lidar packets of ${sizes} bytes do not match the metadata ` +
+        `(${profile}, ${pixels} pixels per column: ${expectedBytes} bytes)`,
     );
   }
   checkIdentity(file, metadata, layout, lidar);
@@ -208,7 +229,9 @@ function checkIdentity(file: string, metadata: RecordedMetadata, layout: Profile
     throw new RecordingError(`${file}: packets carry serial number ${header.serial} but the metadata is of ${prod_sn}`);
   }
   if (initialization_id !== 0 && header.initId !== initialization_id) {
-    throw new RecordingError(`${file}: packets carry initialization_id ${header.initId} but the metadata says ${initialization_id}`);
+    throw new RecordingError(
+      `${file}: packets carry initialization_id ${header.initId} but the metadata says ${initialization_id}`,
+    );
   }
 }
 
@@ -216,7 +239,10 @@ function checkColumns(file: string, cpf: number, layout: ProfileLayout, lidar: R
   for (const p of lidar) {
     if (!p.wellFormed) continue;
     const m = readLidarHeader(p.bytes, layout).firstMeasurementId;
-    if (m >= cpf) throw new RecordingError(`${file}: a packet holds measurement id ${m} but the metadata has ${cpf} columns per frame`);
+    if (m >= cpf)
+      throw new RecordingError(
+        `${file}: a packet holds measurement id ${m} but the metadata has ${cpf} columns per frame`,
+      );
   }
 }
 
@@ -269,8 +295,10 @@ function packetsInWindow(cpf: number, [first, last]: [number, number]): number {
 export function recordingFaults(r: Recording): string[] {
   const s = r.stats;
   const lines: string[] = [];
-  if (s.incompleteDatagrams) lines.push(`${s.incompleteDatagrams} fragmented datagrams are missing fragments and are not replayed`);
-  if (s.otherPortPackets) lines.push(`${s.otherPortPackets} datagrams to other ports than ${r.lidarPort}/${r.imuPort} are not replayed`);
+  if (s.incompleteDatagrams)
+    lines.push(`${s.incompleteDatagrams} fragmented datagrams are missing fragments and are not replayed`);
+  if (s.otherPortPackets)
+    lines.push(`${s.otherPortPackets} datagrams to other ports than ${r.lidarPort}/${r.imuPort} are not replayed`);
   if (s.partialFrames) lines.push(`${s.partialFrames} of ${s.frames} frames are partial`);
   if (s.missingFrames) lines.push(`${s.missingFrames} frame ids are missing between frames`);
   if (s.malformedPackets) lines.push(`${s.malformedPackets} lidar packets have the wrong size (truncated or corrupt)`);

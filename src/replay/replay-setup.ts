@@ -22,7 +22,9 @@ export interface ReplaySetup {
 }
 
 /** Throws RecordingError when the recording cannot be replayed. */
-export function prepareReplay(options: Pick<CliOptions, 'replay' | 'metadata' | 'replayRate' | 'replayLoop' | 'replayStartS'>): ReplaySetup {
+export function prepareReplay(
+  options: Pick<CliOptions, 'replay' | 'metadata' | 'replayRate' | 'replayLoop' | 'replayStartS'>,
+): ReplaySetup {
   if (!options.replay) throw new Error('prepareReplay needs options.replay');
   // Absolute paths: the emitter worker loads the file again by name.
   const file = resolve(options.replay);
@@ -33,12 +35,18 @@ export function prepareReplay(options: Pick<CliOptions, 'replay' | 'metadata' | 
   // The recorded lidar_mode, when the metadata lacks it, follows from the frame width (10 Hz assumed).
   if (recording.metadata.configParams.lidar_mode === undefined) {
     const mode = `${recording.columnsPerFrame}x10`;
-    if (['512x10', '1024x10', '2048x10'].includes(mode)) recorded.lidar_mode = mode as NonNullable<typeof recorded.lidar_mode>;
+    if (['512x10', '1024x10', '2048x10'].includes(mode))
+      recorded.lidar_mode = mode as NonNullable<typeof recorded.lidar_mode>;
   }
   return {
     recording,
     identity,
-    binding: createRecordingBinding(recording.metadata.sensorInfo.initialization_id, recorded, basename(file), recording.metadata.dataFormat.column_window),
+    binding: createRecordingBinding(
+      recording.metadata.sensorInfo.initialization_id,
+      recorded,
+      basename(file),
+      recording.metadata.dataFormat.column_window,
+    ),
     settings: {
       file,
       metadataFile: recording.metadataFile,

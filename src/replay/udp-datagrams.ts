@@ -109,7 +109,14 @@ export function extractUdpDatagrams(frames: readonly CapturedFrame[]): DatagramE
   return out;
 }
 
-function addDatagram(out: DatagramExtraction, timeNs: bigint, src: string, dst: string, udp: Buffer, fragments: number) {
+function addDatagram(
+  out: DatagramExtraction,
+  timeNs: bigint,
+  src: string,
+  dst: string,
+  udp: Buffer,
+  fragments: number,
+) {
   if (udp.length < 8) {
     out.skippedFrames++;
     return;

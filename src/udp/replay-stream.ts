@@ -5,7 +5,14 @@
  * loop get frame ids and timestamps moved on by whole passes, with the CRC corrected for the change.
  */
 import type { LidarProfile } from '../config/registry.js';
-import { correctCrc, frameIdModulus, readLidarHeader, shiftColumnTimestamps, shiftImuTimestamps, writeFrameId } from '../replay/lidar-header.js';
+import {
+  correctCrc,
+  frameIdModulus,
+  readLidarHeader,
+  shiftColumnTimestamps,
+  shiftImuTimestamps,
+  writeFrameId,
+} from '../replay/lidar-header.js';
 import { loadRecording, type Recording } from '../replay/recording.js';
 import { reencodeLidarPacket } from '../replay/reencode.js';
 import { applyColumnWindow } from '../replay/column-window.js';
@@ -50,7 +57,10 @@ function firstPassBytes(recording: Recording, plan: ReplaySourcePlan): (Buffer |
       // A truncated or corrupt packet has no columns to decode: it is not sent in another profile.
       return plan.profile === recording.profile ? p.bytes : null;
     }
-    const encoded = plan.profile === recording.profile ? p.bytes : reencodeLidarPacket(p.bytes, recording.layout, to, recording.pixels);
+    const encoded =
+      plan.profile === recording.profile
+        ? p.bytes
+        : reencodeLidarPacket(p.bytes, recording.layout, to, recording.pixels);
     return windowed ? applyColumnWindow(encoded, to, recording.pixels, plan.columnWindow) : encoded;
   });
   cachedEncoding = { key, bytes };

@@ -14,7 +14,7 @@ import { fragmentPcap, OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pc
 
 const tmp = mkdtempSync(join(tmpdir(), 'replay-recording-'));
 
-/** The same records as a pcapng file (section header, one Ethernet interface in microseconds, enhanced packet blocks). */
+/** The same records as pcapng: section header, one Ethernet interface in microseconds, enhanced packet blocks. */
 function toPcapng(pcap: Buffer): Buffer {
   const block = (type: number, body: Buffer) => {
     const padded = Buffer.concat([body, Buffer.alloc((4 - (body.length % 4)) % 4)]);
@@ -33,7 +33,7 @@ function toPcapng(pcap: Buffer): Buffer {
   idb.writeUInt16LE(1, 0);
   idb.writeUInt32LE(65535, 4);
   const parts = [block(0x0a0d0d0a, shb), block(1, idb)];
-  for (let o = 24; o + 16 <= pcap.length; ) {
+  for (let o = 24; o + 16 <= pcap.length;) {
     const len = pcap.readUInt32LE(o + 8);
     const us = BigInt(pcap.readUInt32LE(o)) * 1_000_000n + BigInt(pcap.readUInt32LE(o + 4));
     const epb = Buffer.alloc(20);
@@ -103,7 +103,11 @@ describe('files a replay refuses, with one line naming the problem', () => {
   };
 
   it('random bytes', () => {
-    const file = derived('random', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) & 0xff)), OS0_CRC);
+    const file = derived(
+      'random',
+      Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) & 0xff)),
+      OS0_CRC,
+    );
     expect(refusal(() => loadRecording(file))).toMatch(/not a pcap or pcapng file/);
   });
 
@@ -128,7 +132,9 @@ describe('files a replay refuses, with one line naming the problem', () => {
     meta.sensor_info.prod_sn = '122247000786';
     const file = derived('other-serial', readFileSync(`${OS0_CRC}.pcap`), OS0_CRC);
     writeFileSync(file.replace(/\.pcap$/, '.json'), JSON.stringify(meta));
-    expect(refusal(() => loadRecording(file))).toMatch(/serial number 122247000785 but the metadata is of 122247000786/);
+    expect(refusal(() => loadRecording(file))).toMatch(
+      /serial number 122247000785 but the metadata is of 122247000786/,
+    );
   });
 
   it('missing metadata', () => {

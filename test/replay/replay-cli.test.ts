@@ -46,19 +46,26 @@ describe('lidar-sensor recording info', () => {
     const file = join(tmp, 'noise.pcap');
     writeFileSync(file, Buffer.alloc(2000, 0x5a));
     copyFileSync(`${OS0_CRC}.json`, join(tmp, 'noise.json'));
-    expectOneLineRefusal(await runCli(['recording', 'info', file]), /^lidar-sensor: .*noise\.pcap: not a pcap or pcapng file/);
+    expectOneLineRefusal(
+      await runCli(['recording', 'info', file]),
+      /^lidar-sensor: .*noise\.pcap: not a pcap or pcapng file/,
+    );
   });
 });
 
 describe('lidar-sensor --replay refuses bad files at start', () => {
-  const start = (args: string[]) => runCli(['--host', '127.0.0.1', '--port', '0', '--data-dir', mkdtempSync(join(tmp, 'd-')), ...args]);
+  const start = (args: string[]) =>
+    runCli(['--host', '127.0.0.1', '--port', '0', '--data-dir', mkdtempSync(join(tmp, 'd-')), ...args]);
 
   it('a truncated pcap', async () => {
     const file = join(tmp, 'cut.pcap');
     const whole = readFileSync(`${OS1_FUSA}.pcap`);
     writeFileSync(file, whole.subarray(0, whole.length - 100));
     copyFileSync(`${OS1_FUSA}.json`, join(tmp, 'cut.json'));
-    expectOneLineRefusal(await start(['--replay', file]), /^lidar-sensor: cannot replay: .*cut\.pcap: truncated pcap file/);
+    expectOneLineRefusal(
+      await start(['--replay', file]),
+      /^lidar-sensor: cannot replay: .*cut\.pcap: truncated pcap file/,
+    );
   });
 
   it('metadata that does not match the packets', async () => {
@@ -69,7 +76,10 @@ describe('lidar-sensor --replay refuses bad files at start', () => {
   });
 
   it('a missing file', async () => {
-    expectOneLineRefusal(await start(['--replay', join(tmp, 'absent.pcap'), '--metadata', `${OS0_CRC}.json`]), /cannot read recording .*absent\.pcap: no such file/);
+    expectOneLineRefusal(
+      await start(['--replay', join(tmp, 'absent.pcap'), '--metadata', `${OS0_CRC}.json`]),
+      /cannot read recording .*absent\.pcap: no such file/,
+    );
   });
 
   it('a bad --replay-rate is a usage error', async () => {

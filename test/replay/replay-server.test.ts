@@ -29,14 +29,21 @@ afterEach(async () => {
 
 async function replayUnit(base: string, extra: string[] = []) {
   const dataDir = mkdtempSync(join(tmpdir(), 'replay-unit-'));
-  const options = parseCliOptions(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--replay', `${base}.pcap`, ...extra], {});
+  const options = parseCliOptions(
+    ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--replay', `${base}.pcap`, ...extra],
+    {},
+  );
   if (options === 'help') throw new Error('unexpected help');
   const server = await startServer(options, pino({ level: 'silent' }));
   const lidar = await UdpCapture.listen();
   const imu = await UdpCapture.listen();
   running.push({ server, captures: [lidar, imu] });
   const post = async (body: Record<string, unknown>) =>
-    fetch(`${server.url}/api/v1/sensor/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${server.url}/api/v1/sensor/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const getJson = async (path: string): Promise<Json> => (await fetch(`${server.url}${path}`)).json();
   /**
    * Points the streams at the captures (a reinit: the recording starts). A fresh unit has no udp_dest,
@@ -60,10 +67,13 @@ describe.each([
   const recordedImu = reference.filter((d) => d.dstPort === 7503).map((d) => hex(d.payload));
   const metadata = JSON.parse(readFileSync(`${base}.json`, 'utf8'));
 
-  it('sends every recorded datagram byte for byte, in order, from the listen address; again after a reinit', async () => {
+  it('sends every recorded datagram byte for byte, in order, from the listen address; again after reinit', async () => {
     const u = await replayUnit(base);
     await u.listen();
-    await until(() => u.lidar.count >= recordedLidar.length && u.imu.count >= recordedImu.length, 'the whole recording');
+    await until(
+      () => u.lidar.count >= recordedLidar.length && u.imu.count >= recordedImu.length,
+      'the whole recording',
+    );
     expect(u.lidar.datagrams.map((d) => hex(d.data))).toEqual(recordedLidar);
     expect(u.imu.datagrams.map((d) => hex(d.data))).toEqual(recordedImu);
     expect(new Set(u.lidar.datagrams.map((d) => d.from.address))).toEqual(new Set(['127.0.0.1']));
@@ -77,7 +87,7 @@ describe.each([
     expect(imu2.datagrams.map((d) => hex(d.data))).toEqual(recordedImu);
   });
 
-  it('serves the recording\'s metadata; initialization_id stays the recorded one across reinits', async () => {
+  it("serves the recording's metadata; initialization_id stays the recorded one across reinits", async () => {
     const u = await replayUnit(base);
     await u.listen();
     const served = await u.getJson('/api/v1/sensor/metadata');
@@ -89,13 +99,16 @@ describe.each([
     expect(served.imu_intrinsics).toEqual(metadata.imu_intrinsics);
     expect(served.lidar_intrinsics).toEqual(metadata.lidar_intrinsics);
     expect(served.calibration_status).toEqual(metadata.calibration_status);
-    for (const [key, value] of Object.entries(served.lidar_data_format)) expect(value, key).toEqual(metadata.lidar_data_format[key]);
+    for (const [key, value] of Object.entries(served.lidar_data_format))
+      expect(value, key).toEqual(metadata.lidar_data_format[key]);
     for (const [key, value] of Object.entries(metadata.config_params)) {
       if (['udp_dest', 'udp_port_lidar', 'udp_port_imu'].includes(key)) continue; // the test's own destination
       expect(served.config_params[key], key).toEqual(value);
     }
     expect((await u.post({ udp_port_imu: 0 })).status).toBe(204);
-    expect((await u.getJson('/api/v1/sensor/metadata')).sensor_info.initialization_id).toBe(metadata.sensor_info.initialization_id);
+    expect((await u.getJson('/api/v1/sensor/metadata')).sensor_info.initialization_id).toBe(
+      metadata.sensor_info.initialization_id,
+    );
   });
 });
 
@@ -122,21 +135,31 @@ describe('replay options and configuration', () => {
     expect(firstOfPass[2] - firstOfPass[1]).toBe(firstOfPass[1] - firstOfPass[0]);
   });
 
-  it('udp_profile_lidar re-encodes the FUSA recording: RNG19 range and reflectivity equal the recorded ones pixel for pixel', async () => {
+  it('re-encodes the FUSA recording as RNG19: range and reflectivity equal the recorded ones pixel for pixel', async () => {
     const reference = readReferencePcap(`${OS1_FUSA}.pcap`).filter((d) => d.dstPort === 7502);
     const u = await replayUnit(OS1_FUSA);
     await u.listen({ udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16' });
     await until(() => u.lidar.count >= reference.length, 'the re-encoded packets');
-    expect((await u.getJson('/api/v1/sensor/metadata/lidar_data_format')).udp_profile_lidar).toBe('RNG19_RFL8_SIG16_NIR16');
+    expect((await u.getJson('/api/v1/sensor/metadata/lidar_data_format')).udp_profile_lidar).toBe(
+      'RNG19_RFL8_SIG16_NIR16',
+    );
     let compared = 0;
     for (const [i, d] of reference.entries()) {
       const recorded = decodeLidarPacket(d.payload, 'FUSA_RNG15_RFL8_NIR8_DUAL', 128);
       const served = decodeLidarPacket(u.lidar.datagrams[i].data, 'RNG19_RFL8_SIG16_NIR16', 128);
       expect(served.footerOk).toBe(true);
-      expect([served.initId, served.serial, served.frameId]).toEqual([recorded.initId, recorded.serial, recorded.frameId]);
+      expect([served.initId, served.serial, served.frameId]).toEqual([
+        recorded.initId,
+        recorded.serial,
+        recorded.frameId,
+      ]);
       for (const [c, column] of recorded.columns.entries()) {
         const out = served.columns[c];
-        expect([out.timestamp, out.measurementId, out.status]).toEqual([column.timestamp, column.measurementId, column.status]);
+        expect([out.timestamp, out.measurementId, out.status]).toEqual([
+          column.timestamp,
+          column.measurementId,
+          column.status,
+        ]);
         // RNG15 holds range in 8 mm steps, RNG19 in mm: the recorded value is exact in both.
         expect(out.pixels.map((p) => p.range)).toEqual(column.pixels.map((p) => p.range));
         expect(out.pixels.map((p) => p.reflectivity)).toEqual(column.pixels.map((p) => p.reflectivity));
@@ -152,13 +175,16 @@ describe('replay options and configuration', () => {
     await u.listen({ azimuth_window: [0, 90000] });
     const window: [number, number] = (await u.getJson('/api/v1/sensor/metadata/lidar_data_format')).column_window;
     expect(window).not.toEqual([0, 511]);
-    const inWindow = (m: number) => (window[0] <= window[1] ? m >= window[0] && m <= window[1] : m >= window[0] || m <= window[1]);
+    const inWindow = (m: number) =>
+      window[0] <= window[1] ? m >= window[0] && m <= window[1] : m >= window[0] || m <= window[1];
     const expected = reference
       .map((d) => decodeLidarPacket(d.payload, 'RNG15_RFL8_NIR8', 128))
       .filter((p) => p.columns.some((c) => inWindow(c.measurementId)));
     expect(expected.length).toBeLessThan(reference.length);
     await until(() => u.lidar.count >= expected.length, 'the packets inside the window');
-    const served = u.lidar.datagrams.slice(0, expected.length).map((d) => decodeLidarPacket(d.data, 'RNG15_RFL8_NIR8', 128));
+    const served = u.lidar.datagrams
+      .slice(0, expected.length)
+      .map((d) => decodeLidarPacket(d.data, 'RNG15_RFL8_NIR8', 128));
     for (const [i, p] of served.entries()) {
       expect(p.footerOk).toBe(true);
       expect(p.frameId).toBe(expected[i].frameId);
@@ -166,7 +192,11 @@ describe('replay options and configuration', () => {
         const recorded = expected[i].columns[c];
         expect(column.measurementId).toBe(recorded.measurementId);
         if (inWindow(column.measurementId)) expect(column).toEqual(recorded);
-        else expect([column.status, column.pixels.every((px) => px.range === 0 && px.reflectivity === 0)]).toEqual([0, true]);
+        else
+          expect([column.status, column.pixels.every((px) => px.range === 0 && px.reflectivity === 0)]).toEqual([
+            0,
+            true,
+          ]);
       }
     }
   });
@@ -175,7 +205,11 @@ describe('replay options and configuration', () => {
     const u = await replayUnit(OS1_FUSA);
     await u.listen();
     const before = await u.getJson('/api/v1/sensor/config');
-    for (const change of [{ lidar_mode: '2048x10' }, { return_order: 'FARTHEST_TO_NEAREST' }, { accel_fsr: 'EXTENDED' }]) {
+    for (const change of [
+      { lidar_mode: '2048x10' },
+      { return_order: 'FARTHEST_TO_NEAREST' },
+      { accel_fsr: 'EXTENDED' },
+    ]) {
       const res = await u.post({ ...change, udp_port_imu: 0 });
       expect(res.status).toBe(409);
       const problem = (await res.json()) as Json;

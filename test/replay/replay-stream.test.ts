@@ -23,7 +23,15 @@ describe.each([
     const clock = { now: 1000 };
     const sent: { at: number; kind: string; bytes: Buffer }[] = [];
     const stream = new ReplayStream(
-      { file: `${base}.pcap`, metadataFile: `${base}.json`, rate, loop: true, startOffsetNs: 0, profile, columnWindow: [window[0], window[1]] },
+      {
+        file: `${base}.pcap`,
+        metadataFile: `${base}.json`,
+        rate,
+        loop: true,
+        startOffsetNs: 0,
+        profile,
+        columnWindow: [window[0], window[1]],
+      },
       { lidar: fakeTarget(sent, 'lidar', clock), imu: fakeTarget(sent, 'imu', clock) },
     );
     stream.begin(clock.now);
@@ -60,7 +68,15 @@ describe.each([
     const clock = { now: 0 };
     const sent: { at: number; kind: string; bytes: Buffer }[] = [];
     const stream = new ReplayStream(
-      { file: `${base}.pcap`, metadataFile: `${base}.json`, rate: 1, loop: false, startOffsetNs: 0, profile, columnWindow: [window[0], window[1]] },
+      {
+        file: `${base}.pcap`,
+        metadataFile: `${base}.json`,
+        rate: 1,
+        loop: false,
+        startOffsetNs: 0,
+        profile,
+        columnWindow: [window[0], window[1]],
+      },
       { lidar: fakeTarget(sent, 'lidar', clock), imu: fakeTarget(sent, 'imu', clock) },
     );
     stream.begin(0);

@@ -83,7 +83,7 @@ function lidarPlan(run: StreamRun): LidarStreamPlan {
   };
 }
 
-/** What a replaying unit sends: the recording, its rate, loop and offset (profile and window follow the configuration). */
+/** What a replaying unit sends: recording, rate, loop and offset (profile and window follow the configuration). */
 export type ReplaySettings = Omit<ReplaySourcePlan, 'profile' | 'columnWindow'>;
 
 /** A replaying unit's streams: the recording instead of the scene, to the same destinations as planStreams. */
@@ -103,7 +103,11 @@ export function planReplay(run: StreamRun, replay: ReplaySettings): EmitterPlan 
     replay: {
       lidar,
       imu,
-      source: { ...replay, profile: c.udp_profile_lidar, columnWindow: columnWindow(c.azimuth_window, columnsPerFrame(c.lidar_mode)) },
+      source: {
+        ...replay,
+        profile: c.udp_profile_lidar,
+        columnWindow: columnWindow(c.azimuth_window, columnsPerFrame(c.lidar_mode)),
+      },
     },
   };
 }
