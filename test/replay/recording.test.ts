@@ -10,6 +10,8 @@ import { loadRecording } from '../../src/replay/recording.js';
 import { RecordingError } from '../../src/replay/recording-error.js';
 import { ReplaySchedule } from '../../src/replay/replay-schedule.js';
 import { windowWithin } from '../../src/replay/column-window.js';
+import { createRecordingBinding } from '../../src/replay/recording-binding.js';
+import { defaultConfig } from '../../src/config/registry.js';
 import { fragmentPcap, OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'replay-recording-'));
@@ -171,6 +173,16 @@ describe('column windows while replaying', () => {
     expect(windowWithin([500, 5], [100, 400], 512)).toBe(false);
     expect(windowWithin([150, 300], [100, 400], 512)).toBe(true);
     expect(windowWithin([50, 300], [100, 400], 512)).toBe(false);
+  });
+
+  it('a window wider than the recorded one is refused with the columns it lacks; a narrower one is accepted', () => {
+    const active = { ...defaultConfig(), lidar_mode: '512x10' as const, azimuth_window: [90000, 270000] as [number, number] };
+    const binding = createRecordingBinding(1234, {}, 'narrow.pcap', [128, 383]);
+    expect(binding.refusal({ ...active, azimuth_window: [0, 360000] }, active)).toMatch(
+      /^azimuth_window \[0,360000\] cannot be served while replaying narrow\.pcap: .*the recording holds only 128\.\.383/,
+    );
+    expect(binding.refusal({ ...active, azimuth_window: [120000, 200000] }, active)).toBeUndefined();
+    expect(binding.refusal({ ...active, lidar_mode: '1024x10' }, active)).toMatch(/^lidar_mode cannot change/);
   });
 });
 
