@@ -20,7 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Leaf helpers with no knowledge of the sensor: address parsing, JSON text, caches, the error codes.
   ['util', 'network', 'errors', 'version'],
   // Packet encoders, pacing and the emitter: pure byte work plus sockets.
-  ['udp'],
+  ['udp', 'replay'],
   // Hardware abstraction: interfaces, and the sim and linux implementations that drive the emitter.
   ['hal'],
   // SQLite: the database file, migrations and the key-value table the services above persist through.
@@ -30,7 +30,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // The device core: owns status and initialization_id, orchestrates reinit.
   ['sensor'],
   // Reads the core through a narrow view (diagnostic dump, log ring); sits above it like the routes.
-  ['diagnostics'],
+  ['diagnostics', 'replay-unit'],
   // HTTP: Fastify plugins, the server-level limits and the app that assembles them.
   ['routes', 'http', 'app'],
   // Composition roots: the only modules that parse options, pick the HAL and wire the unit together.

@@ -36,6 +36,14 @@ export interface CliOptions {
   uploadIdleTimeout: number;
   keepAliveTimeout: number;
   maxConnections: number;
+  /** `--replay`: a recording to replay instead of the synthetic scene (docs/replay.md). */
+  replay: string | undefined;
+  /** Its metadata; default the `.json` beside the recording. */
+  metadata: string | undefined;
+  replayRate: number;
+  replayLoop: boolean;
+  /** Seconds into the recording the replay starts at. */
+  replayStartS: number;
 }
 
 /** The sim HAL listens on loopback unless told otherwise: its firmware upload is unauthenticated. */
@@ -51,6 +59,8 @@ export interface OptionSpec {
   default: string | undefined;
   valueName: string;
   help: string;
+  /** A switch without a value (`--replay-loop`); its environment variable takes 1/true/yes or 0/false/no. */
+  boolean?: true;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -76,6 +86,47 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'upload-idle-timeout', key: 'uploadIdleTimeout', env: 'SENSOR_UPLOAD_IDLE_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.uploadIdleTimeoutMs), valueName: 'SECONDS', help: 'a firmware upload that sends no byte for this long is cut: the upload lock is released and the partial image discarded' },
   { flag: 'keep-alive-timeout', key: 'keepAliveTimeout', env: 'SENSOR_KEEP_ALIVE_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs), valueName: 'SECONDS', help: 'an idle keep-alive connection is closed after this time' },
   { flag: 'max-connections', key: 'maxConnections', env: 'SENSOR_MAX_CONNECTIONS', default: String(DEFAULT_HTTP_LIMITS.maxConnections), valueName: 'N', help: 'open connections served at once; the next ones get 503 with Retry-After and are closed' },
+  {
+    flag: 'replay',
+    key: 'replay',
+    env: 'SENSOR_REPLAY',
+    default: undefined,
+    valueName: 'FILE',
+    help: 'replay this recording (pcap or pcapng) as the unit it was made on instead of the scene (docs/replay.md)',
+  },
+  {
+    flag: 'metadata',
+    key: 'metadata',
+    env: 'SENSOR_METADATA',
+    default: undefined,
+    valueName: 'FILE',
+    help: 'metadata JSON of the --replay recording; default the .json beside it',
+  },
+  {
+    flag: 'replay-rate',
+    key: 'replayRate',
+    env: 'SENSOR_REPLAY_RATE',
+    default: '1',
+    valueName: 'FACTOR',
+    help: 'replay speed: 0.5 half, 2 double speed (0.01..100)',
+  },
+  {
+    flag: 'replay-loop',
+    key: 'replayLoop',
+    env: 'SENSOR_REPLAY_LOOP',
+    default: undefined,
+    valueName: '',
+    help: 'replay the recording again and again, frame ids and timestamps increasing',
+    boolean: true,
+  },
+  {
+    flag: 'replay-start',
+    key: 'replayStartS',
+    env: 'SENSOR_REPLAY_START',
+    default: '0',
+    valueName: 'SECONDS',
+    help: 'start the replay this far into the recording',
+  },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -84,7 +135,7 @@ export class UsageError extends Error {}
 export function helpText(program = 'lidar-sensor'): string {
   const lines = [`Usage: ${program} [options]`, '', 'Starts a lidar sensor management server (a simulated sensor by default).', '', 'Options:'];
   for (const o of OPTION_SPECS) {
-    const left = `  --${o.flag} ${o.valueName}`;
+    const left = o.boolean ? `  --${o.flag}` : `  --${o.flag} ${o.valueName}`;
     const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
     lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
   }
@@ -101,7 +152,9 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       args: [...argv],
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: 'string' as const }])),
+        ...Object.fromEntries(
+          OPTION_SPECS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
+        ),
       },
       strict: true,
       allowPositionals: false,
@@ -112,7 +165,8 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (parsed.values.help) return 'help';
   const raw: Record<string, string | undefined> = {};
   for (const o of OPTION_SPECS) {
-    const value = (parsed.values as Record<string, string | undefined>)[o.flag] ?? env[o.env] ?? o.default;
+    const flag = (parsed.values as Record<string, string | boolean | undefined>)[o.flag];
+    const value = typeof flag === 'boolean' ? String(flag) : (flag ?? env[o.env] ?? o.default);
     raw[o.key] = value;
   }
   const hostGiven = (parsed.values as Record<string, string | undefined>).host ?? env.SENSOR_HOST;
@@ -134,6 +188,19 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   };
   const maxConnections = Number(raw.maxConnections);
   if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 100_000) throw new UsageError(`--max-connections must be an integer 1..100000; got ${JSON.stringify(raw.maxConnections)}`);
+  const replayRate = Number(raw.replayRate);
+  if (!Number.isFinite(replayRate) || replayRate < 0.01 || replayRate > 100) {
+    throw new UsageError(`--replay-rate must be a number 0.01..100; got ${JSON.stringify(raw.replayRate)}`);
+  }
+  const replayStartS = Number(raw.replayStartS);
+  if (!Number.isFinite(replayStartS) || replayStartS < 0) {
+    throw new UsageError(`--replay-start must be a number of seconds >= 0; got ${JSON.stringify(raw.replayStartS)}`);
+  }
+  const loopText = (raw.replayLoop ?? 'false').toLowerCase();
+  if (!['1', 'true', 'yes', '0', 'false', 'no', ''].includes(loopText)) {
+    throw new UsageError(`SENSOR_REPLAY_LOOP must be 1/true/yes or 0/false/no; got ${JSON.stringify(raw.replayLoop)}`);
+  }
+  if (!raw.replay && raw.metadata) throw new UsageError('--metadata needs --replay FILE');
   return {
     headersTimeout: positiveSeconds('headersTimeout', 'headers-timeout'),
     requestTimeout: positiveSeconds('requestTimeout', 'request-timeout'),
@@ -156,6 +223,11 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     ptp4lSocket: raw.ptp4lSocket || undefined,
     ptp4lConfig: raw.ptp4lConfig || undefined,
     ptp4lRestartCommand: raw.ptp4lRestartCommand?.trim() ? raw.ptp4lRestartCommand.trim().split(/\s+/) : undefined,
+    replay: raw.replay || undefined,
+    metadata: raw.metadata || undefined,
+    replayRate,
+    replayLoop: ['1', 'true', 'yes'].includes(loopText),
+    replayStartS,
   };
 }
 
@@ -177,7 +249,9 @@ export function optionsTableMarkdown(): string {
     '| Option | Environment | Default | Meaning |',
     '|---|---|---|---|',
     ...OPTION_SPECS.map(
-      (o) => `| \`--${o.flag} ${escapePipes(o.valueName)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escapePipes(o.help)} |`,
+      (o) =>
+        `| \`--${o.flag}${o.boolean ? '' : ` ${escapePipes(o.valueName)}`}\` | \`${o.env}\` | ` +
+        `${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escapePipes(o.help)} |`,
     ),
   ].join('\n');
 }

@@ -7,9 +7,11 @@ import type { Logger } from 'pino';
 import { httpLimitsOf, type CliOptions } from './cli-options.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import type { Sensor } from './sensor/sensor.js';
-import { createUnit } from './unit.js';
+import { RecordingError } from './replay/recording-error.js';
+import { prepareReplay, type ReplaySetup } from './replay-unit/replay-setup.js';
+import { createUnit, StartupError } from './unit.js';
 
-export { StartupError } from './unit.js';
+export { StartupError };
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -19,14 +21,45 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** `--replay`: the recording checked before anything else starts (a bad file is one line, exit 2). */
+function replaySetup(options: CliOptions): ReplaySetup | undefined {
+  if (!options.replay) return undefined;
+  if (options.hal !== 'sim') throw new StartupError('--replay needs the simulated data plane (--hal sim)');
+  try {
+    return prepareReplay(options);
+  } catch (error) {
+    if (error instanceof RecordingError) throw new StartupError(`cannot replay: ${error.message}`);
+    throw error;
+  }
+}
+
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
 export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
-  const unit = await createUnit({ ...options, logger, recentLog, httpLimits: httpLimitsOf(options) });
+  const replay = replaySetup(options);
+  const unit = await createUnit({ ...options, logger, recentLog, httpLimits: httpLimitsOf(options), replay });
   try {
+    if (replay) logReplay(logger, replay);
     const url = await unit.app.listen({ host: options.host, port: options.port });
     return { app: unit.app, sensor: unit.sensor, url, close: () => unit.close() };
   } catch (error) {
     await unit.close().catch(() => undefined);
     throw error;
   }
+}
+
+function logReplay(logger: Logger, replay: ReplaySetup): void {
+  const { recording: r, settings } = replay;
+  logger.info(
+    {
+      file: r.file,
+      metadata: r.metadataFile,
+      profile: r.profile,
+      rate: settings.rate,
+      loop: settings.loop,
+      startS: settings.startOffsetNs / 1e9,
+      packets: r.packets.length,
+    },
+    `replaying ${r.metadata.sensorInfo.prod_line} ${r.metadata.sensorInfo.prod_sn}`,
+  );
+  for (const fault of replay.faults) logger.warn({ file: r.file }, `recording: ${fault}`);
 }

@@ -12,6 +12,7 @@ import type { RecentLog } from './diagnostics/sensor-dump.js';
 import { createSimHal } from './hal/sim/index.js';
 import type { Hal } from './hal/types.js';
 import type { HttpLimits } from './http/http-limits.js';
+import type { ReplaySetup } from './replay-unit/replay-setup.js';
 import type { AlertSink } from './model/alert-sink.js';
 import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from './model/identity.js';
 import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from './model/products.js';
@@ -47,6 +48,8 @@ export interface UnitOptions extends Partial<LinuxHalOptions> {
   simulatedRebootMs?: number;
   firmwareMaxBytes?: number;
   firmwareBootAttempts?: number;
+  /** `--replay`: the recording, prepared (src/replay/replay-setup.ts); the unit becomes the recorded one. */
+  replay?: ReplaySetup;
   /** HTTP timeouts and the connection cap; defaults where absent. */
   httpLimits?: Partial<HttpLimits>;
   /** Replace or wrap HAL parts before the device core starts (tests: recording or failing fakes). */
@@ -71,7 +74,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
   let hal: Hal | undefined;
   let sensor: Sensor | undefined;
   try {
-    const identity = resolveIdentity(db, options.product ?? DEFAULT_PRODUCT, options.serial);
+    const identity = options.replay?.identity ?? resolveIdentity(db, options.product ?? DEFAULT_PRODUCT, options.serial);
     const alerts = createPersistentAlertLog(db, log);
     const built = await createHal(options, identity, alerts, host, log);
     hal = options.wrapHal ? options.wrapHal(built) : built;
@@ -84,6 +87,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       bindAddress: options.bindDataToHost === false ? undefined : bindAddressFor(host),
       simulatedRebootMs: options.simulatedRebootMs,
       firmwareMaxBytes: options.firmwareMaxBytes,
+      recording: options.replay?.binding,
     });
     const app = await buildApp(sensor, { logger: options.logger, recentLog: options.recentLog, httpLimits: options.httpLimits });
     const running = sensor;
@@ -123,7 +127,7 @@ async function createHal(
     firmwareBootAttempts: options.firmwareBootAttempts,
     log: log.child({ component: 'hal' }),
   };
-  if (options.hal !== 'linux') return createSimHal(common);
+  if (options.hal !== 'linux') return createSimHal({ ...common, replay: options.replay?.settings });
   // The linux HAL (and the tools it drives) is loaded only on a real unit.
   const { createLinuxHal } = await import('./hal/linux/index.js');
   return createLinuxHal({

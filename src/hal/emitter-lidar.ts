@@ -11,6 +11,7 @@ import type { SensorConfig } from '../model/sensor-config.js';
 import { Emitter } from '../udp/emitter.js';
 import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../udp/emitter-protocol.js';
 import type { StreamAlertIds } from '../udp/stream-alerts.js';
+import type { ReplaySourcePlan } from '../udp/replay-stream.js';
 import type { LidarHal, StreamRun } from './lidar.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
@@ -77,6 +78,27 @@ function lidarPlan(run: StreamRun): LidarStreamPlan {
   };
 }
 
+/** What a replaying unit sends: recording, rate, loop and offset (profile and window follow the configuration). */
+export type ReplaySettings = Omit<ReplaySourcePlan, 'profile' | 'columnWindow'>;
+
+/** A replaying unit's streams: the recording instead of the scene, to the same destinations as planStreams. */
+export function planReplay(run: StreamRun, replay: ReplaySettings): EmitterPlan | null {
+  const c: SensorConfig = run.config;
+  if (c.operating_mode !== 'NORMAL' || c.udp_dest === '') return null;
+  const lidar = c.udp_port_lidar !== 0 ? { host: c.udp_dest, port: c.udp_port_lidar, alerts: LIDAR_ALERTS } : null;
+  const imu = c.udp_port_imu !== 0 ? { host: c.udp_dest, port: c.udp_port_imu, alerts: IMU_ALERTS } : null;
+  if (!lidar && !imu) return null;
+  return {
+    initId: run.initializationId,
+    serialNumber: run.serialNumber,
+    bindAddress: run.bindAddress,
+    timestampOffsetNs: run.timestampOffsetNs,
+    lidar: null,
+    imu: null,
+    replay: { lidar, imu, source: { ...replay, profile: c.udp_profile_lidar, columnWindow: run.plan.columnWindow } },
+  };
+}
+
 const RESTART_AFTER_CRASH_MS = 1000;
 
 export class EmitterLidar implements LidarHal {
@@ -87,9 +109,11 @@ export class EmitterLidar implements LidarHal {
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
+  /** @param replay set when the unit replays a recording instead of streaming the synthetic scene */
   constructor(
     private readonly alerts: AlertSink,
     private readonly log?: { warn(context: object, message: string): void },
+    private readonly replay?: ReplaySettings,
   ) {
     this.emitter = new Emitter({
       alert: (runSeq, event) => {
@@ -107,7 +131,7 @@ export class EmitterLidar implements LidarHal {
   async apply(run: StreamRun | null): Promise<void> {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
-    const plan = run && planStreams(run);
+    const plan = run && (this.replay ? planReplay(run, this.replay) : planStreams(run));
     this.lastPlan = plan;
     this.currentSeq = this.emitter.nextSeq;
     await this.emitter.apply(plan);

@@ -40,6 +40,11 @@ export interface SensorIdentity {
   firmware: FirmwareBuild;
   /** Factory reflectivity calibration, `YYYY-MM-DDThh:mm:ss` (no zone, as real units report it). */
   calibrationTimestamp: string;
+  /**
+   * A replayed recording's firmware fields, served verbatim in sensor_info (recorded units run builds
+   * whose image_rev need not have the form FirmwareBuild describes).
+   */
+  recordedFirmware?: { imageRev: string; buildRev: string; buildDate: string };
 }
 
 /** Why `value` is not a usable serial number, or undefined when it is one. */

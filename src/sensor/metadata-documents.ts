@@ -78,10 +78,11 @@ export interface Metadata {
 }
 
 export function sensorInfo(identity: SensorIdentity, status: SensorStatus, initializationId: number): SensorInfo {
+  const recorded = identity.recordedFirmware;
   return {
-    build_date: identity.firmware.buildDate,
-    build_rev: buildRev(identity.firmware),
-    image_rev: imageRev(identity.firmware),
+    build_date: recorded?.buildDate ?? identity.firmware.buildDate,
+    build_rev: recorded?.buildRev ?? buildRev(identity.firmware),
+    image_rev: recorded?.imageRev ?? imageRev(identity.firmware),
     initialization_id: initializationId,
     prod_line: identity.product.prodLine,
     prod_pn: identity.product.prodPn,

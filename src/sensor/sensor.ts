@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ApiError, badRequest, invalidConfiguration, unavailable } from '../errors.js';
+import { ApiError, badRequest, conflict, invalidConfiguration, unavailable } from '../errors.js';
 import { ConfigState, type ConfigView } from '../config/config-state.js';
 import { ConfigStore } from '../config/config-store.js';
 import { combinationErrors, normalizeInput } from '../config/config-validation.js';
@@ -48,6 +48,18 @@ export interface SensorDependencies {
   simulatedRebootMs?: number;
   /** Largest firmware image an upload may hold (`--firmware-max-bytes`). */
   firmwareMaxBytes?: number;
+  /** Set when the unit replays a recording (`--replay`): what the recording fixes. */
+  recording?: RecordingBinding;
+}
+
+/** What a replayed recording fixes about the unit (src/replay/recording-binding.ts). */
+export interface RecordingBinding {
+  /** The recording's initialization_id: packets carry it, so it stays across reinits. */
+  initializationId: number;
+  /** Why the recording cannot honour `candidate` (a 409), or undefined when it can. */
+  refusal(candidate: Readonly<SensorConfig>, active: Readonly<SensorConfig>): string | undefined;
+  /** `config` with the parameters only the recording decides set to the recorded values (each boot). */
+  bind(config: Readonly<SensorConfig>): SensorConfig;
 }
 
 /** Flags of a configuration change (client-contract.md): reinit makes staged active, persist stores active. */
@@ -91,6 +103,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
   private currentStatus: SensorStatus = 'INITIALIZING';
   private initId: number;
   private rebootingUntil = 0;
+  private readonly recording: RecordingBinding | undefined;
 
   private constructor(
     deps: SensorDependencies,
@@ -121,7 +134,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.configs = new ConfigState(this.configStore.load());
     this.bindAddress = deps.bindAddress;
     this.simulatedRebootMs = deps.simulatedRebootMs ?? 1000;
-    this.initId = nextInitializationId();
+    this.recording = deps.recording;
+    this.initId = this.newInitializationId();
   }
 
   /** Boots a unit: loads the persisted configuration and starts the streams it asks for. */
@@ -136,7 +150,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     });
     const sensor = new Sensor(deps, firmware);
     await Promise.all([sensor.time.restore(), sensor.network.restore()]);
-    await sensor.queue.run(() => sensor.bootUnit(sensor.configs.get('persisted')));
+    await sensor.queue.run(() => sensor.bootUnit(sensor.bootConfig()));
     sensor.telemetry.start();
     return sensor;
   }
@@ -252,10 +266,10 @@ export class Sensor extends EventEmitter<SensorEvents> {
       if (this.hal.power.rebootMode === 'process-exit') return this.hal.power.reboot(reason);
       try {
         await delay(Math.max(0, this.rebootingUntil - Date.now()));
-        const persisted = this.configs.get('persisted');
+        const persisted = this.bootConfig();
         this.configs.set('active', persisted);
         this.configs.set('staged', persisted);
-        this.initId = nextInitializationId(this.initId);
+        this.initId = this.newInitializationId(this.initId);
         await this.bootUnit(persisted);
       } finally {
         this.rebootingUntil = 0;
@@ -296,13 +310,31 @@ export class Sensor extends EventEmitter<SensorEvents> {
     };
   }
 
+  /** A new initialization_id, except on a replaying unit (its packets carry the recorded one). */
+  private newInitializationId(previous?: number): number {
+    return this.recording?.initializationId ?? nextInitializationId(previous);
+  }
+
+  /** What a boot runs: the persisted configuration, on a replaying unit with the recording's parameters. */
+  private bootConfig(): Readonly<SensorConfig> {
+    const persisted = this.configs.get('persisted');
+    if (!this.recording) return persisted;
+    // Stored too, so staged changes and GET ?persisted start from the recording's values.
+    const bound = this.recording.bind(persisted);
+    this.persist(bound);
+    this.configs.set('staged', bound);
+    return bound;
+  }
+
   private async reinitWith(candidate: SensorConfig, persist: boolean): Promise<void> {
+    const refusal = this.recording?.refusal(candidate, this.configs.get('active'));
+    if (refusal) throw conflict(refusal);
     const errors = combinationErrors(candidate, { lidarModes: this.product.lidarModes });
     if (errors.length) throw invalidConfiguration(errors);
     const previousPersisted = this.configs.get('persisted');
     if (persist) this.persist(candidate);
     const previousInitId = this.initId;
-    this.initId = nextInitializationId(previousInitId);
+    this.initId = this.newInitializationId(previousInitId);
     try {
       await this.bringUp(candidate);
       this.log.info({ initialization_id: this.initId, lidar_mode: candidate.lidar_mode, persisted: persist }, 'reinitialized');

@@ -3,6 +3,7 @@
  */
 import type { FullScaleRange, LidarProfile } from '../model/sensor-config.js';
 import type { ReturnSettings } from './lidar-image.js';
+import type { ReplaySourcePlan } from './replay-stream.js';
 import type { BeamGeometry } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
 
@@ -43,6 +44,15 @@ export interface EmitterPlan {
   timestampOffsetNs: bigint;
   lidar: LidarStreamPlan | null;
   imu: ImuStreamPlan | null;
+  /** A recording replayed instead of the synthetic scene (lidar and imu are then null). */
+  replay?: ReplayPlan;
+}
+
+/** The destinations of a replay and what to replay. */
+export interface ReplayPlan {
+  lidar: { host: string; port: number; alerts: StreamAlertIds } | null;
+  imu: { host: string; port: number; alerts: StreamAlertIds } | null;
+  source: ReplaySourcePlan;
 }
 
 export interface StreamStats {

@@ -5,8 +5,8 @@
 import type { AlertEvent, EmitterPlan, EmitterStats } from './emitter-protocol.js';
 import { ImuStream } from './imu-stream.js';
 import { LidarStream } from './lidar-stream.js';
-import type { PacedStream } from './paced-stream.js';
 import { Pacer } from './pacer.js';
+import { ReplayStream } from './replay-stream.js';
 import { castScene, type SceneReturns } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
 import { UdpTarget } from './udp-target.js';
@@ -33,11 +33,11 @@ export class EmitterRun {
 
   private constructor(
     private readonly plan: EmitterPlan,
-    streams: { lidar: LidarStream | null; imu: ImuStream | null },
+    streams: { lidar: LidarStream | null; imu: ImuStream | null; replay: ReplayStream | null },
     private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null },
     wake: RunContext['wake'],
   ) {
-    const paced: PacedStream[] = [streams.lidar, streams.imu].filter((s): s is LidarStream | ImuStream => s !== null);
+    const paced = [streams.lidar, streams.imu, streams.replay].filter((s): s is NonNullable<typeof s> => s !== null);
     this.pacer = new Pacer(paced, wake);
   }
 
@@ -47,23 +47,36 @@ export class EmitterRun {
     const target = (p: { host: string; port: number; alerts: StreamAlertIds } | null, portParameter: string) =>
       p &&
       new UdpTarget({ host: p.host, port: p.port, bindAddress: plan.bindAddress, alerts: p.alerts, portParameter, report: ctx.report });
-    const targets = { lidar: target(plan.lidar, 'udp_port_lidar'), imu: target(plan.imu, 'udp_port_imu') };
+    const replayPlan = plan.replay;
+    const targets = {
+      lidar: target(plan.lidar ?? replayPlan?.lidar ?? null, 'udp_port_lidar'),
+      imu: target(plan.imu ?? replayPlan?.imu ?? null, 'udp_port_imu'),
+    };
     const opened = Promise.all([targets.lidar?.open(), targets.imu?.open()]);
     // Packet templates are encoded while the sockets open.
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
     const lidar = plan.lidar && scene && targets.lidar ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags) : null;
     const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
+    let replay: ReplayStream | null = null;
+    try {
+      replay = replayPlan ? new ReplayStream(replayPlan.source, targets) : null;
+    } catch (error) {
+      targets.lidar?.close();
+      targets.imu?.close();
+      throw error;
+    }
     // Sockets to IP addresses open within a millisecond; a host name that takes long to resolve must not
     // hold up the reinit (the device core waits for apply): the streams then start and send once connected.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([opened, new Promise<void>((resolve) => (timer = setTimeout(resolve, OPEN_WAIT_MS)))]);
     clearTimeout(timer);
 
-    const run = new EmitterRun(plan, { lidar, imu }, targets, ctx.wake);
+    const run = new EmitterRun(plan, { lidar, imu, replay }, targets, ctx.wake);
     // Both streams share one start instant, read after all the preparation.
     const start = { sensorNs: process.hrtime.bigint() + plan.timestampOffsetNs, localMs: performance.now() };
     lidar?.begin(start);
     imu?.begin(start);
+    replay?.begin(start.localMs);
     run.pacer.start();
     return run;
   }

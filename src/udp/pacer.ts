@@ -7,7 +7,13 @@
  * the loop then yields through setImmediate so socket events and messages are still handled.
  */
 
-import type { PacedStream } from './paced-stream.js';
+/** What the pacer drives: a synthetic stream (PacedStream) or a recording's replay (ReplayStream). */
+export interface PacedSource {
+  /** performance.now() at which the next packet is due (Infinity: nothing more to send). */
+  nextDueMs(): number;
+  /** Send every packet due at `nowMs`. */
+  sendDue(nowMs: number): void;
+}
 
 const WAIT_WINDOW_MS = 2;
 
@@ -20,7 +26,7 @@ export class Pacer {
    * @param wake an Int32Array slot shared with the main thread, which notifies it to cut a sleep short
    */
   constructor(
-    private readonly streams: readonly PacedStream[],
+    private readonly streams: readonly PacedSource[],
     private readonly wake: { array: Int32Array; index: number },
   ) {}
 
@@ -44,6 +50,7 @@ export class Pacer {
       s.sendDue(now);
       next = Math.min(next, s.nextDueMs());
     }
+    if (next === Infinity) return; // a replay that has sent its last packet
     const wait = next - performance.now();
     if (wait > WAIT_WINDOW_MS) {
       this.timer = setTimeout(this.tick, Math.floor(wait - WAIT_WINDOW_MS / 2));

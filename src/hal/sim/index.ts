@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { AlertSink } from '../../model/alert-sink.js';
 import type { Hal } from '../types.js';
 import { assembleHal } from '../assemble.js';
-import { EmitterLidar } from '../emitter-lidar.js';
+import { EmitterLidar, type ReplaySettings } from '../emitter-lidar.js';
 import { SimTelemetry } from './telemetry-sim.js';
 import { createSimFirmware } from './firmware-sim.js';
 import { createSimPower } from './power-sim.js';
@@ -25,12 +25,14 @@ export interface SimHalOptions {
   firmwareUpdateMs?: number;
   firmwareBootAttempts?: number;
   log?: Logger;
+  /** Replay this recording instead of streaming the synthetic scene (`--replay`). */
+  replay?: ReplaySettings;
 }
 
 export function createSimHal(options: SimHalOptions): Hal {
   const mac = macFromSerial(BigInt(options.serialNumber));
   const parts = {
-    lidar: new EmitterLidar(options.alerts, options.log),
+    lidar: new EmitterLidar(options.alerts, options.log, options.replay),
     network: new SimNetwork({ mac, serialNumber: options.serialNumber, listenAddress: options.listenAddress }),
     time: new SimTime(mac),
     telemetry: new SimTelemetry(),

@@ -1,0 +1,87 @@
+/**
+ * `lidar-sensor recording info FILE.pcap [--metadata FILE.json]`: what a recording holds, without
+ * starting a unit. Exit 0 with the summary; 2 with one line when the file cannot be replayed.
+ */
+import { parseArgs } from 'node:util';
+import { loadRecording, recordingFaults, type Recording } from './recording.js';
+import { RecordingError } from './recording-error.js';
+
+export function describeRecording(r: Recording): string {
+  const s = r.stats;
+  const info = r.metadata.sensorInfo;
+  const mode = r.metadata.configParams.lidar_mode ?? `${r.columnsPerFrame}x?`;
+  const rows: [string, string][] = [
+    ['file', `${r.file} (${s.format})`],
+    ['metadata', r.metadataFile],
+    ['sensor', `${info.prod_line} ${info.prod_pn} serial ${info.prod_sn}`],
+    ['firmware', info.image_rev],
+    ['initialization_id', String(info.initialization_id)],
+    ['profile', `${r.profile} (IMU ${r.metadata.dataFormat.udp_profile_imu})`],
+    [
+      'mode',
+      `${String(mode)}, ${r.pixels} pixels per column, column window ${r.metadata.dataFormat.column_window.join('..')}`,
+    ],
+    [
+      'packets',
+      `${s.lidarPackets} lidar (port ${r.lidarPort}), ${s.imuPackets} IMU (port ${r.imuPort}), ` +
+        `${s.otherPortPackets} other`,
+    ],
+    ['frames', `${s.frames} (${s.completeFrames} complete, ${s.partialFrames} partial)`],
+    ['duration', `${(s.durationNs / 1e9).toFixed(3)} s`],
+    [
+      'gaps',
+      `${s.missingFrames} missing frame ids; ` +
+        `${s.malformedPackets} malformed and ${s.badCrcPackets} bad-CRC lidar packets`,
+    ],
+    [
+      'fragments',
+      `${s.fragments} IP fragments, ${s.incompleteDatagrams} datagrams incomplete, ${s.captureFrames} captured frames`,
+    ],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const faults = recordingFaults(r).map((f) => `note: ${f}`);
+  return [...rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`), ...faults].join('\n');
+}
+
+/** Entry of the subcommand, given process.argv (`node cli.js recording …`). Returns the exit code. */
+export function runRecordingCommand(processArgv: readonly string[]): number {
+  const argv = processArgv.slice(3);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { metadata: { type: 'string' }, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    process.stderr.write(`lidar-sensor recording: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const [action, file, ...rest] = parsed.positionals;
+  if (action !== 'info' || !file || rest.length) {
+    process.stderr.write('Usage: lidar-sensor recording info FILE.pcap [--metadata FILE.json] [--json]\n');
+    return 2;
+  }
+  try {
+    const r = loadRecording(file, parsed.values.metadata);
+    const summary = parsed.values.json
+      ? JSON.stringify({
+          file: r.file,
+          metadata: r.metadataFile,
+          sensor: r.metadata.sensorInfo,
+          profile: r.profile,
+          lidarMode: r.metadata.configParams.lidar_mode,
+          stats: r.stats,
+        })
+      : describeRecording(r);
+    process.stdout.write(`${summary}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof RecordingError) {
+      process.stderr.write(`lidar-sensor: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Re-encoding recorded lidar packets into another profile: the recorded fields (range, reflectivity,
+ * signal, near-IR, second return) are decoded column by column and written again with the data plane's
+ * own profile encoders (PROFILE_LAYOUTS.writeColumn), so every profile can be tried against real data.
+ * Header identity, frame id, alert flags, thermal fields, column timestamps, measurement ids and column
+ * status are carried over; fields the recorded profile lacks are 0 (no second return, no signal);
+ * per-pixel flag bits and the WINDOW byte are not carried. Pure.
+ */
+import { crc64 } from '../udp/crc64.js';
+import { emptyLidarImage, type LidarImage } from '../udp/lidar-image.js';
+import {
+  COLUMNS_PER_PACKET,
+  COLUMN_HEADER_BYTES,
+  PACKET_HEADER_BYTES,
+  columnBytes,
+  lidarPacketBytes,
+  type ProfileLayout,
+} from '../udp/lidar-profiles.js';
+import { readLidarHeader } from './lidar-header.js';
+
+const u24 = (b: Buffer, o: number) => b[o] | (b[o + 1] << 8) | (b[o + 2] << 16);
+
+/** The channel data of one recorded packet as a 16-column image (column i = the packet's column i). */
+export function decodePacketImage(b: Buffer, layout: ProfileLayout, pixels: number): LidarImage {
+  const img = emptyLidarImage(COLUMNS_PER_PACKET, pixels);
+  const colBytes = columnBytes(layout, pixels);
+  for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
+    let o = PACKET_HEADER_BYTES + c * colBytes + COLUMN_HEADER_BYTES;
+    for (let p = 0, i = c * pixels; p < pixels; p++, i++, o += layout.bytesPerChannel) {
+      switch (layout.profile) {
+        case 'RNG19_RFL8_SIG16_NIR16':
+          img.range1[i] = u24(b, o) & 0x7ffff;
+          img.reflectivity1[i] = b[o + 4];
+          img.signal1[i] = b.readUInt16LE(o + 6);
+          img.nearIr[i] = b.readUInt16LE(o + 8);
+          break;
+        case 'RNG19_RFL8_SIG16_NIR16_DUAL':
+          img.range1[i] = u24(b, o) & 0x7ffff;
+          img.reflectivity1[i] = b[o + 3];
+          img.range2[i] = u24(b, o + 4) & 0x7ffff;
+          img.reflectivity2[i] = b[o + 7];
+          img.signal1[i] = b.readUInt16LE(o + 8);
+          img.signal2[i] = b.readUInt16LE(o + 10);
+          img.nearIr[i] = b.readUInt16LE(o + 12);
+          break;
+        case 'RNG15_RFL8_NIR8':
+          img.range1[i] = (b.readUInt16LE(o) & 0x7fff) * 8;
+          img.reflectivity1[i] = b[o + 2];
+          img.nearIr[i] = b[o + 3] * 16;
+          break;
+        case 'FUSA_RNG15_RFL8_NIR8_DUAL':
+          img.range1[i] = (b.readUInt16LE(o) & 0x7fff) * 8;
+          img.reflectivity1[i] = b[o + 2];
+          img.nearIr[i] = b[o + 3] * 16;
+          img.range2[i] = (b.readUInt16LE(o + 4) & 0x7fff) * 8;
+          img.reflectivity2[i] = b[o + 6];
+          break;
+      }
+    }
+  }
+  return img;
+}
+
+/** `b` (a well-formed packet of `from`) as a packet of `to`. */
+export function reencodeLidarPacket(b: Buffer, from: ProfileLayout, to: ProfileLayout, pixels: number): Buffer {
+  const header = readLidarHeader(b, from);
+  const alertFlags = from.header === 'STANDARD' ? b[12] : b[8];
+  const out = Buffer.alloc(lidarPacketBytes(to, pixels));
+  if (to.header === 'STANDARD') {
+    out.writeUInt16LE(1, 0);
+    out.writeUInt16LE(header.frameId & 0xffff, 2);
+    out.writeUIntLE(header.initId, 4, 3);
+    out.writeUIntLE(Number(header.serial), 7, 5);
+    out[12] = alertFlags;
+  } else {
+    out[0] = 1;
+    out.writeUIntLE(header.initId, 1, 3);
+    out.writeUInt32LE(header.frameId >>> 0, 4);
+    out[8] = alertFlags;
+    out.writeUIntLE(Number(header.serial), 11, 5);
+  }
+  b.copy(out, 16, 16, 20); // thermal and shot-limiting state
+  const img = decodePacketImage(b, from, pixels);
+  const fromCol = columnBytes(from, pixels);
+  const toCol = columnBytes(to, pixels);
+  for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
+    const src = PACKET_HEADER_BYTES + c * fromCol;
+    const dst = PACKET_HEADER_BYTES + c * toCol;
+    b.copy(out, dst, src, src + COLUMN_HEADER_BYTES); // timestamp, measurement id, status
+    if (b.readUInt16LE(src + 10) & 1) to.writeColumn(out, dst + COLUMN_HEADER_BYTES, img, c);
+  }
+  if (to.header === 'STANDARD') writeCrc(out);
+  return out;
+}
+
+/** Writes the CRC-64 of a STANDARD packet into its last 8 bytes. */
+export function writeCrc(b: Buffer): void {
+  const { lo, hi } = crc64(b, 0, b.length - 8);
+  b.writeUInt32LE(lo, b.length - 8);
+  b.writeUInt32LE(hi, b.length - 4);
+}

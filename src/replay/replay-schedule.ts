@@ -1,0 +1,61 @@
+/**
+ * When each packet of a replay is due: the recorded capture times, from the start offset on, scaled by
+ * the rate, on an absolute timetable (send k is due at start + its offset, never relative to the
+ * previous send, so late wake-ups do not accumulate). With looping, pass p follows pass p-1 after one
+ * pass duration. Pure.
+ */
+export class ReplaySchedule {
+  /** Index (into the recording's packets) of the first packet replayed. */
+  readonly first: number;
+  /** Packets per pass. */
+  readonly perPass: number;
+  /** Recorded time of the first replayed packet, ns. */
+  private readonly baseNs: number;
+  /** Duration of one pass in recorded time, ns. */
+  readonly passNs: number;
+
+  /**
+   * @param timesNs recorded capture times of the packets, ascending, from 0
+   * @param fullPassNs one pass of the whole recording (its span plus one packet interval)
+   * @param startOffsetNs recorded time the replay starts at
+   */
+  constructor(
+    timesNs: readonly number[],
+    fullPassNs: number,
+    readonly rate: number,
+    startOffsetNs: number,
+    readonly loop: boolean,
+    private readonly times = timesNs,
+  ) {
+    let first = timesNs.findIndex((t) => t >= startOffsetNs);
+    if (first < 0) first = timesNs.length;
+    this.first = first;
+    this.perPass = timesNs.length - first;
+    this.baseNs = first < timesNs.length ? timesNs[first] : 0;
+    this.passNs = Math.max(1, fullPassNs - this.baseNs);
+  }
+
+  /** Total sends (Infinity when looping). */
+  get length(): number {
+    return this.perPass === 0 ? 0 : this.loop ? Infinity : this.perPass;
+  }
+
+  passOf(k: number): number {
+    return Math.floor(k / this.perPass);
+  }
+
+  /** Index into the recording's packets of send k. */
+  packetOf(k: number): number {
+    return this.first + (k % this.perPass);
+  }
+
+  /** Recorded time of send k relative to the first replayed packet, passes included, ns. */
+  recordedOffsetNs(k: number): number {
+    return this.passOf(k) * this.passNs + this.times[this.packetOf(k)] - this.baseNs;
+  }
+
+  /** Wall time of send k after the replay's start, ns: the recorded offset divided by the rate. */
+  dueNs(k: number): number {
+    return this.recordedOffsetNs(k) / this.rate;
+  }
+}
