@@ -19,11 +19,14 @@ import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { timeRoutes } from './routes/time.js';
 import { networkRoutes } from './routes/network.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
+import { installHttpFaults, type HttpFaultSource } from './faults/http-faults.js';
 
 export interface AppOptions {
   logger?: Logger;
   /** Recent server log lines, included in the diagnostics dump. */
   recentLog?: RecentLog;
+  /** Fault injection's HTTP rules (src/faults); absent: no fault hook at all. */
+  faults?: HttpFaultSource;
 }
 
 /** Every route plugin; each receives `{ sensor }`. Add a resource group by adding its plugin here. */
@@ -54,6 +57,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   installErrorHandler(app);
   installNotFoundHandler(app);
   installJsonBodyParser(app);
+  if (options.faults) installHttpFaults(app, options.faults);
 
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (_request, _reply, done) => {

@@ -7,6 +7,7 @@ import { HAL_KINDS, type HalKind } from './hal/types.js';
 import { DEFAULT_PRODUCT } from './sensor/products.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
 import { DEFAULT_MAX_BOOT_ATTEMPTS } from './firmware/slot-state.js';
+import { isLoopbackHost, parseControlAddress, type ControlAddress } from './faults/control-address.js';
 
 export interface CliOptions {
   host: string;
@@ -29,6 +30,13 @@ export interface CliOptions {
   ptp4lSocket: string | undefined;
   ptp4lConfig: string | undefined;
   ptp4lRestartCommand: string[] | undefined;
+  /** Fault injection (docs/faults.md): the control listener, off unless given. */
+  control: ControlAddress | undefined;
+  controlAllowRemote: boolean;
+  /** A scenario file of timed fault rules, run from start. */
+  faultsFile: string | undefined;
+  /** Reinit, restart and firmware update take as long as on a real unit. */
+  realisticTiming: boolean;
 }
 
 export interface OptionSpec {
@@ -38,6 +46,8 @@ export interface OptionSpec {
   default: string | undefined;
   valueName: string;
   help: string;
+  /** A switch without a value (`--flag`); its environment variable is true for 1/true/yes. */
+  boolean?: true;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -58,6 +68,10 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'ptp4l-socket', key: 'ptp4lSocket', env: 'SENSOR_PTP4L_SOCKET', default: undefined, valueName: 'PATH', help: 'linux HAL: ptp4l\'s management socket (uds_address); default /var/run/ptp4l' },
   { flag: 'ptp4l-config', key: 'ptp4lConfig', env: 'SENSOR_PTP4L_CONFIG', default: undefined, valueName: 'FILE', help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)' },
   { flag: 'ptp4l-restart-command', key: 'ptp4lRestartCommand', env: 'SENSOR_PTP4L_RESTART_COMMAND', default: undefined, valueName: 'COMMAND', help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"' },
+  { flag: 'control', key: 'control', env: 'SENSOR_CONTROL', default: undefined, valueName: 'HOST:PORT', help: 'fault-injection control listener (docs/faults.md), e.g. 127.0.0.1:8081; loopback only unless --control-allow-remote' },
+  { flag: 'control-allow-remote', key: 'controlAllowRemote', env: 'SENSOR_CONTROL_ALLOW_REMOTE', default: undefined, valueName: '', boolean: true, help: 'let --control bind a non-loopback address (anyone who reaches it can break the unit)' },
+  { flag: 'faults', key: 'faultsFile', env: 'SENSOR_FAULTS', default: undefined, valueName: 'FILE', help: 'scenario file (YAML or JSON): fault rules on a timeline from start (docs/faults.md)' },
+  { flag: 'realistic-timing', key: 'realisticTiming', env: 'SENSOR_REALISTIC_TIMING', default: undefined, valueName: '', boolean: true, help: 'reinit, restart and firmware update take as long as on a real unit (default: fast, for tests)' },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -66,7 +80,7 @@ export class UsageError extends Error {}
 export function helpText(program = 'lidar-sensor'): string {
   const lines = [`Usage: ${program} [options]`, '', 'Starts a lidar sensor management server (a simulated sensor by default).', '', 'Options:'];
   for (const o of OPTION_SPECS) {
-    const left = `  --${o.flag} ${o.valueName}`;
+    const left = o.boolean ? `  --${o.flag}` : `  --${o.flag} ${o.valueName}`;
     const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
     lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
   }
@@ -82,7 +96,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       args: [...argv],
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: 'string' as const }])),
+        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }])),
       },
       strict: true,
       allowPositionals: false,
@@ -92,9 +106,11 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   }
   if (parsed.values.help) return 'help';
   const raw: Record<string, string | undefined> = {};
+  const switches: Record<string, boolean> = {};
   for (const o of OPTION_SPECS) {
-    const value = (parsed.values as Record<string, string | undefined>)[o.flag] ?? env[o.env] ?? o.default;
-    raw[o.key] = value;
+    const value = (parsed.values as Record<string, string | boolean | undefined>)[o.flag] ?? env[o.env] ?? o.default;
+    if (o.boolean) switches[o.key] = value === true || /^(1|true|yes)$/i.test(String(value ?? ''));
+    else raw[o.key] = value as string | undefined;
   }
   const port = Number(raw.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0..65535; got ${JSON.stringify(raw.port)}`);
@@ -106,6 +122,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (!Number.isSafeInteger(firmwareMaxBytes) || firmwareMaxBytes < 1) throw new UsageError(`--firmware-max-bytes must be a positive integer; got ${JSON.stringify(raw.firmwareMaxBytes)}`);
   const firmwareBootAttempts = Number(raw.firmwareBootAttempts);
   if (!Number.isInteger(firmwareBootAttempts) || firmwareBootAttempts < 1 || firmwareBootAttempts > 100) throw new UsageError(`--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`);
+  const control = controlOption(raw.control, switches.controlAllowRemote, raw.host, port);
   return {
     host: raw.host,
     port,
@@ -123,7 +140,25 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     ptp4lSocket: raw.ptp4lSocket || undefined,
     ptp4lConfig: raw.ptp4lConfig || undefined,
     ptp4lRestartCommand: raw.ptp4lRestartCommand?.trim() ? raw.ptp4lRestartCommand.trim().split(/\s+/) : undefined,
+    control,
+    controlAllowRemote: switches.controlAllowRemote,
+    faultsFile: raw.faultsFile || undefined,
+    realisticTiming: switches.realisticTiming,
   };
+}
+
+/** The control listener: loopback unless allowed, and never the sensor API's port. */
+function controlOption(text: string | undefined, allowRemote: boolean, apiHost: string, apiPort: number): ControlAddress | undefined {
+  if (!text) return undefined;
+  const address = parseControlAddress(text);
+  if (typeof address === 'string') throw new UsageError(`--control ${address}`);
+  if (!allowRemote && !isLoopbackHost(address.host)) {
+    throw new UsageError(`--control ${address.host} is not a loopback address: anyone reaching it could break the unit; add --control-allow-remote to bind it anyway`);
+  }
+  if (address.port !== 0 && address.port === apiPort) {
+    throw new UsageError(`--control must not use the sensor API's port ${apiPort} (${apiHost}): clients of the sensor API must not reach the control plane`);
+  }
+  return address;
 }
 
 /** The README's option table, generated from OPTION_SPECS (a test keeps them equal). */
@@ -133,7 +168,7 @@ export function optionsTableMarkdown(): string {
     '| Option | Environment | Default | Meaning |',
     '|---|---|---|---|',
     ...OPTION_SPECS.map(
-      (o) => `| \`--${o.flag} ${escape(o.valueName)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
+      (o) => `| \`--${o.boolean ? o.flag : `${o.flag} ${escape(o.valueName)}`}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
     ),
   ].join('\n');
 }

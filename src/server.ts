@@ -15,6 +15,7 @@ import { findProduct, PRODUCT_NAMES } from './sensor/products.js';
 import { Sensor } from './sensor/sensor.js';
 import { openDatabase, type SqliteDatabase } from './store/database.js';
 import { KV_KEYS, KvStore } from './store/kv-store.js';
+import { faultInjectionWanted, loadScenario, type FaultInjection, REALISTIC_FIRMWARE_UPDATE_MS, startFaultInjection } from './faults/index.js';
 
 export class StartupError extends Error {}
 
@@ -23,6 +24,8 @@ export interface RunningServer {
   sensor: Sensor;
   /** e.g. http://127.0.0.1:8080 */
   url: string;
+  /** The fault-injection control listener's URL, when `--control` is given. */
+  controlUrl?: string;
   close(): Promise<void>;
 }
 
@@ -48,29 +51,36 @@ function bindAddressFor(host: string): string | undefined {
 
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
 export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
+  const scenario = options.faultsFile ? loadScenario(options.faultsFile) : [];
+  if (typeof scenario === 'string') throw new StartupError(scenario);
   const db = openDatabase(options.dataDir);
   let hal: Hal | undefined;
+  let faults: FaultInjection | undefined;
   try {
     const identity = resolveIdentity(db, options.product, options.serial);
     const alerts = createPersistentAlertLog(db, logger);
-    const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir, firmwareBootAttempts: options.firmwareBootAttempts, firmwareHook: options.firmwareHook };
+    const halOptions = { product: identity.product, serialNumber: identity.serialNumber, alerts, listenAddress: options.host, dataDir: options.dataDir, firmwareBootAttempts: options.firmwareBootAttempts, firmwareHook: options.firmwareHook, firmwareUpdateMs: options.realisticTiming ? REALISTIC_FIRMWARE_UPDATE_MS : undefined };
     const timeNetworkOptions = { networkInterface: options.networkInterface, networkHook: options.networkHook, chronycHost: options.chronycHost, ptp4lSocket: options.ptp4lSocket, ptp4lConfig: options.ptp4lConfig, ptp4lRestartCommand: options.ptp4lRestartCommand, log: logger.child({ component: 'hal' }) };
     // The linux HAL (and systeminformation, ~12 MB) is loaded only on a real unit.
     hal = options.hal === 'linux' ? (await import('./hal/linux/index.js')).createLinuxHal({ ...halOptions, ...timeNetworkOptions }) : createSimHal(halOptions);
     const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes });
-    const app = await buildApp(sensor, { logger, recentLog });
+    faults = faultInjectionWanted(options) ? await startFaultInjection(sensor, options, scenario, logger) : undefined;
+    const app = await buildApp(sensor, { logger, recentLog, faults: faults?.plane });
     const address = await app.listen({ host: options.host, port: options.port });
     return {
       app,
       sensor,
       url: address,
+      controlUrl: faults?.controlUrl,
       async close() {
+        await faults?.close();
         await app.close();
         await sensor.close();
         db.close();
       },
     };
   } catch (error) {
+    await faults?.close().catch(() => undefined);
     await hal?.close().catch(() => undefined);
     db.close();
     throw error;

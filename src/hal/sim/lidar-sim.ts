@@ -13,6 +13,8 @@ import { Emitter } from '../../udp/emitter.js';
 import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../../udp/emitter-protocol.js';
 import type { StreamAlertIds } from '../../udp/stream-alerts.js';
 import type { LidarHal, StreamRun } from '../lidar.js';
+import type { UdpFaultRule } from '../../faults/rule-types.js';
+import type { UdpFaultCount } from '../../faults/udp-fault-filter.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -103,7 +105,16 @@ export class SimLidar implements LidarHal {
         else this.alerts.clear(event.id, event.reason);
       },
       crashed: () => this.restartAfterCrash(),
+      faultCounts: (counts, spent) => this.onFaultCounts?.(counts, spent),
     });
+  }
+
+  /** Fault injection (src/faults): receives what the UDP rules have done. */
+  onFaultCounts: ((counts: UdpFaultCount[], spent: string[]) => void) | undefined;
+
+  /** Fault injection (src/faults): the UDP rules the worker applies from now on. */
+  setFaultRules(rules: UdpFaultRule[]): void {
+    this.emitter.setFaultRules(rules);
   }
 
   async apply(run: StreamRun | null): Promise<void> {

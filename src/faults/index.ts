@@ -1,0 +1,89 @@
+/**
+ * Fault injection for one unit, from the command-line options: the fault plane, the control
+ * listener (`--control`), the scenario timeline (`--faults`) and the durations (`--realistic-timing`).
+ * Nothing of it exists unless one of those options is given.
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { ControlAddress } from './control-address.js';
+import { buildControlApp } from './control-server.js';
+import { FaultPlane } from './fault-plane.js';
+import { parseScenario, type ScenarioStep } from './scenario.js';
+import { REALISTIC_TIMING, type UnitTiming } from './unit-faults.js';
+import type { Sensor } from '../sensor/sensor.js';
+
+export { REALISTIC_FIRMWARE_UPDATE_MS } from './unit-faults.js';
+
+export interface FaultInjectionOptions {
+  control: ControlAddress | undefined;
+  faultsFile: string | undefined;
+  realisticTiming: boolean;
+}
+
+export interface FaultInjection {
+  plane: FaultPlane;
+  /** e.g. http://127.0.0.1:8081, when the control listener runs. */
+  controlUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+export const FAST_TIMING: Readonly<UnitTiming> = { reinitMs: 0, restartMs: 1000 };
+
+export function faultInjectionWanted(options: FaultInjectionOptions): boolean {
+  return options.control !== undefined || options.faultsFile !== undefined || options.realisticTiming;
+}
+
+/** Reads and checks the scenario file; an error message naming every mistake, or the steps. */
+export function loadScenario(file: string): ScenarioStep[] | string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return `cannot read --faults ${file}: ${(error as Error).message}`;
+  }
+  const { steps, errors } = parseScenario(text);
+  if (errors.length) return `--faults ${file}: ${errors.map((e) => `${e.pointer || '(file)'}: ${e.detail}`).join('; ')}`;
+  return steps;
+}
+
+export async function startFaultInjection(
+  sensor: Sensor,
+  options: FaultInjectionOptions,
+  scenario: ScenarioStep[],
+  log: Logger,
+): Promise<FaultInjection> {
+  const plane = new FaultPlane(sensor, { log: log.child({ component: 'faults' }), timing: options.realisticTiming ? REALISTIC_TIMING : FAST_TIMING });
+  const timers = scenario.map((step) => {
+    const timer = setTimeout(() => {
+      try {
+        plane.add(step.rule);
+      } catch (error) {
+        log.error({ err: error, step }, 'scenario step could not be applied');
+      }
+    }, step.atMs);
+    timer.unref();
+    return timer;
+  });
+  let control: FastifyInstance | undefined;
+  let controlUrl: string | undefined;
+  if (options.control) {
+    control = await buildControlApp(plane);
+    try {
+      controlUrl = await control.listen({ host: options.control.host, port: options.control.port });
+    } catch (error) {
+      plane.close();
+      throw error;
+    }
+    log.info({ url: controlUrl }, 'fault-injection control listening');
+  }
+  return {
+    plane,
+    controlUrl,
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      await control?.close();
+      plane.close();
+    },
+  };
+}
