@@ -20,6 +20,7 @@ function createLogger(level: string, recent: LogRing): Logger {
 }
 
 async function main(): Promise<number> {
+  if (process.argv[2] === 'faults') return (await import('./faults/faults-cli.js')).runFaultsCli(process.argv.slice(3));
   let options: CliOptions | 'help';
   try {
     options = parseCliOptions(process.argv.slice(2), process.env);

@@ -19,8 +19,8 @@ import type { UnitAction } from './rule-types.js';
 export interface UnitTiming {
   /** Extra time a reinitialization takes (INITIALIZING, no packets); 0 = as fast as the host allows. */
   reinitMs: number;
-  /** How long a restart keeps the unit unreachable. */
-  restartMs: number;
+  /** How long a restart keeps the unit unreachable; undefined: the unit's own setting. */
+  restartMs?: number;
 }
 
 /** Durations of a real unit (docs/faults.md): about a second to reinit, tens of seconds to reboot. */
@@ -44,6 +44,7 @@ export class UnitFaults {
   private readonly telemetryBase: Partial<SimTelemetryInputs> = {};
   private readonly telemetryRules = { ambientTemperatureC: [] as Valued<number>, supplyVoltageMv: [] as Valued<number> };
   private syncPulseSince = 0;
+  private readonly baseRestartMs: number;
 
   constructor(
     private readonly sensor: Sensor,
@@ -52,7 +53,8 @@ export class UnitFaults {
     this.installTimingHook();
     this.installFirmwareHooks();
     this.installSimHooks();
-    this.sensor.simulatedRebootMs = baseTiming.restartMs;
+    this.baseRestartMs = baseTiming.restartMs ?? sensor.simulatedRebootMs;
+    this.sensor.simulatedRebootMs = this.baseRestartMs;
   }
 
   /** Why `action` cannot run on this unit, or undefined. */
@@ -92,7 +94,7 @@ export class UnitFaults {
         return this.pushValue(this.reinitMs, id, action.ms);
       case 'restart_time': {
         const end = this.pushValue(this.restartMs, id, action.ms, () => {
-          this.sensor.simulatedRebootMs = newest(this.restartMs) ?? this.baseTiming.restartMs;
+          this.sensor.simulatedRebootMs = newest(this.restartMs) ?? this.baseRestartMs;
         });
         return end;
       }
@@ -110,6 +112,7 @@ export class UnitFaults {
   close(): void {
     for (const timer of this.ramps.values()) clearInterval(timer);
     for (const restore of this.restores.splice(0)) restore();
+    this.sensor.simulatedRebootMs = this.baseRestartMs;
   }
 
   private isHeld(key: string): boolean {
