@@ -85,6 +85,7 @@ export function helpText(program = 'lidar-sensor'): string {
     lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
   }
   lines.push(`${'  -h, --help'.padEnd(30)} show this help`);
+  lines.push('', `${program} faults --help: the fault-injection client (add, list, remove, clear rules)`);
   return lines.join('\n');
 }
 

@@ -177,6 +177,25 @@ describe('unit-state fault rules', () => {
     }
   });
 
+  it('restart with a restart duration: unreachable (503 + Retry-After) while it lasts, then a new initialization', async () => {
+    const before = await get('/api/v1/sensor/metadata/sensor_info');
+    const timing = plane.add(unitRule({ type: 'restart_time', ms: 400 }));
+    const restart = plane.add(unitRule({ type: 'restart' }));
+    expect(plane.get(restart.id)).toMatchObject({ reason: 'done' });
+    const during = await app.inject({ url: '/api/v1/sensor/config' });
+    expect(during.statusCode).toBe(503);
+    expect(during.headers['retry-after']).toBeDefined();
+    await until(async () => (await app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).statusCode === 200, 'the unit back');
+    await until(async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'RUNNING', 'RUNNING');
+    expect((await get('/api/v1/sensor/metadata/sensor_info')).initialization_id).not.toBe(before.initialization_id);
+    plane.remove(timing.id);
+    expect(unit.sensor.simulatedRebootMs).toBe(50);
+  });
+
+  it('unit rules take no count; a 400 names it', () => {
+    expect(() => plane.add(unitRule({ type: 'link_down' }, { count: 3 }))).toThrow(/lifetime\/count/);
+  });
+
   it('firmware: an upload refused midway installs nothing', async () => {
     const before = await get('/api/v1/system/firmware');
     const { id } = plane.add(unitRule({ type: 'firmware_upload_refuse', after_bytes: 100_000 }));
