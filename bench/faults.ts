@@ -37,7 +37,13 @@ function section(m: Measured, expectedLoss: number): Section {
   const j = m.stream.jitterMs;
   const lossShare = m.stream.lost / Math.max(1, m.stream.packets + m.stream.lost);
   const figures: Figure[] = [
-    { name: `${label} packets/s`, value: m.stream.rate, unit: 'packets/s', reference: nominal, ratio: m.stream.rate / nominal },
+    {
+      name: `${label} packets/s`,
+      value: m.stream.rate,
+      unit: 'packets/s',
+      reference: nominal,
+      ratio: m.stream.rate / nominal,
+    },
     { name: `${label} jitter p50`, value: j?.p50 ?? null, unit: 'ms' },
     { name: `${label} jitter p99`, value: j?.p99 ?? null, unit: 'ms' },
     { name: `${label} lost share`, value: lossShare, unit: 'share', reference: expectedLoss },
@@ -45,7 +51,9 @@ function section(m: Measured, expectedLoss: number): Section {
   ];
   const row: TableRow = {
     figure: label,
-    value: `${fmt(m.stream.rate, 1)} pkt/s; jitter p50/p99 ${fmt(j?.p50)}/${fmt(j?.p99)} ms; lost ${m.stream.lost} (${fmt(lossShare * 100, 2)}%); CPU ${fmt(m.cpuPerSecond, 3)} s/s`,
+    value:
+      `${fmt(m.stream.rate, 1)} pkt/s; jitter p50/p99 ${fmt(j?.p50)}/${fmt(j?.p99)} ms; ` +
+      `lost ${m.stream.lost} (${fmt(lossShare * 100, 2)}%); CPU ${fmt(m.cpuPerSecond, 3)} s/s`,
     reference: `${nominal} pkt/s nominal; ${expectedLoss * 100}% loss expected`,
     ratio: fmt(m.stream.rate / nominal, 4),
     target: '',
@@ -70,14 +78,22 @@ export async function benchFaults(ctx: BenchContext): Promise<Section> {
 
   const controlPort = await freePort();
   const control = `http://127.0.0.1:${controlPort}`;
-  const sensor = await spawnSensor({ host: '127.0.0.1', dataDir: ctx.dataDir('faults'), args: ['--control', `127.0.0.1:${controlPort}`] });
+  const sensor = await spawnSensor({
+    host: '127.0.0.1',
+    dataDir: ctx.dataDir('faults'),
+    args: ['--control', `127.0.0.1:${controlPort}`],
+  });
   const rig = await StreamRig.start(ctx, '127.0.0.1', sensor);
   try {
     await rig.configure(MODE, PROFILE);
     await sleep(settleMs);
     results.push(section(await measure(rig, 'control plane, no rule', windowS), 0));
     const rule = { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'drop', rate: DROP_RATE } };
-    const res = await fetch(`${control}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+    const res = await fetch(`${control}/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(rule),
+    });
     if (res.status !== 201) throw new Error(`adding the drop rule failed: ${res.status} ${await res.text()}`);
     await sleep(settleMs);
     results.push(section(await measure(rig, `${DROP_RATE * 100}% drop rule`, windowS), DROP_RATE));

@@ -68,10 +68,26 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'ptp4l-socket', key: 'ptp4lSocket', env: 'SENSOR_PTP4L_SOCKET', default: undefined, valueName: 'PATH', help: 'linux HAL: ptp4l\'s management socket (uds_address); default /var/run/ptp4l' },
   { flag: 'ptp4l-config', key: 'ptp4lConfig', env: 'SENSOR_PTP4L_CONFIG', default: undefined, valueName: 'FILE', help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)' },
   { flag: 'ptp4l-restart-command', key: 'ptp4lRestartCommand', env: 'SENSOR_PTP4L_RESTART_COMMAND', default: undefined, valueName: 'COMMAND', help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"' },
-  { flag: 'control', key: 'control', env: 'SENSOR_CONTROL', default: undefined, valueName: 'HOST:PORT', help: 'fault-injection control listener (docs/faults.md), e.g. 127.0.0.1:8081; loopback only unless --control-allow-remote' },
-  { flag: 'control-allow-remote', key: 'controlAllowRemote', env: 'SENSOR_CONTROL_ALLOW_REMOTE', default: undefined, valueName: '', boolean: true, help: 'let --control bind a non-loopback address (anyone who reaches it can break the unit)' },
-  { flag: 'faults', key: 'faultsFile', env: 'SENSOR_FAULTS', default: undefined, valueName: 'FILE', help: 'scenario file (YAML or JSON): fault rules on a timeline from start (docs/faults.md)' },
-  { flag: 'realistic-timing', key: 'realisticTiming', env: 'SENSOR_REALISTIC_TIMING', default: undefined, valueName: '', boolean: true, help: 'reinit, restart and firmware update take as long as on a real unit (default: fast, for tests)' },
+  {
+    flag: 'control', key: 'control', env: 'SENSOR_CONTROL', default: undefined, valueName: 'HOST:PORT',
+    help:
+      'fault-injection control listener (docs/faults.md), e.g. 127.0.0.1:8081; ' +
+      'loopback only unless --control-allow-remote',
+  },
+  {
+    flag: 'control-allow-remote', key: 'controlAllowRemote', env: 'SENSOR_CONTROL_ALLOW_REMOTE',
+    default: undefined, valueName: '', boolean: true,
+    help: 'let --control bind a non-loopback address (anyone who reaches it can break the unit)',
+  },
+  {
+    flag: 'faults', key: 'faultsFile', env: 'SENSOR_FAULTS', default: undefined, valueName: 'FILE',
+    help: 'scenario file (YAML or JSON): fault rules on a timeline from start (docs/faults.md)',
+  },
+  {
+    flag: 'realistic-timing', key: 'realisticTiming', env: 'SENSOR_REALISTIC_TIMING',
+    default: undefined, valueName: '', boolean: true,
+    help: 'reinit, restart and firmware update take as long as on a real unit (default: fast, for tests)',
+  },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -97,7 +113,9 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       args: [...argv],
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }])),
+        ...Object.fromEntries(
+          OPTION_SPECS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
+        ),
       },
       strict: true,
       allowPositionals: false,
@@ -149,15 +167,26 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
 }
 
 /** The control listener: loopback unless allowed, and never the sensor API's port. */
-function controlOption(text: string | undefined, allowRemote: boolean, apiHost: string, apiPort: number): ControlAddress | undefined {
+function controlOption(
+  text: string | undefined,
+  allowRemote: boolean,
+  apiHost: string,
+  apiPort: number,
+): ControlAddress | undefined {
   if (!text) return undefined;
   const address = parseControlAddress(text);
   if (typeof address === 'string') throw new UsageError(`--control ${address}`);
   if (!allowRemote && !isLoopbackHost(address.host)) {
-    throw new UsageError(`--control ${address.host} is not a loopback address: anyone reaching it could break the unit; add --control-allow-remote to bind it anyway`);
+    throw new UsageError(
+      `--control ${address.host} is not a loopback address: anyone reaching it could break the unit; ` +
+        'add --control-allow-remote to bind it anyway',
+    );
   }
   if (address.port !== 0 && address.port === apiPort) {
-    throw new UsageError(`--control must not use the sensor API's port ${apiPort} (${apiHost}): clients of the sensor API must not reach the control plane`);
+    throw new UsageError(
+      `--control must not use the sensor API's port ${apiPort} (${apiHost}): ` +
+        'clients of the sensor API must not reach the control plane',
+    );
   }
   return address;
 }
@@ -169,7 +198,8 @@ export function optionsTableMarkdown(): string {
     '| Option | Environment | Default | Meaning |',
     '|---|---|---|---|',
     ...OPTION_SPECS.map(
-      (o) => `| \`--${o.boolean ? o.flag : `${o.flag} ${escape(o.valueName)}`}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
+      (o) =>
+        `| \`--${o.boolean ? o.flag : `${o.flag} ${escape(o.valueName)}`}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
     ),
   ].join('\n');
 }

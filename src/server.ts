@@ -15,7 +15,8 @@ import { findProduct, PRODUCT_NAMES } from './sensor/products.js';
 import { Sensor } from './sensor/sensor.js';
 import { openDatabase, type SqliteDatabase } from './store/database.js';
 import { KV_KEYS, KvStore } from './store/kv-store.js';
-import { faultInjectionWanted, loadScenario, type FaultInjection, REALISTIC_FIRMWARE_UPDATE_MS, startFaultInjection } from './faults/index.js';
+import { faultInjectionWanted, loadScenario, type FaultInjection } from './faults/index.js';
+import { REALISTIC_FIRMWARE_UPDATE_MS, startFaultInjection } from './faults/index.js';
 
 export class StartupError extends Error {}
 

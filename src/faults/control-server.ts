@@ -25,7 +25,8 @@ export async function buildControlApp(plane: FaultPlane): Promise<FastifyInstanc
   app.post('/faults', async (request, reply) => reply.code(201).send(plane.add(request.body)));
   app.get<{ Params: { id: string } }>('/faults/:id', async (request) => plane.get(request.params.id));
   app.delete<{ Params: { id: string } }>('/faults/:id', async (request, reply) => {
-    if (!plane.remove(request.params.id)) throw notFound(`no active fault rule ${JSON.stringify(request.params.id)}; GET /faults lists them`);
+    if (!plane.remove(request.params.id))
+      throw notFound(`no active fault rule ${JSON.stringify(request.params.id)}; GET /faults lists them`);
     return reply.code(204).send();
   });
   app.delete('/faults', async () => ({ removed: plane.clear() }));

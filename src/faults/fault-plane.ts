@@ -44,7 +44,8 @@ function faultableLidar(lidar: object): FaultableLidar | undefined {
 /** A 400 naming every mistake; nothing was added. */
 export function invalidRule(errors: FieldError[]): ApiError {
   const where = (e: FieldError) => `${e.pointer || 'body'}: ${e.detail}`;
-  const detail = `the fault rule is invalid (${errors.length} problem${errors.length > 1 ? 's' : ''}); nothing was added: ${errors.map(where).join('; ')}`;
+  const problems = `${errors.length} problem${errors.length > 1 ? 's' : ''}`;
+  const detail = `the fault rule is invalid (${problems}); nothing was added: ${errors.map(where).join('; ')}`;
   return new ApiError('bad-request', detail, errors);
 }
 
@@ -84,12 +85,16 @@ export class FaultPlane {
   add(input: unknown): FaultRuleView {
     const { rule: spec, errors } = validateFaultRule(input);
     if (!spec) throw invalidRule(errors);
-    if (spec.selector.plane === 'udp' && !this.lidar) throw new ApiError('conflict', 'this unit has no simulated data plane to inject UDP faults into');
+    if (spec.selector.plane === 'udp' && !this.lidar)
+      throw new ApiError('conflict', 'this unit has no simulated data plane to inject UDP faults into');
     const id = `f${this.nextId++}`;
     const rule: Rule = { id, spec, added: new Date().toISOString(), applied: 0, seen: 0 };
     switch (spec.selector.plane) {
       case 'unit':
-        rule.end = this.unit.start(id, spec.action as Extract<FaultRuleSpec, { selector: { plane: 'unit' } }>['action']);
+        rule.end = this.unit.start(
+          id,
+          spec.action as Extract<FaultRuleSpec, { selector: { plane: 'unit' } }>['action'],
+        );
         rule.applied = 1;
         break;
       case 'http':
@@ -99,7 +104,10 @@ export class FaultPlane {
         break;
     }
     this.rules.set(id, rule);
-    this.log.info({ fault: id, selector: spec.selector, action: spec.action, lifetime: spec.lifetime }, 'fault rule added');
+    this.log.info(
+      { fault: id, selector: spec.selector, action: spec.action, lifetime: spec.lifetime },
+      'fault rule added',
+    );
     const oneShot = spec.selector.plane === 'unit' && spec.action.type === 'restart';
     if (oneShot) {
       this.remove(id, 'done');
@@ -177,7 +185,8 @@ export class FaultPlane {
     if (plane === 'udp' && this.lidar) {
       const udp: UdpFaultRule[] = [];
       for (const { id, spec } of active) {
-        if (spec.selector.plane === 'udp') udp.push({ id, stream: spec.selector.stream, action: spec.action as UdpAction, count: spec.lifetime.count });
+        if (spec.selector.plane === 'udp')
+          udp.push({ id, stream: spec.selector.stream, action: spec.action as UdpAction, count: spec.lifetime.count });
       }
       this.lidar.setFaultRules(udp);
     }

@@ -69,10 +69,16 @@ function describeRule(r: RuleView): string {
   const { plane, ...where } = r.selector;
   const target = Object.values(where).join(' ');
   const { type, ...params } = r.action;
-  const args = Object.entries(params).map(([k, v]) => `${k}=${String(v)}`).join(' ');
-  const life = Object.entries(r.lifetime).map(([k, v]) => `${k}=${String(v)}`).join(' ') || 'until removed';
+  const args = Object.entries(params)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+  const life =
+    Object.entries(r.lifetime)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' ') || 'until removed';
   const ended = r.reason ? `  ended: ${r.reason}` : '';
-  return `${r.id.padEnd(5)} ${String(plane)}${target ? ` ${target}` : ''}  ${String(type)}${args ? ` ${args}` : ''}  [${life}]  applied ${r.applied} of ${r.seen} seen${ended}`;
+  const what = `${String(plane)}${target ? ` ${target}` : ''}  ${String(type)}${args ? ` ${args}` : ''}`;
+  return `${r.id.padEnd(5)} ${what}  [${life}]  applied ${r.applied} of ${r.seen} seen${ended}`;
 }
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
@@ -84,7 +90,10 @@ async function call(base: string, method: string, path: string, body?: unknown):
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    throw new Error(`cannot reach the control listener at ${base} (${(error as Error).cause ?? (error as Error).message}); start the unit with --control`);
+    throw new Error(
+      `cannot reach the control listener at ${base} (${String((error as Error).cause ?? (error as Error).message)}); ` +
+        'start the unit with --control',
+    );
   }
   const text = await res.text();
   const parsed: unknown = text ? JSON.parse(text) : undefined;

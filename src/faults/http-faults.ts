@@ -57,7 +57,10 @@ export function installHttpFaults(app: FastifyInstance, faults: HttpFaultSource)
     const body = Buffer.from(payload);
     reply.hijack();
     const raw = reply.raw;
-    raw.writeHead(reply.statusCode, { ...(reply.getHeaders() as Record<string, string>), 'content-length': String(body.length) });
+    raw.writeHead(reply.statusCode, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-length': String(body.length),
+    });
     raw.write(body.subarray(0, Math.min(bytes, body.length)), () => request.raw.socket?.destroy());
   });
 }

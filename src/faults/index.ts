@@ -44,7 +44,8 @@ export function loadScenario(file: string): ScenarioStep[] | string {
     return `cannot read --faults ${file}: ${(error as Error).message}`;
   }
   const { steps, errors } = parseScenario(text);
-  if (errors.length) return `--faults ${file}: ${errors.map((e) => `${e.pointer || '(file)'}: ${e.detail}`).join('; ')}`;
+  if (errors.length)
+    return `--faults ${file}: ${errors.map((e) => `${e.pointer || '(file)'}: ${e.detail}`).join('; ')}`;
   return steps;
 }
 
@@ -54,7 +55,10 @@ export async function startFaultInjection(
   scenario: ScenarioStep[],
   log: Logger,
 ): Promise<FaultInjection> {
-  const plane = new FaultPlane(sensor, { log: log.child({ component: 'faults' }), timing: options.realisticTiming ? REALISTIC_TIMING : FAST_TIMING });
+  const plane = new FaultPlane(sensor, {
+    log: log.child({ component: 'faults' }),
+    timing: options.realisticTiming ? REALISTIC_TIMING : FAST_TIMING,
+  });
   const timers = scenario.map((step) => {
     const timer = setTimeout(() => {
       try {

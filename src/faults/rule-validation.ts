@@ -21,7 +21,13 @@ interface NumberParam {
 
 const RATE: NumberParam = { name: 'rate', min: 0, max: 1, integer: false, default: 1, exclusiveMin: true };
 const HOUR_MS = 3_600_000;
-const ms = (required = true): NumberParam => ({ name: 'ms', min: 0, max: HOUR_MS, integer: true, ...(required ? {} : { default: 0 }) });
+const ms = (required = true): NumberParam => ({
+  name: 'ms',
+  min: 0,
+  max: HOUR_MS,
+  integer: true,
+  ...(required ? {} : { default: 0 }),
+});
 const RAMP: NumberParam = { name: 'ramp_ms', min: 0, max: HOUR_MS, integer: true, default: 0 };
 
 /** Each plane's actions and their numeric parameters (other parameters are checked by hand below). */
@@ -69,7 +75,8 @@ export function actionNames(plane: Plane): string[] {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const describe = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'string' ? JSON.stringify(v) : typeof v);
+const describe = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'string' ? JSON.stringify(v) : typeof v;
 const list = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(', ');
 
 /** Alert ids by catalogue name too ("OVERTEMP_WARNING"), so rules read well. */
@@ -83,7 +90,8 @@ function alertIdOf(value: unknown): string | undefined {
 
 function checkKeys(value: Record<string, unknown>, allowed: readonly string[], pointer: string, errors: FieldError[]) {
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) errors.push({ pointer: `${pointer}/${key}`, detail: `is not known here; known: ${list(allowed)}` });
+    if (!allowed.includes(key))
+      errors.push({ pointer: `${pointer}/${key}`, detail: `is not known here; known: ${list(allowed)}` });
   }
 }
 
@@ -105,7 +113,10 @@ function checkNumber(raw: unknown, p: NumberParam, pointer: string, errors: Fiel
 
 function checkSelector(raw: unknown, errors: FieldError[]): Record<string, unknown> | undefined {
   if (!isObject(raw)) {
-    errors.push({ pointer: '/selector', detail: `must be an object with "plane" ("udp", "http" or "unit"); got ${describe(raw)}` });
+    errors.push({
+      pointer: '/selector',
+      detail: `must be an object with "plane" ("udp", "http" or "unit"); got ${describe(raw)}`,
+    });
     return undefined;
   }
   const plane = raw.plane;
@@ -114,7 +125,10 @@ function checkSelector(raw: unknown, errors: FieldError[]): Record<string, unkno
       checkKeys(raw, ['plane', 'stream'], '/selector', errors);
       const stream = raw.stream ?? 'both';
       if (!(UDP_STREAMS as readonly unknown[]).includes(stream)) {
-        errors.push({ pointer: '/selector/stream', detail: `must be one of ${list(UDP_STREAMS)}; got ${describe(stream)}` });
+        errors.push({
+          pointer: '/selector/stream',
+          detail: `must be one of ${list(UDP_STREAMS)}; got ${describe(stream)}`,
+        });
       }
       return { plane, stream };
     }
@@ -122,11 +136,17 @@ function checkSelector(raw: unknown, errors: FieldError[]): Record<string, unkno
       checkKeys(raw, ['plane', 'path', 'method'], '/selector', errors);
       const path = raw.path ?? '*';
       if (typeof path !== 'string' || !(path.startsWith('/') || path === '*')) {
-        errors.push({ pointer: '/selector/path', detail: `must be a request path starting with "/" (\`*\` matches anything); got ${describe(path)}` });
+        errors.push({
+          pointer: '/selector/path',
+          detail: `must be a request path starting with "/" (\`*\` matches anything); got ${describe(path)}`,
+        });
       }
       const method = typeof raw.method === 'string' ? raw.method.toUpperCase() : (raw.method ?? '*');
       if (!(HTTP_METHODS as readonly unknown[]).includes(method)) {
-        errors.push({ pointer: '/selector/method', detail: `must be one of ${list(HTTP_METHODS)}; got ${describe(raw.method)}` });
+        errors.push({
+          pointer: '/selector/method',
+          detail: `must be one of ${list(HTTP_METHODS)}; got ${describe(raw.method)}`,
+        });
       }
       return { plane, path, method };
     }
@@ -139,7 +159,11 @@ function checkSelector(raw: unknown, errors: FieldError[]): Record<string, unkno
   }
 }
 
-function checkAction(raw: unknown, plane: Plane | undefined, errors: FieldError[]): Record<string, unknown> | undefined {
+function checkAction(
+  raw: unknown,
+  plane: Plane | undefined,
+  errors: FieldError[],
+): Record<string, unknown> | undefined {
   if (!isObject(raw)) {
     errors.push({ pointer: '/action', detail: `must be an object with "type"; got ${describe(raw)}` });
     return undefined;
@@ -147,41 +171,80 @@ function checkAction(raw: unknown, plane: Plane | undefined, errors: FieldError[
   if (!plane) return undefined;
   const params = ACTIONS[plane][String(raw.type)] as NumberParam[] | undefined;
   if (typeof raw.type !== 'string' || !params || !Object.hasOwn(ACTIONS[plane], raw.type)) {
-    errors.push({ pointer: '/action/type', detail: `must be one of ${list(actionNames(plane))} for plane "${plane}"; got ${describe(raw.type)}` });
+    errors.push({
+      pointer: '/action/type',
+      detail: `must be one of ${list(actionNames(plane))} for plane "${plane}"; got ${describe(raw.type)}`,
+    });
     return undefined;
   }
   const action: Record<string, unknown> = { type: raw.type };
   const extra = raw.type === 'alert' ? ['id'] : [];
   checkKeys(raw, ['type', ...extra, ...params.map((p) => p.name)], '/action', errors);
   for (const p of params) action[p.name] = checkNumber(raw[p.name], p, `/action/${p.name}`, errors);
-  if (plane === 'http' && raw.type === 'status' && action.status !== undefined && action.status !== 500 && action.status !== 503) {
+  if (
+    plane === 'http' &&
+    raw.type === 'status' &&
+    action.status !== undefined &&
+    action.status !== 500 &&
+    action.status !== 503
+  ) {
     errors.push({ pointer: '/action/status', detail: `must be 500 or 503; got ${describe(raw.status)}` });
   }
   if (raw.type === 'alert') {
     const id = alertIdOf(raw.id);
-    if (!id) errors.push({ pointer: '/action/id', detail: `must be a catalogue alert id ("0x01000060") or name (${list(Object.keys(ALERT_IDS))}); got ${describe(raw.id)}` });
+    if (!id)
+      errors.push({
+        pointer: '/action/id',
+        detail:
+          `must be a catalogue alert id ("0x01000060") or name (${list(Object.keys(ALERT_IDS))}); ` +
+          `got ${describe(raw.id)}`,
+      });
     action.id = id;
   }
   return action;
 }
 
-function checkLifetime(raw: unknown, plane: Plane | undefined, action: Record<string, unknown> | undefined, errors: FieldError[]) {
+function checkLifetime(
+  raw: unknown,
+  plane: Plane | undefined,
+  action: Record<string, unknown> | undefined,
+  errors: FieldError[],
+) {
   const lifetime: Record<string, number> = {};
   if (raw !== undefined && !isObject(raw)) {
-    errors.push({ pointer: '/lifetime', detail: `must be an object ({"duration_ms": N}, {"count": N}, or {} until removed); got ${describe(raw)}` });
+    errors.push({
+      pointer: '/lifetime',
+      detail: `must be an object ({"duration_ms": N}, {"count": N}, or {} until removed); got ${describe(raw)}`,
+    });
     return lifetime;
   }
   const given = raw ?? {};
   checkKeys(given, ['duration_ms', 'count'], '/lifetime', errors);
-  const duration = checkNumber(given.duration_ms, { name: 'duration_ms', min: 1, max: 7 * 24 * HOUR_MS, integer: true, default: 0 }, '/lifetime/duration_ms', errors);
+  const duration = checkNumber(
+    given.duration_ms,
+    { name: 'duration_ms', min: 1, max: 7 * 24 * HOUR_MS, integer: true, default: 0 },
+    '/lifetime/duration_ms',
+    errors,
+  );
   if (duration) lifetime.duration_ms = duration;
   if (given.count !== undefined) {
     if (plane && !COUNTABLE_PLANES.has(plane)) {
-      errors.push({ pointer: '/lifetime/count', detail: 'counts packets or requests: only "udp" and "http" rules have one' });
+      errors.push({
+        pointer: '/lifetime/count',
+        detail: 'counts packets or requests: only "udp" and "http" rules have one',
+      });
     } else if (action?.type === 'pause' || action?.type === 'stop') {
-      errors.push({ pointer: '/lifetime/count', detail: `a ${String(action.type)} rule has no count (it withholds everything while it lives)` });
+      errors.push({
+        pointer: '/lifetime/count',
+        detail: `a ${String(action.type)} rule has no count (it withholds everything while it lives)`,
+      });
     } else {
-      const count = checkNumber(given.count, { name: 'count', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }, '/lifetime/count', errors);
+      const count = checkNumber(
+        given.count,
+        { name: 'count', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true },
+        '/lifetime/count',
+        errors,
+      );
       if (count) lifetime.count = count;
     }
   }
@@ -196,10 +259,22 @@ function checkLifetime(raw: unknown, plane: Plane | undefined, action: Record<st
 }
 
 /** The rule with defaults filled in, or every mistake found. */
-export function validateFaultRule(input: unknown): { rule: FaultRuleSpec; errors: [] } | { rule: undefined; errors: FieldError[] } {
+export function validateFaultRule(
+  input: unknown,
+): { rule: FaultRuleSpec; errors: [] } | { rule: undefined; errors: FieldError[] } {
   const errors: FieldError[] = [];
   if (!isObject(input)) {
-    return { rule: undefined, errors: [{ pointer: '', detail: `the rule must be a JSON object with "selector", "action" and optionally "lifetime"; got ${describe(input)}` }] };
+    return {
+      rule: undefined,
+      errors: [
+        {
+          pointer: '',
+          detail:
+            'the rule must be a JSON object with "selector", "action" and optionally "lifetime"; ' +
+            `got ${describe(input)}`,
+        },
+      ],
+    };
   }
   checkKeys(input, ['selector', 'action', 'lifetime'], '', errors);
   const selector = checkSelector(input.selector, errors);

@@ -30,18 +30,28 @@ export function parseScenario(text: string): { steps: ScenarioStep[]; errors: Fi
     return { steps: [], errors: [{ pointer: '', detail: `not valid YAML or JSON: ${(error as Error).message}` }] };
   }
   const list = Array.isArray(document) ? document : isObject(document) ? document.steps : undefined;
-  if (!Array.isArray(list)) return { steps: [], errors: [{ pointer: '', detail: 'must hold a list of steps (a list, or an object with "steps")' }] };
+  if (!Array.isArray(list))
+    return {
+      steps: [],
+      errors: [{ pointer: '', detail: 'must hold a list of steps (a list, or an object with "steps")' }],
+    };
   const steps: ScenarioStep[] = [];
   const errors: FieldError[] = [];
   list.forEach((raw: unknown, index) => {
     const at = `/steps/${index}`;
     if (!isObject(raw)) {
-      errors.push({ pointer: at, detail: 'must be an object with "at_ms", "selector", "action" and optionally "lifetime"' });
+      errors.push({
+        pointer: at,
+        detail: 'must be an object with "at_ms", "selector", "action" and optionally "lifetime"',
+      });
       return;
     }
     const { at_ms: atMs = 0, ...ruleInput } = raw;
     if (typeof atMs !== 'number' || !Number.isInteger(atMs) || atMs < 0) {
-      errors.push({ pointer: `${at}/at_ms`, detail: `must be an integer >= 0 (milliseconds from start); got ${JSON.stringify(atMs)}` });
+      errors.push({
+        pointer: `${at}/at_ms`,
+        detail: `must be an integer >= 0 (milliseconds from start); got ${JSON.stringify(atMs)}`,
+      });
     }
     const result = validateFaultRule(ruleInput);
     for (const e of result.errors) errors.push({ pointer: `${at}${e.pointer}`, detail: e.detail });

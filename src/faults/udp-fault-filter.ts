@@ -23,7 +23,8 @@ export interface UdpFaultCount {
  */
 const CORRUPT_LENGTH = 4;
 const FOOTER_BYTES = 32;
-const corruptOffset = (length: number) => (length >= 2 * FOOTER_BYTES ? length - FOOTER_BYTES - CORRUPT_LENGTH : length >> 1);
+const corruptOffset = (length: number) =>
+  length >= 2 * FOOTER_BYTES ? length - FOOTER_BYTES - CORRUPT_LENGTH : length >> 1;
 const REPORT_MS = 200;
 
 interface Held {

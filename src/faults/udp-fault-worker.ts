@@ -4,7 +4,10 @@
 import type { UdpFaultRule } from './rule-types.js';
 import { udpFaultHook, UdpFaultFilter, type UdpFaultCount } from './udp-fault-filter.js';
 
-export function setUdpFaultRules(rules: UdpFaultRule[], report: (counts: UdpFaultCount[], spent: string[]) => void): void {
+export function setUdpFaultRules(
+  rules: UdpFaultRule[],
+  report: (counts: UdpFaultCount[], spent: string[]) => void,
+): void {
   const previous = udpFaultHook.filter;
   const held = previous?.close() ?? [];
   // A packet a removed reorder rule holds still goes out after its successor.

@@ -42,7 +42,10 @@ export class UnitFaults {
   private readonly restores: (() => void)[] = [];
   private readonly ramps = new Map<keyof SimTelemetryInputs, NodeJS.Timeout>();
   private readonly telemetryBase: Partial<SimTelemetryInputs> = {};
-  private readonly telemetryRules = { ambientTemperatureC: [] as Valued<number>, supplyVoltageMv: [] as Valued<number> };
+  private readonly telemetryRules = {
+    ambientTemperatureC: [] as Valued<number>,
+    supplyVoltageMv: [] as Valued<number>,
+  };
   private syncPulseSince = 0;
   private readonly baseRestartMs: number;
 
@@ -62,7 +65,8 @@ export class UnitFaults {
     const sim = this.sensor.hal.kind === 'sim';
     const needsSim = ['temperature', 'voltage', 'link_down', 'ptp_grandmaster', 'sync_pulse_lock', 'phase_lock_lost'];
     if (!sim && needsSim.includes(action.type)) return `the ${action.type} fault needs the simulated unit (--hal sim)`;
-    if (action.type === 'firmware_boot_fail' && !sim) return 'the firmware_boot_fail fault needs the simulated unit (--hal sim)';
+    if (action.type === 'firmware_boot_fail' && !sim)
+      return 'the firmware_boot_fail fault needs the simulated unit (--hal sim)';
     return undefined;
   }
 
@@ -72,7 +76,12 @@ export class UnitFaults {
     if (why) throw conflict(why);
     switch (action.type) {
       case 'alert':
-        return this.hold(`alert:${action.id}`, id, () => this.sensor.alerts.raise(action.id, { fault: id }), () => this.sensor.alerts.clear(action.id, CLEARED));
+        return this.hold(
+          `alert:${action.id}`,
+          id,
+          () => this.sensor.alerts.raise(action.id, { fault: id }),
+          () => this.sensor.alerts.clear(action.id, CLEARED),
+        );
       case 'temperature':
         return this.driveTelemetry('ambientTemperatureC', id, action.ambient_c, action.ramp_ms);
       case 'voltage':
@@ -85,11 +94,26 @@ export class UnitFaults {
           () => this.sensor.alerts.clear(ALERT_IDS.ETHERNET_LINK_BAD, 'the link is up again'),
         );
       case 'ptp_grandmaster':
-        return this.hold('ptp_grandmaster', id, () => undefined, () => undefined);
+        return this.hold(
+          'ptp_grandmaster',
+          id,
+          () => undefined,
+          () => undefined,
+        );
       case 'sync_pulse_lock':
-        return this.hold('sync_pulse_lock', id, () => (this.syncPulseSince = Date.now()), () => undefined);
+        return this.hold(
+          'sync_pulse_lock',
+          id,
+          () => (this.syncPulseSince = Date.now()),
+          () => undefined,
+        );
       case 'phase_lock_lost':
-        return this.hold('phase_lock_lost', id, () => this.simTelemetry()?.setInputs({ motorDisturbed: true }), () => this.simTelemetry()?.setInputs({ motorDisturbed: false }));
+        return this.hold(
+          'phase_lock_lost',
+          id,
+          () => this.simTelemetry()?.setInputs({ motorDisturbed: true }),
+          () => this.simTelemetry()?.setInputs({ motorDisturbed: false }),
+        );
       case 'reinit_time':
         return this.pushValue(this.reinitMs, id, action.ms);
       case 'restart_time': {
@@ -102,7 +126,12 @@ export class UnitFaults {
         void this.sensor.restart().catch((err: unknown) => this.sensor.log.error({ err }, 'injected restart failed'));
         return () => undefined;
       case 'firmware_boot_fail':
-        return this.hold('firmware_boot_fail', id, () => undefined, () => undefined);
+        return this.hold(
+          'firmware_boot_fail',
+          id,
+          () => undefined,
+          () => undefined,
+        );
       case 'firmware_upload_refuse':
         return this.pushValue(this.uploadRefuse, id, action.after_bytes);
     }
@@ -131,7 +160,12 @@ export class UnitFaults {
     };
   }
 
-  private pushValue(list: Valued<number>, id: string, value: number, changed: () => void = () => undefined): () => void {
+  private pushValue(
+    list: Valued<number>,
+    id: string,
+    value: number,
+    changed: () => void = () => undefined,
+  ): () => void {
     list.push({ id, value });
     changed();
     return () => {
@@ -151,7 +185,12 @@ export class UnitFaults {
    * settled at each step, so the threshold monitor sees the values the rule asks for and raises and
    * clears its alerts itself. When the last such rule ends, the input goes back to its value before.
    */
-  private driveTelemetry(input: 'ambientTemperatureC' | 'supplyVoltageMv', id: string, target: number, rampMs: number): () => void {
+  private driveTelemetry(
+    input: 'ambientTemperatureC' | 'supplyVoltageMv',
+    id: string,
+    target: number,
+    rampMs: number,
+  ): () => void {
     const telemetry = this.simTelemetry()!;
     const rules = this.telemetryRules[input];
     if (rules.length === 0) this.telemetryBase[input] = telemetry.inputs()[input];
@@ -165,7 +204,12 @@ export class UnitFaults {
     };
   }
 
-  private rampTo(telemetry: SimTelemetry, input: 'ambientTemperatureC' | 'supplyVoltageMv', target: number, rampMs: number): void {
+  private rampTo(
+    telemetry: SimTelemetry,
+    input: 'ambientTemperatureC' | 'supplyVoltageMv',
+    target: number,
+    rampMs: number,
+  ): void {
     const running = this.ramps.get(input);
     if (running) clearInterval(running);
     this.ramps.delete(input);
@@ -294,7 +338,12 @@ async function* refusedAfter(body: AsyncIterable<Buffer | string>, limit: number
   for await (const chunk of body) {
     received += chunk.length;
     if (received > limit) {
-      throw new ApiError('unavailable', `the unit refused the firmware upload after ${limit} bytes (injected fault); nothing was installed`, undefined, { 'Retry-After': '1' });
+      throw new ApiError(
+        'unavailable',
+        `the unit refused the firmware upload after ${limit} bytes (injected fault); nothing was installed`,
+        undefined,
+        { 'Retry-After': '1' },
+      );
     }
     yield chunk;
   }

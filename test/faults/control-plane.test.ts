@@ -19,7 +19,9 @@ describe('the control listener is loopback-only and apart from the sensor API', 
     const allowed = parseCliOptions(['--control', '0.0.0.0:8081', '--control-allow-remote'], {});
     expect(allowed).toMatchObject({ control: { host: '0.0.0.0', port: 8081 }, controlAllowRemote: true });
     expect(parseCliOptions(['--control', '[::1]:9000'], {})).toMatchObject({ control: { host: '::1', port: 9000 } });
-    expect(parseCliOptions([], { SENSOR_CONTROL: '127.0.0.2:9001' })).toMatchObject({ control: { host: '127.0.0.2', port: 9001 } });
+    expect(parseCliOptions([], { SENSOR_CONTROL: '127.0.0.2:9001' })).toMatchObject({
+      control: { host: '127.0.0.2', port: 9001 },
+    });
     expect(parseCliOptions([], {})).toMatchObject({ control: undefined, realisticTiming: false });
   });
 
@@ -65,7 +67,17 @@ describe('a unit with --control, --faults and --realistic-timing', () => {
     );
     const controlPort = await freePort();
     control = `http://127.0.0.1:${controlPort}`;
-    unit = await startCli({ args: ['--control', `127.0.0.1:${controlPort}`, '--faults', scenario, '--realistic-timing', '--product', 'OS-1-32'] });
+    unit = await startCli({
+      args: [
+        '--control',
+        `127.0.0.1:${controlPort}`,
+        '--faults',
+        scenario,
+        '--realistic-timing',
+        '--product',
+        'OS-1-32',
+      ],
+    });
   });
 
   afterAll(async () => {
@@ -75,19 +87,29 @@ describe('a unit with --control, --faults and --realistic-timing', () => {
 
   it('the sensor API knows nothing of /faults', async () => {
     expect((await fetch(`${unit.baseUrl}/faults`)).status).toBe(404);
-    const post = await fetch(`${unit.baseUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const post = await fetch(`${unit.baseUrl}/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(post.status).toBe(404);
     expect((await fetch(`${control}/faults`)).status).toBe(200);
     expect((await fetch(`${control}/api/v1/sensor/config`)).status).toBe(404);
   });
 
   it('the scenario raised and cleared OVERTEMP on its timeline', async () => {
-    const ended = await waitFor(async () => {
-      const list = (await (await fetch(`${control}/faults`)).json()) as { ended: { action: { type: string } }[] };
-      return list.ended.some((e) => e.action.type === 'alert');
-    }, 10_000, 'the scenario step to end');
+    const ended = await waitFor(
+      async () => {
+        const list = (await (await fetch(`${control}/faults`)).json()) as { ended: { action: { type: string } }[] };
+        return list.ended.some((e) => e.action.type === 'alert');
+      },
+      10_000,
+      'the scenario step to end',
+    );
     expect(ended).toBe(true);
-    const alerts = (await (await fetch(`${unit.baseUrl}/api/v1/sensor/alerts`)).json()) as { log: { id: string; active: boolean }[] };
+    const alerts = (await (await fetch(`${unit.baseUrl}/api/v1/sensor/alerts`)).json()) as {
+      log: { id: string; active: boolean }[];
+    };
     const entries = alerts.log.filter((e) => e.id === ALERT_IDS.OVERTEMP_WARNING).map((e) => e.active);
     expect(entries).toEqual([true, false]);
   });
@@ -96,30 +118,60 @@ describe('a unit with --control, --faults and --realistic-timing', () => {
     const res = await fetch(`${control}/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ selector: { plane: 'udp', stream: 'radar' }, action: { type: 'drop', rate: 2, burts: 3 }, lifetime: { count: 0 } }),
+      body: JSON.stringify({
+        selector: { plane: 'udp', stream: 'radar' },
+        action: { type: 'drop', rate: 2, burts: 3 },
+        lifetime: { count: 0 },
+      }),
     });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     const body = (await res.json()) as { errors: { pointer: string }[] };
-    expect(body.errors.map((e) => e.pointer).sort()).toEqual(['/action/burts', '/action/rate', '/lifetime/count', '/selector/stream']);
+    expect(body.errors.map((e) => e.pointer).sort()).toEqual([
+      '/action/burts',
+      '/action/rate',
+      '/lifetime/count',
+      '/selector/stream',
+    ]);
     const list = (await (await fetch(`${control}/faults`)).json()) as { rules: unknown[] };
     expect(list.rules).toEqual([]);
   });
 
-  it('with realistic timing, a client polling sensor_info during PUT lidar_mode sees INITIALIZING then RUNNING', async () => {
-    const put = fetch(`${unit.baseUrl}/api/v1/sensor/config/lidar_mode`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '"512x10"' });
+  it('realistic timing: a client polling sensor_info during PUT lidar_mode sees INITIALIZING, RUNNING', async () => {
+    const put = fetch(`${unit.baseUrl}/api/v1/sensor/config/lidar_mode`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '"512x10"',
+    });
     const seen: string[] = [];
-    await waitFor(async () => {
-      const info = (await (await fetch(`${unit.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as { status: string };
-      if (seen.at(-1) !== info.status) seen.push(info.status);
-      return seen.includes('INITIALIZING') && info.status === 'RUNNING';
-    }, 10_000, 'INITIALIZING then RUNNING');
+    await waitFor(
+      async () => {
+        const info = (await (await fetch(`${unit.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as {
+          status: string;
+        };
+        if (seen.at(-1) !== info.status) seen.push(info.status);
+        return seen.includes('INITIALIZING') && info.status === 'RUNNING';
+      },
+      10_000,
+      'INITIALIZING then RUNNING',
+    );
     expect((await put).status).toBeLessThan(300);
     expect(seen.slice(seen.indexOf('INITIALIZING'))).toEqual(['INITIALIZING', 'RUNNING']);
   });
 
   it('the faults client adds, lists and clears rules', async () => {
-    const add = await runCli(['faults', '--control', control, 'add', 'http:/api/v1/sensor/metadata*', 'status', 'status=503', 'retry_after_s=4', '--count', '1']);
+    const add = await runCli([
+      'faults',
+      '--control',
+      control,
+      'add',
+      'http:/api/v1/sensor/metadata*',
+      'status',
+      'status=503',
+      'retry_after_s=4',
+      '--count',
+      '1',
+    ]);
     expect(add.code).toBe(0);
     expect(add.stdout).toMatch(/^f\d+ +http/);
     const res = await fetch(`${unit.baseUrl}/api/v1/sensor/metadata`);
@@ -133,9 +185,13 @@ describe('a unit with --control, --faults and --realistic-timing', () => {
     expect(bad.stderr).toContain('/action/rate');
 
     expect((await runCli(['faults', '--control', control, 'add', 'unit', 'link_down'])).code).toBe(0);
-    expect(((await (await fetch(`${unit.baseUrl}/api/v1/system/network`)).json()) as { carrier: boolean }).carrier).toBe(false);
+    expect(
+      ((await (await fetch(`${unit.baseUrl}/api/v1/system/network`)).json()) as { carrier: boolean }).carrier,
+    ).toBe(false);
     const clear = await runCli(['faults', '--control', control, 'clear']);
     expect(clear.stdout).toContain('removed 1 rule');
-    expect(((await (await fetch(`${unit.baseUrl}/api/v1/system/network`)).json()) as { carrier: boolean }).carrier).toBe(true);
+    expect(
+      ((await (await fetch(`${unit.baseUrl}/api/v1/system/network`)).json()) as { carrier: boolean }).carrier,
+    ).toBe(true);
   });
 });

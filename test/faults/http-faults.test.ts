@@ -31,19 +31,30 @@ afterAll(async () => {
 });
 
 const METADATA = '/api/v1/sensor/metadata';
-const http503 = { selector: { plane: 'http', path: '/api/v1/sensor/metadata*', method: 'GET' }, action: { type: 'status', status: 503, retry_after_s: 7 } };
+const http503 = {
+  selector: { plane: 'http', path: '/api/v1/sensor/metadata*', method: 'GET' },
+  action: { type: 'status', status: 503, retry_after_s: 7 },
+};
 
 /** A raw GET that reports what arrived, whether the body was complete, and socket errors. */
-function rawGet(path: string): Promise<{ status?: number; headers?: http.IncomingHttpHeaders; body: Buffer; error?: string }> {
+function rawGet(
+  path: string,
+): Promise<{ status?: number; headers?: http.IncomingHttpHeaders; body: Buffer; error?: string }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const req = http.get(`${base}${path}`, (res) => {
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', (err) => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), error: err.message }));
-      res.on('aborted', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), error: 'aborted' }));
+      res.on('error', (err) =>
+        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), error: err.message }),
+      );
+      res.on('aborted', () =>
+        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), error: 'aborted' }),
+      );
     });
-    req.on('error', (err) => resolve({ body: Buffer.concat(chunks), error: (err as NodeJS.ErrnoException).code ?? err.message }));
+    req.on('error', (err) =>
+      resolve({ body: Buffer.concat(chunks), error: (err as NodeJS.ErrnoException).code ?? err.message }),
+    );
   });
 }
 
@@ -71,21 +82,33 @@ describe('HTTP fault rules', () => {
   });
 
   it('a 500 as problem+json', async () => {
-    plane.add({ selector: { plane: 'http', path: '/api/v1/sensor/config', method: 'get' }, action: { type: 'status', status: 500 }, lifetime: { count: 1 } });
+    plane.add({
+      selector: { plane: 'http', path: '/api/v1/sensor/config', method: 'get' },
+      action: { type: 'status', status: 500 },
+      lifetime: { count: 1 },
+    });
     const res = await fetch(`${base}/api/v1/sensor/config`);
     expect(res.status).toBe(500);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/injected/);
   });
 
   it('added latency delays the answer by at least the given time', async () => {
-    plane.add({ selector: { plane: 'http', path: '/api/v1/time/system' }, action: { type: 'latency', ms: 150 }, lifetime: { count: 1 } });
+    plane.add({
+      selector: { plane: 'http', path: '/api/v1/time/system' },
+      action: { type: 'latency', ms: 150 },
+      lifetime: { count: 1 },
+    });
     const started = performance.now();
     expect((await fetch(`${base}/api/v1/time/system`)).status).toBe(200);
     expect(performance.now() - started).toBeGreaterThanOrEqual(145);
   });
 
   it('a closed connection: the client gets no answer', async () => {
-    plane.add({ selector: { plane: 'http', path: '/api/v1/sensor/telemetry' }, action: { type: 'close' }, lifetime: { count: 1 } });
+    plane.add({
+      selector: { plane: 'http', path: '/api/v1/sensor/telemetry' },
+      action: { type: 'close' },
+      lifetime: { count: 1 },
+    });
     const res = await rawGet('/api/v1/sensor/telemetry');
     expect(res.status).toBeUndefined();
     expect(res.error).toMatch(/ECONNRESET|socket hang up/);
@@ -93,7 +116,11 @@ describe('HTTP fault rules', () => {
   });
 
   it('a truncated body: Content-Length announces more than arrives', async () => {
-    plane.add({ selector: { plane: 'http', path: `${METADATA}/sensor_info` }, action: { type: 'truncate', bytes: 10 }, lifetime: { count: 1 } });
+    plane.add({
+      selector: { plane: 'http', path: `${METADATA}/sensor_info` },
+      action: { type: 'truncate', bytes: 10 },
+      lifetime: { count: 1 },
+    });
     const res = await rawGet(`${METADATA}/sensor_info`);
     expect(res.status).toBe(200);
     expect(Number(res.headers?.['content-length'])).toBeGreaterThan(10);
@@ -107,7 +134,8 @@ describe('HTTP fault rules', () => {
     const { id } = plane.add({ ...http503, lifetime: { duration_ms: 100 } });
     expect((await fetch(`${base}${METADATA}`)).status).toBe(503);
     const deadline = Date.now() + 5000;
-    while (plane.list().rules.some((r) => r.id === id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (plane.list().rules.some((r) => r.id === id) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     expect(plane.get(id)).toMatchObject({ reason: 'duration elapsed' });
     expect((await fetch(`${base}${METADATA}`)).status).toBe(200);
   });

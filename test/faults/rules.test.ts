@@ -9,7 +9,10 @@ import { UdpFaultFilter } from '../../src/faults/udp-fault-filter.js';
 import { ruleFromArgs } from '../../src/faults/faults-cli.js';
 import { pathPattern } from '../../src/faults/fault-plane.js';
 
-const pointers = (input: unknown) => validateFaultRule(input).errors.map((e) => e.pointer).sort();
+const pointers = (input: unknown) =>
+  validateFaultRule(input)
+    .errors.map((e) => e.pointer)
+    .sort();
 
 describe('fault rule validation', () => {
   it('fills in defaults', () => {
@@ -18,16 +21,28 @@ describe('fault rule validation', () => {
       action: { type: 'drop', rate: 1, burst: 1 },
       lifetime: {},
     });
-    expect(validateFaultRule({ selector: { plane: 'http', method: 'get' }, action: { type: 'status', status: 503 } }).rule).toMatchObject({
+    expect(
+      validateFaultRule({ selector: { plane: 'http', method: 'get' }, action: { type: 'status', status: 503 } }).rule,
+    ).toMatchObject({
       selector: { plane: 'http', path: '*', method: 'GET' },
       action: { type: 'status', status: 503, retry_after_s: 1 },
     });
-    expect(validateFaultRule({ selector: { plane: 'unit' }, action: { type: 'alert', id: 'OVERTEMP_ERROR' } }).rule?.action).toEqual({ type: 'alert', id: '0x01000061' });
-    expect(validateFaultRule({ selector: { plane: 'udp' }, action: { type: 'pause', ms: 250 } }).rule?.lifetime).toEqual({ duration_ms: 250 });
+    expect(
+      validateFaultRule({ selector: { plane: 'unit' }, action: { type: 'alert', id: 'OVERTEMP_ERROR' } }).rule?.action,
+    ).toEqual({ type: 'alert', id: '0x01000061' });
+    expect(
+      validateFaultRule({ selector: { plane: 'udp' }, action: { type: 'pause', ms: 250 } }).rule?.lifetime,
+    ).toEqual({ duration_ms: 250 });
   });
 
   it('names every mistake at once', () => {
-    expect(pointers({ selector: { plane: 'udp', stream: 'x', extra: 1 }, action: { type: 'delay', rate: 0 }, lifetime: { count: 1.5, forever: true } })).toEqual([
+    expect(
+      pointers({
+        selector: { plane: 'udp', stream: 'x', extra: 1 },
+        action: { type: 'delay', rate: 0 },
+        lifetime: { count: 1.5, forever: true },
+      }),
+    ).toEqual([
       '/action/ms',
       '/action/rate',
       '/lifetime/count',
@@ -35,23 +50,32 @@ describe('fault rule validation', () => {
       '/selector/extra',
       '/selector/stream',
     ]);
-    expect(pointers({ selector: { plane: 'http', path: 'metadata', method: 'FETCH' }, action: { type: 'status', status: 502 } })).toEqual([
-      '/action/status',
-      '/selector/method',
-      '/selector/path',
-    ]);
-    expect(pointers({ selector: { plane: 'unit' }, action: { type: 'alert', id: '0x01999999' }, lifetime: { count: 2 } })).toEqual(['/action/id', '/lifetime/count']);
+    expect(
+      pointers({
+        selector: { plane: 'http', path: 'metadata', method: 'FETCH' },
+        action: { type: 'status', status: 502 },
+      }),
+    ).toEqual(['/action/status', '/selector/method', '/selector/path']);
+    expect(
+      pointers({ selector: { plane: 'unit' }, action: { type: 'alert', id: '0x01999999' }, lifetime: { count: 2 } }),
+    ).toEqual(['/action/id', '/lifetime/count']);
     expect(pointers({ selector: { plane: 'moon' }, action: 'drop' })).toEqual(['/action', '/selector/plane']);
     expect(pointers([])).toEqual(['']);
   });
 
   it('lists the valid actions of the plane in the message', () => {
     const { errors } = validateFaultRule({ selector: { plane: 'http' }, action: { type: 'drop' } });
-    expect(errors[0].detail).toContain(actionNames('http').map((a) => JSON.stringify(a)).join(', '));
+    expect(errors[0].detail).toContain(
+      actionNames('http')
+        .map((a) => JSON.stringify(a))
+        .join(', '),
+    );
   });
 
   it('refuses a count on pause and stop', () => {
-    expect(pointers({ selector: { plane: 'udp' }, action: { type: 'stop' }, lifetime: { count: 5 } })).toEqual(['/lifetime/count']);
+    expect(pointers({ selector: { plane: 'udp' }, action: { type: 'stop' }, lifetime: { count: 5 } })).toEqual([
+      '/lifetime/count',
+    ]);
   });
 });
 
@@ -59,10 +83,14 @@ describe('scenario files', () => {
   it('reads YAML steps and names mistakes by step', () => {
     const ok = parseScenario('steps:\n  - at_ms: 100\n    selector: {plane: unit}\n    action: {type: restart}\n');
     expect(ok.errors).toEqual([]);
-    expect(ok.steps).toEqual([{ atMs: 100, rule: { selector: { plane: 'unit' }, action: { type: 'restart' }, lifetime: {} } }]);
+    expect(ok.steps).toEqual([
+      { atMs: 100, rule: { selector: { plane: 'unit' }, action: { type: 'restart' }, lifetime: {} } },
+    ]);
     const json = parseScenario('[{"selector":{"plane":"udp"},"action":{"type":"stop"}}]');
     expect(json.steps[0].atMs).toBe(0);
-    const bad = parseScenario('steps:\n  - at_ms: -1\n    selector: {plane: udp}\n    action: {type: drop, rate: 7}\n  - 3\n');
+    const bad = parseScenario(
+      'steps:\n  - at_ms: -1\n    selector: {plane: udp}\n    action: {type: drop, rate: 7}\n  - 3\n',
+    );
     expect(bad.errors.map((e) => e.pointer)).toEqual(['/steps/0/at_ms', '/steps/0/action/rate', '/steps/1']);
     expect(parseScenario('steps: [').errors[0].detail).toMatch(/not valid YAML/);
   });
@@ -96,7 +124,10 @@ describe('the UDP filter', () => {
   it('acts only on its stream and hands over what a reorder rule holds', () => {
     const sent: number[] = [];
     const send = (x: Buffer) => sent.push(x[0]);
-    const first = new UdpFaultFilter([{ id: 'f1', stream: 'imu', action: { type: 'reorder', rate: 1 }, count: undefined }], () => undefined);
+    const first = new UdpFaultFilter(
+      [{ id: 'f1', stream: 'imu', action: { type: 'reorder', rate: 1 }, count: undefined }],
+      () => undefined,
+    );
     expect(first.intercept('lidar', packet(1), send)).toBe(false);
     expect(first.intercept('imu', packet(2), send)).toBe(true);
     const held = first.close();

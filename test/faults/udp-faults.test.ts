@@ -24,7 +24,12 @@ beforeAll(async () => {
   lidar = await UdpCapture.listen();
   imu = await UdpCapture.listen();
   plane = new FaultPlane(unit.sensor, { log: pino({ level: 'silent' }), timing: FAST_TIMING });
-  const config = { udp_dest: '127.0.0.1', udp_port_lidar: lidar.port, udp_port_imu: imu.port, lidar_mode: `${COLUMNS}x10` };
+  const config = {
+    udp_dest: '127.0.0.1',
+    udp_port_lidar: lidar.port,
+    udp_port_imu: imu.port,
+    lidar_mode: `${COLUMNS}x10`,
+  };
   await unit.sensor.changeConfig(config, { reinit: true, persist: false });
   await until(() => lidar.count > 10 && imu.count > 5, 'both streams');
 });
@@ -36,15 +41,22 @@ afterAll(async () => {
   removeDir(unit.dataDir);
 });
 
-const sensorData = (c: UdpCapture) => c.datagrams.filter((d) => !d.data.subarray(0, 7).equals(Buffer.from('marker-'))).map((d) => d.data);
+const sensorData = (c: UdpCapture) =>
+  c.datagrams.filter((d) => !d.data.subarray(0, 7).equals(Buffer.from('marker-'))).map((d) => d.data);
 
 async function read(): Promise<{ lidar: Tally; imu: Tally }> {
   await Promise.all([drain(lidar), drain(imu)]);
-  return { lidar: tallyLidar(sensorData(lidar), 'RNG19_RFL8_SIG16_NIR16', PIXELS, COLUMNS), imu: tallyImu(sensorData(imu)) };
+  return {
+    lidar: tallyLidar(sensorData(lidar), 'RNG19_RFL8_SIG16_NIR16', PIXELS, COLUMNS),
+    imu: tallyImu(sensorData(imu)),
+  };
 }
 
-/** Adds a rule, waits until its lifetime ended it and `settlePackets` more lidar packets came, and tallies both streams. */
-async function exercise(rule: object, settlePackets = 60): Promise<{ ended: FaultRuleView & { reason?: string }; lidar: Tally; imu: Tally }> {
+/** Adds a rule, waits until its lifetime ended it and `settlePackets` more lidar packets came; tallies both streams. */
+async function exercise(
+  rule: object,
+  settlePackets = 60,
+): Promise<{ ended: FaultRuleView & { reason?: string }; lidar: Tally; imu: Tally }> {
   lidar.clear();
   imu.clear();
   // Some packets before the rule, so a gap at its start lies inside what the receiver saw.
@@ -58,7 +70,11 @@ async function exercise(rule: object, settlePackets = 60): Promise<{ ended: Faul
 
 describe('UDP fault rules', () => {
   it('drop with a rate and a count loses exactly that many lidar packets, then the stream is whole again', async () => {
-    const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'drop', rate: 0.5 }, lifetime: { count: 40 } });
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'drop', rate: 0.5 },
+      lifetime: { count: 40 },
+    });
     expect(r.ended.applied).toBe(40);
     expect(r.ended.seen).toBeGreaterThan(40);
     expect(r.lidar.lost).toBe(40);
@@ -67,46 +83,76 @@ describe('UDP fault rules', () => {
   });
 
   it('drop in bursts loses runs of `burst` consecutive packets', async () => {
-    const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'drop', rate: 0.05, burst: 10 }, lifetime: { count: 30 } });
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'drop', rate: 0.05, burst: 10 },
+      lifetime: { count: 30 },
+    });
     expect(r.lidar.lost).toBe(30);
     expect(r.lidar.longestGap).toBeGreaterThanOrEqual(10);
     expect(r.lidar.longestGap % 10).toBe(0);
   });
 
   it('drop on the IMU stream leaves the lidar stream alone', async () => {
-    const r = await exercise({ selector: { plane: 'udp', stream: 'imu' }, action: { type: 'drop' }, lifetime: { count: 10 } }, 40);
+    const r = await exercise(
+      { selector: { plane: 'udp', stream: 'imu' }, action: { type: 'drop' }, lifetime: { count: 10 } },
+      40,
+    );
     expect(r.imu.lost).toBe(10);
     expect(r.lidar.lost).toBe(0);
   });
 
   it('duplicate sends packets twice', async () => {
-    const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'duplicate' }, lifetime: { count: 20 } });
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'duplicate' },
+      lifetime: { count: 20 },
+    });
     expect(r.lidar.duplicated).toBe(20);
     expect(r.lidar.lost).toBe(0);
   });
 
   it('reorder sends held packets after their successor', async () => {
-    const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'reorder' }, lifetime: { count: 20 } });
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'reorder' },
+      lifetime: { count: 20 },
+    });
     expect(r.lidar.reordered).toBe(20);
     expect(r.lidar).toMatchObject({ lost: 0, duplicated: 0 });
   });
 
   it('delay makes packets arrive late but whole', async () => {
-    const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'delay', ms: 100 }, lifetime: { count: 10 } }, 120);
+    const r = await exercise(
+      { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'delay', ms: 100 }, lifetime: { count: 10 } },
+      120,
+    );
     expect(r.lidar.reordered).toBe(10);
     expect(r.lidar).toMatchObject({ lost: 0, duplicated: 0, corrupt: 0 });
   });
 
   it('corrupt makes the CRC of exactly those packets fail', async () => {
-    const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'corrupt' }, lifetime: { count: 15 } });
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'corrupt' },
+      lifetime: { count: 15 },
+    });
     expect(r.lidar.corrupt).toBe(15);
     expect(r.lidar).toMatchObject({ lost: 0, duplicated: 0, truncated: 0 });
   });
 
   it('truncate cuts datagrams to the given size', async () => {
-    const r = await exercise({ selector: { plane: 'udp', stream: 'both' }, action: { type: 'truncate', bytes: 20 }, lifetime: { count: 12 } });
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'both' },
+      action: { type: 'truncate', bytes: 20 },
+      lifetime: { count: 12 },
+    });
     expect(r.lidar.truncated + r.imu.truncated).toBe(12);
-    expect(sensorData(lidar).concat(sensorData(imu)).filter((d) => d.length === 20)).toHaveLength(12);
+    expect(
+      sensorData(lidar)
+        .concat(sensorData(imu))
+        .filter((d) => d.length === 20),
+    ).toHaveLength(12);
   });
 
   it('pause withholds the stream for its duration, then it resumes', async () => {

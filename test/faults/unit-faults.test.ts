@@ -25,7 +25,14 @@ let base: string;
 beforeAll(async () => {
   unit = await createTestSensor({
     product: 'OS-1-32',
-    hal: (defaults) => ({ ...defaults, firmware: createSimFirmware({ dataDir: join(defaults.firmware.slotDirectory, '..'), updateMs: 0, maxBootAttempts: 2 }) }),
+    hal: (defaults) => ({
+      ...defaults,
+      firmware: createSimFirmware({
+        dataDir: join(defaults.firmware.slotDirectory, '..'),
+        updateMs: 0,
+        maxBootAttempts: 2,
+      }),
+    }),
   });
   plane = new FaultPlane(unit.sensor, { log: pino({ level: 'silent' }), timing: FAST_TIMING });
   app = unit.app;
@@ -80,7 +87,10 @@ describe('unit-state fault rules', () => {
   it('an alert with a duration clears by itself', async () => {
     plane.add(unitRule({ type: 'alert', id: ALERT_IDS.LIDAR_SEND_FAILED.toLowerCase() }, { duration_ms: 50 }));
     expect((await alertLog()).active.map((a) => a.id)).toContain(ALERT_IDS.LIDAR_SEND_FAILED);
-    await until(async () => !(await alertLog()).active.some((a) => a.id === ALERT_IDS.LIDAR_SEND_FAILED), 'the alert to clear');
+    await until(
+      async () => !(await alertLog()).active.some((a) => a.id === ALERT_IDS.LIDAR_SEND_FAILED),
+      'the alert to clear',
+    );
     await expectTriggerThenClear(ALERT_IDS.LIDAR_SEND_FAILED);
   });
 
@@ -98,8 +108,13 @@ describe('unit-state fault rules', () => {
   it('a temperature ramp crosses the threshold on its way', async () => {
     const { id } = plane.add(unitRule({ type: 'temperature', ambient_c: 70, ramp_ms: 300 }));
     expect((await get('/api/v1/sensor/telemetry')).internal_temperature_deg_c).toBeLessThan(85);
-    await until(async () => (await get('/api/v1/sensor/telemetry')).internal_temperature_deg_c >= 100, 'the ramp to reach its end');
-    expect((await alertLog()).active.map((a) => a.id)).toEqual(expect.arrayContaining([ALERT_IDS.OVERTEMP_WARNING, ALERT_IDS.OVERTEMP_ERROR]));
+    await until(
+      async () => (await get('/api/v1/sensor/telemetry')).internal_temperature_deg_c >= 100,
+      'the ramp to reach its end',
+    );
+    expect((await alertLog()).active.map((a) => a.id)).toEqual(
+      expect.arrayContaining([ALERT_IDS.OVERTEMP_WARNING, ALERT_IDS.OVERTEMP_ERROR]),
+    );
     plane.remove(id);
     await get('/api/v1/sensor/telemetry');
     await expectTriggerThenClear(ALERT_IDS.OVERTEMP_ERROR);
@@ -153,20 +168,34 @@ describe('unit-state fault rules', () => {
     expect((await get('/api/v1/sensor/telemetry')).phase_lock_status).toBe('LOCKED');
   });
 
-  it('a slow reinit: INITIALIZING, metadata 503 with Retry-After and no packets while it lasts, then RUNNING', async () => {
+  it('a slow reinit: INITIALIZING, metadata 503 + Retry-After, no packets while it lasts, then RUNNING', async () => {
     const lidar = await UdpCapture.listen();
     try {
-      await unit.sensor.changeConfig({ udp_dest: '127.0.0.1', udp_port_lidar: lidar.port, lidar_mode: '512x10' }, { reinit: true, persist: false });
+      await unit.sensor.changeConfig(
+        { udp_dest: '127.0.0.1', udp_port_lidar: lidar.port, lidar_mode: '512x10' },
+        { reinit: true, persist: false },
+      );
       await until(() => lidar.count > 5, 'lidar packets');
       plane.add(unitRule({ type: 'reinit_time', ms: 400 }, { duration_ms: 60_000 }));
-      const put = app.inject({ method: 'PUT', url: '/api/v1/sensor/config/lidar_mode', headers: { 'content-type': 'application/json' }, payload: '"1024x10"' });
-      await until(async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'INITIALIZING', 'INITIALIZING');
+      const put = app.inject({
+        method: 'PUT',
+        url: '/api/v1/sensor/config/lidar_mode',
+        headers: { 'content-type': 'application/json' },
+        payload: '"1024x10"',
+      });
+      await until(
+        async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'INITIALIZING',
+        'INITIALIZING',
+      );
       const during = await app.inject({ url: '/api/v1/sensor/metadata/lidar_data_format' });
       expect(during.statusCode).toBe(503);
       expect(during.headers['retry-after']).toBeDefined();
       await drain(lidar);
       lidar.clear();
-      await until(() => unit.sensor.status === 'INITIALIZING' && lidar.count === 0 && drain(lidar).then(() => lidar.count === 1), 'a drained, silent stream');
+      await until(
+        () => unit.sensor.status === 'INITIALIZING' && lidar.count === 0 && drain(lidar).then(() => lidar.count === 1),
+        'a drained, silent stream',
+      );
       expect((await put).statusCode).toBeLessThan(300);
       const info = await get('/api/v1/sensor/metadata/sensor_info');
       expect(info.status).toBe('RUNNING');
@@ -177,7 +206,7 @@ describe('unit-state fault rules', () => {
     }
   });
 
-  it('restart with a restart duration: unreachable (503 + Retry-After) while it lasts, then a new initialization', async () => {
+  it('restart with a duration: unreachable (503 + Retry-After) while it lasts, then a new initialization', async () => {
     const before = await get('/api/v1/sensor/metadata/sensor_info');
     const timing = plane.add(unitRule({ type: 'restart_time', ms: 400 }));
     const restart = plane.add(unitRule({ type: 'restart' }));
@@ -185,7 +214,10 @@ describe('unit-state fault rules', () => {
     const during = await app.inject({ url: '/api/v1/sensor/config' });
     expect(during.statusCode).toBe(503);
     expect(during.headers['retry-after']).toBeDefined();
-    await until(async () => (await app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).statusCode === 200, 'the unit back');
+    await until(
+      async () => (await app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).statusCode === 200,
+      'the unit back',
+    );
     await until(async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'RUNNING', 'RUNNING');
     expect((await get('/api/v1/sensor/metadata/sensor_info')).initialization_id).not.toBe(before.initialization_id);
     plane.remove(timing.id);
@@ -199,7 +231,10 @@ describe('unit-state fault rules', () => {
   it('firmware: an upload refused midway installs nothing', async () => {
     const before = await get('/api/v1/system/firmware');
     const { id } = plane.add(unitRule({ type: 'firmware_upload_refuse', after_bytes: 100_000 }));
-    const result = await uploadFirmware(base, buildImage('ousteros-image-prod-bootes-v3.2.0+20250101120000', generatedPayload('x', 400_000)));
+    const result = await uploadFirmware(
+      base,
+      buildImage('ousteros-image-prod-bootes-v3.2.0+20250101120000', generatedPayload('x', 400_000)),
+    );
     expect(result.status).toBe(503);
     expect(result.body).toMatch(/refused the firmware upload after 100000 bytes/);
     expect(await get('/api/v1/system/firmware')).toEqual(before);
@@ -213,10 +248,16 @@ describe('unit-state fault rules', () => {
     // While the unit reboots its API answers 503: poll until it answers again with the rollback alert.
     const rolledBack = async () => {
       const res = await app.inject({ url: '/api/v1/sensor/alerts' });
-      return res.statusCode === 200 && (res.json() as { active: Entry[] }).active.some((a) => a.id === ALERT_IDS.FIRMWARE_ROLLBACK);
+      return (
+        res.statusCode === 200 &&
+        (res.json() as { active: Entry[] }).active.some((a) => a.id === ALERT_IDS.FIRMWARE_ROLLBACK)
+      );
     };
     await until(rolledBack, 'the rollback', 20_000);
-    await until(async () => (await app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).json().status === 'RUNNING', 'the unit back up');
+    await until(
+      async () => (await app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).json().status === 'RUNNING',
+      'the unit back up',
+    );
     expect((await get('/api/v1/system/firmware')).fw).not.toContain('v3.2.0');
     plane.remove(id);
   });

@@ -51,7 +51,12 @@ function tally(sequence: (number | 'short' | 'corrupt-unplaced')[], corrupt: num
 }
 
 /** Lidar packets: sequence = frame_id × packets per frame + the packet's index in its frame. */
-export function tallyLidar(datagrams: readonly Buffer[], profile: Profile, pixels: number, columnsPerFrame: number): Tally {
+export function tallyLidar(
+  datagrams: readonly Buffer[],
+  profile: Profile,
+  pixels: number,
+  columnsPerFrame: number,
+): Tally {
   const size = packetSize(profile, pixels);
   const packetsPerFrame = columnsPerFrame / 16;
   let corrupt = 0;
