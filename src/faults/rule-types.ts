@@ -38,7 +38,8 @@ export type HttpAction =
 
 export type UnitAction =
   /** The alert is active while the rule lives and cleared when it ends. */
-  | { type: 'alert'; id: string }
+  /** `vars` fill the catalogue's msg_verbose placeholders ({temperature_c}, {host}, …). */
+  | { type: 'alert'; id: string; vars: Record<string, string | number> }
   /** Air temperature around the unit; the internal temperature follows at once (self-heating on top). */
   | { type: 'temperature'; ambient_c: number; ramp_ms: number }
   | { type: 'voltage'; supply_mv: number; ramp_ms: number }

@@ -178,7 +178,7 @@ function checkAction(
     return undefined;
   }
   const action: Record<string, unknown> = { type: raw.type };
-  const extra = raw.type === 'alert' ? ['id'] : [];
+  const extra = raw.type === 'alert' ? ['id', 'vars'] : [];
   checkKeys(raw, ['type', ...extra, ...params.map((p) => p.name)], '/action', errors);
   for (const p of params) action[p.name] = checkNumber(raw[p.name], p, `/action/${p.name}`, errors);
   if (
@@ -200,6 +200,13 @@ function checkAction(
           `got ${describe(raw.id)}`,
       });
     action.id = id;
+    // Values for the catalogue's msg_verbose placeholders ({temperature_c}, {host}, …).
+    const vars = raw.vars ?? {};
+    const valid = isObject(vars) && Object.values(vars).every((v) => typeof v === 'string' || typeof v === 'number');
+    if (!valid) {
+      errors.push({ pointer: '/action/vars', detail: `must be an object of strings and numbers; got ${describe(vars)}` });
+    }
+    action.vars = vars;
   }
   return action;
 }

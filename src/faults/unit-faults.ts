@@ -79,7 +79,7 @@ export class UnitFaults {
         return this.hold(
           `alert:${action.id}`,
           id,
-          () => this.sensor.alerts.raise(action.id, { fault: id }),
+          () => this.sensor.alerts.raise(action.id, action.vars),
           () => this.sensor.alerts.clear(action.id, CLEARED),
         );
       case 'temperature':

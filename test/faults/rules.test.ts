@@ -29,7 +29,7 @@ describe('fault rule validation', () => {
     });
     expect(
       validateFaultRule({ selector: { plane: 'unit' }, action: { type: 'alert', id: 'OVERTEMP_ERROR' } }).rule?.action,
-    ).toEqual({ type: 'alert', id: '0x01000061' });
+    ).toEqual({ type: 'alert', id: '0x01000061', vars: {} });
     expect(
       validateFaultRule({ selector: { plane: 'udp' }, action: { type: 'pause', ms: 250 } }).rule?.lifetime,
     ).toEqual({ duration_ms: 250 });

@@ -78,8 +78,10 @@ const unitRule = (action: object, lifetime: object = {}) => ({ selector: { plane
 
 describe('unit-state fault rules', () => {
   it('raise any catalogue alert (by name) while the rule lives; its end clears it', async () => {
-    const { id } = plane.add(unitRule({ type: 'alert', id: 'OVERTEMP_ERROR' }));
-    expect((await alertLog()).active.map((a) => a.id)).toContain(ALERT_IDS.OVERTEMP_ERROR);
+    const vars = { temperature_c: 97, threshold_c: 95 };
+    const { id } = plane.add(unitRule({ type: 'alert', id: 'OVERTEMP_ERROR', vars }));
+    const raised = (await alertLog()).active.find((a) => a.id === ALERT_IDS.OVERTEMP_ERROR);
+    expect(raised?.msg_verbose).toMatch(/^Internal temperature 97 °C .* 95 °C/);
     plane.remove(id);
     await expectTriggerThenClear(ALERT_IDS.OVERTEMP_ERROR);
   });
