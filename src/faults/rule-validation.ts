@@ -204,7 +204,8 @@ function checkAction(
     const vars = raw.vars ?? {};
     const valid = isObject(vars) && Object.values(vars).every((v) => typeof v === 'string' || typeof v === 'number');
     if (!valid) {
-      errors.push({ pointer: '/action/vars', detail: `must be an object of strings and numbers; got ${describe(vars)}` });
+      const detail = `must be an object of strings and numbers; got ${describe(vars)}`;
+      errors.push({ pointer: '/action/vars', detail });
     }
     action.vars = vars;
   }
