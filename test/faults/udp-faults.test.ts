@@ -6,6 +6,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultPlane } from '../../src/faults/fault-plane.js';
+import type { SimLidar } from '../../src/hal/sim/lidar-sim.js';
 import { FAST_TIMING } from '../../src/faults/index.js';
 import type { FaultRuleView } from '../../src/faults/rule-types.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
@@ -52,7 +53,19 @@ async function read(): Promise<{ lidar: Tally; imu: Tally }> {
   };
 }
 
-/** Adds a rule, waits until its lifetime ended it and `settlePackets` more lidar packets came; tallies both streams. */
+/**
+ * Slots the emitter itself skipped (it fell more than its catch-up bound behind: a loaded test machine).
+ * The filter never sees those packets, so they are subtracted from what the receiver found lost.
+ */
+async function skipped(): Promise<{ lidar: number; imu: number }> {
+  const stats = await (unit.sensor.hal.lidar as SimLidar).stats();
+  return { lidar: stats.lidar?.skipped ?? 0, imu: stats.imu?.skipped ?? 0 };
+}
+
+/**
+ * Adds a rule, waits until its lifetime ended it and `settlePackets` more lidar packets came; tallies both
+ * streams, `lost` counting only packets the emitter sent into the filter.
+ */
 async function exercise(
   rule: object,
   settlePackets = 60,
@@ -61,11 +74,16 @@ async function exercise(
   imu.clear();
   // Some packets before the rule, so a gap at its start lies inside what the receiver saw.
   await until(() => lidar.count > 10 && imu.count > 3, 'packets before the rule');
+  const skippedBefore = await skipped();
   const { id } = plane.add(rule);
   await until(() => plane.list().ended.some((e) => e.id === id), `rule ${id} to end`);
   const after = lidar.count;
   await until(() => lidar.count > after + settlePackets, 'packets after the rule ended');
-  return { ended: plane.get(id), ...(await read()) };
+  const tallies = await read();
+  const skippedAfter = await skipped();
+  tallies.lidar.lost -= skippedAfter.lidar - skippedBefore.lidar;
+  tallies.imu.lost -= skippedAfter.imu - skippedBefore.imu;
+  return { ended: plane.get(id), ...tallies };
 }
 
 describe('UDP fault rules', () => {
@@ -89,8 +107,8 @@ describe('UDP fault rules', () => {
       lifetime: { count: 30 },
     });
     expect(r.lidar.lost).toBe(30);
-    expect(r.lidar.longestGap).toBeGreaterThanOrEqual(10);
-    expect(r.lidar.longestGap % 10).toBe(0);
+    // Runs of 10 (two bursts could touch, or a skip of a loaded emitter could border one: not every run is 10).
+    expect(r.lidar.gaps).toContain(10);
   });
 
   it('drop on the IMU stream leaves the lidar stream alone', async () => {
@@ -161,7 +179,7 @@ describe('UDP fault rules', () => {
     // The worker's final count of the rule arrives just after the rule ended.
     const applied = await until(() => plane.get(r.ended.id).applied || undefined, 'the final count');
     expect(r.lidar.lost).toBe(applied);
-    expect(r.lidar.longestGap).toBe(applied);
+    expect(r.lidar.longestGap).toBeGreaterThanOrEqual(applied);
     expect(r.lidar.lost).toBeGreaterThan(0);
   });
 

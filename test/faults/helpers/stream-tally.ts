@@ -22,6 +22,8 @@ export interface Tally {
   truncated: number;
   /** The longest run of consecutive missing sequence numbers. */
   longestGap: number;
+  /** Every run of consecutive missing sequence numbers, in stream order. */
+  gaps: number[];
 }
 
 function tally(sequence: (number | 'short' | 'corrupt-unplaced')[], corrupt: number): Tally {
@@ -44,10 +46,12 @@ function tally(sequence: (number | 'short' | 'corrupt-unplaced')[], corrupt: num
     lowest = Math.min(lowest, s);
   }
   const sorted = [...seen].sort((a, b) => a - b);
-  let longestGap = 0;
-  for (let i = 1; i < sorted.length; i++) longestGap = Math.max(longestGap, sorted[i] - sorted[i - 1] - 1);
+  const gaps: number[] = [];
+  for (let i = 1; i < sorted.length; i++) if (sorted[i] - sorted[i - 1] > 1) gaps.push(sorted[i] - sorted[i - 1] - 1);
+  const longestGap = Math.max(0, ...gaps);
   const lost = seen.size ? highest - lowest + 1 - seen.size : 0;
-  return { received: sequence.length, unique: seen.size, lost, duplicated, reordered, corrupt, truncated, longestGap };
+  const received = sequence.length;
+  return { received, unique: seen.size, lost, duplicated, reordered, corrupt, truncated, longestGap, gaps };
 }
 
 /** Lidar packets: sequence = frame_id × packets per frame + the packet's index in its frame. */
