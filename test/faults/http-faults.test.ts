@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { buildControlApp } from '../../src/faults/control-server.js';
 import { FaultPlane } from '../../src/faults/fault-plane.js';
 import { FAST_TIMING } from '../../src/faults/index.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
@@ -138,5 +139,32 @@ describe('HTTP fault rules', () => {
       await new Promise((r) => setTimeout(r, 10));
     expect(plane.get(id)).toMatchObject({ reason: 'duration elapsed' });
     expect((await fetch(`${base}${METADATA}`)).status).toBe(200);
+  });
+});
+
+describe('the control API', () => {
+  it('answers problem+json for bad bodies and unknown rules, and lists, gets and removes rules', async () => {
+    const control = await buildControlApp(plane);
+    try {
+      const json = { 'content-type': 'application/json' };
+      const badJson = await control.inject({ method: 'POST', url: '/faults', headers: json, payload: '{' });
+      expect(badJson.statusCode).toBe(400);
+      expect(badJson.headers['content-type']).toContain('application/problem+json');
+      expect((await control.inject({ method: 'DELETE', url: '/faults/f999' })).statusCode).toBe(404);
+      expect((await control.inject({ url: '/faults/f999' })).statusCode).toBe(404);
+      expect((await control.inject({ method: 'PUT', url: '/faults' })).statusCode).toBe(405);
+      const added = await control.inject({ method: 'POST', url: '/faults', payload: { ...http503 } });
+      expect(added.statusCode).toBe(201);
+      const { id } = added.json() as { id: string };
+      expect((await control.inject({ url: `/faults/${id}` })).json()).toMatchObject({ id, applied: 0 });
+      expect((await control.inject({ url: '/faults' })).json().rules.map((r: { id: string }) => r.id)).toEqual([id]);
+      expect((await control.inject({ method: 'DELETE', url: `/faults/${id}` })).statusCode).toBe(204);
+      expect((await control.inject({ url: `/faults/${id}` })).json()).toMatchObject({ id, reason: 'removed' });
+      plane.add(http503);
+      plane.add(http503);
+      expect((await control.inject({ method: 'DELETE', url: '/faults' })).json()).toEqual({ removed: 2 });
+    } finally {
+      await control.close();
+    }
   });
 });
