@@ -70,6 +70,8 @@ export class FaultPlane {
   private readonly log: Logger;
   /** HTTP rules in the order added, for the per-request check (empty: the hook does nothing). */
   httpRules: readonly Rule[] = [];
+  /** How many rules the emitter worker holds (unit rules change it only through link_down). */
+  private udpRuleCount = 0;
 
   constructor(
     private readonly sensor: Sensor,
@@ -182,13 +184,18 @@ export class FaultPlane {
   private refreshPlanes(plane: FaultRuleSpec['selector']['plane']): void {
     const active = [...this.rules.values()];
     if (plane === 'http') this.httpRules = active.filter((r) => r.spec.selector.plane === 'http');
-    if (plane === 'udp' && this.lidar) {
+    // A link that is down carries no packets either: link_down rules withhold both streams while they live.
+    if ((plane === 'udp' || plane === 'unit') && this.lidar) {
       const udp: UdpFaultRule[] = [];
       for (const { id, spec } of active) {
-        if (spec.selector.plane === 'udp')
+        if (spec.selector.plane === 'udp') {
           udp.push({ id, stream: spec.selector.stream, action: spec.action as UdpAction, count: spec.lifetime.count });
+        } else if (spec.selector.plane === 'unit' && spec.action.type === 'link_down') {
+          udp.push({ id, stream: 'both', action: { type: 'stop' }, count: undefined });
+        }
       }
-      this.lidar.setFaultRules(udp);
+      if (plane === 'udp' || udp.length !== this.udpRuleCount) this.lidar.setFaultRules(udp);
+      this.udpRuleCount = udp.length;
     }
   }
 

@@ -195,4 +195,18 @@ describe('UDP fault rules', () => {
     expect(plane.remove(id)).toBe(true);
     await until(() => lidar.count > 10, 'the stream to resume');
   });
+
+  it('a link that is down carries neither stream until it is up again', async () => {
+    const { id } = plane.add({ selector: { plane: 'unit' }, action: { type: 'link_down' } });
+    await until(() => plane.get(id).applied >= 5, 'the link to go down');
+    await Promise.all([drain(lidar), drain(imu)]);
+    lidar.clear();
+    imu.clear();
+    const applied = plane.get(id).applied;
+    await until(() => plane.get(id).applied >= applied + 30, 'more packets withheld');
+    await Promise.all([drain(lidar), drain(imu)]);
+    expect(sensorData(lidar).length + sensorData(imu).length).toBe(0);
+    expect(plane.remove(id)).toBe(true);
+    await until(() => lidar.count > 10 && imu.count > 3, 'both streams to resume');
+  });
 });
