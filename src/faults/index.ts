@@ -10,6 +10,7 @@ import type { ControlAddress } from './control-address.js';
 import { buildControlApp } from './control-server.js';
 import { FaultPlane } from './fault-plane.js';
 import { parseScenario, type ScenarioStep } from './scenario.js';
+import { scheduleScenario } from './scheduler.js';
 import { REALISTIC_TIMING, type UnitTiming } from './unit-faults.js';
 import type { Sensor } from '../sensor/sensor.js';
 
@@ -59,17 +60,7 @@ export async function startFaultInjection(
     log: log.child({ component: 'faults' }),
     timing: options.realisticTiming ? REALISTIC_TIMING : FAST_TIMING,
   });
-  const timers = scenario.map((step) => {
-    const timer = setTimeout(() => {
-      try {
-        plane.add(step.rule);
-      } catch (error) {
-        log.error({ err: error, step }, 'scenario step could not be applied');
-      }
-    }, step.atMs);
-    timer.unref();
-    return timer;
-  });
+  const cancelScenario = scheduleScenario(plane, scenario, log);
   let control: FastifyInstance | undefined;
   let controlUrl: string | undefined;
   if (options.control) {
@@ -77,6 +68,7 @@ export async function startFaultInjection(
     try {
       controlUrl = await control.listen({ host: options.control.host, port: options.control.port });
     } catch (error) {
+      cancelScenario();
       plane.close();
       throw error;
     }
@@ -86,7 +78,7 @@ export async function startFaultInjection(
     plane,
     controlUrl,
     async close() {
-      for (const timer of timers) clearTimeout(timer);
+      cancelScenario();
       await control?.close();
       plane.close();
     },
