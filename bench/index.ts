@@ -13,6 +13,7 @@ import { readReport, renderComparison } from './compare.js';
 import { createContext, type BenchContext } from './context.js';
 import { benchDataPlane } from './data-plane.js';
 import { benchFleet } from './fleet.js';
+import { benchFaults } from './faults.js';
 import { benchHttp } from './http.js';
 import { benchMemoryAndStartup } from './memory-startup.js';
 import { installCleanup, stopAll } from './processes.js';
@@ -25,6 +26,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   reinit: benchReinit,
   'memory-startup': benchMemoryAndStartup,
   fleet: benchFleet,
+  faults: benchFaults,
 };
 
 function usage(): never {

@@ -29,6 +29,8 @@ export interface SensorOptions {
   /** Path polled for readiness; any answer other than a connection error ends the wait. */
   readyPath?: string;
   readyTimeoutMs?: number;
+  /** More command-line options (e.g. `--control`). */
+  args?: string[];
 }
 
 export const SENSOR_INFO_PATH = '/api/v1/sensor/metadata/sensor_info';
@@ -46,7 +48,7 @@ export async function spawnSensor(options: SensorOptions): Promise<SensorProcess
   const port = await freePort(options.host);
   const baseUrl = `http://${options.host}:${port}`;
   const ready = await spawnReady({
-    args: [CLI_PATH, '--host', options.host, '--port', String(port), '--data-dir', options.dataDir, '--log-level', 'warn', '--product', options.product ?? 'OS-1-128'],
+    args: [CLI_PATH, '--host', options.host, '--port', String(port), '--data-dir', options.dataDir, '--log-level', 'warn', '--product', options.product ?? 'OS-1-128', ...(options.args ?? [])],
     url: baseUrl + (options.readyPath ?? CONFIG_PATH),
     // 404: the server is up but the polled route does not exist (yet); the caller reports that.
     readyStatuses: [200, 404],

@@ -32,7 +32,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Reads the core through a narrow view (diagnostic dump, log ring); sits above it like the routes.
   ['diagnostics', 'replay-unit'],
   // HTTP: Fastify plugins, the server-level limits and the app that assembles them.
-  ['routes', 'http', 'app'],
+  ['routes', 'http', 'faults', 'app'],
   // Composition roots: the only modules that parse options, pick the HAL and wire the unit together.
   ['cli-options', 'unit', 'server', 'cli', 'cli-logger', 'startup-failure', 'compile-cache'],
 ];

@@ -10,6 +10,7 @@ import type { RecentLog } from './diagnostics/sensor-dump.js';
 import { sensorApi } from './routes/sensor-api.js';
 import { installHttpHardening } from './http/hardening.js';
 import type { HttpLimits } from './http/http-limits.js';
+import { installHttpFaults, type HttpFaultSource } from './faults/http-faults.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -17,6 +18,8 @@ export interface AppOptions {
   recentLog?: RecentLog;
   /** Timeouts and the connection cap (src/http/http-limits.ts); defaults where absent. */
   httpLimits?: Partial<HttpLimits>;
+  /** Fault injection's HTTP rules (src/faults); absent: no fault hook at all. */
+  faults?: HttpFaultSource;
 }
 
 /** Clients behind a proxy send absolute-form targets (`GET http://10.0.0.5/api/v1/...`): route on the path. */
@@ -41,6 +44,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     return503OnClosing: true,
   });
   installHttpHardening(app, options.httpLimits);
+  if (options.faults) installHttpFaults(app, options.faults);
   await app.register(sensorApi, { sensor, recentLog: options.recentLog });
   await app.ready();
   return app;

@@ -8,6 +8,7 @@ import { DEFAULT_PRODUCT } from './model/products.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
 import { DEFAULT_MAX_BOOT_ATTEMPTS } from './model/slot-state.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
+import { isLoopbackHost, parseControlAddress, type ControlAddress } from './faults/control-address.js';
 
 export interface CliOptions {
   host: string;
@@ -44,6 +45,13 @@ export interface CliOptions {
   replayLoop: boolean;
   /** Seconds into the recording the replay starts at. */
   replayStartS: number;
+  /** Fault injection (docs/faults.md): the control listener, off unless given. */
+  control: ControlAddress | undefined;
+  controlAllowRemote: boolean;
+  /** A scenario file of timed fault rules, run from start. */
+  faultsFile: string | undefined;
+  /** Reinit, restart and firmware update take as long as on a real unit. */
+  realisticTiming: boolean;
 }
 
 /** The sim HAL listens on loopback unless told otherwise: its firmware upload is unauthenticated. */
@@ -127,10 +135,34 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     valueName: 'SECONDS',
     help: 'start the replay this far into the recording',
   },
+  {
+    flag: 'control', key: 'control', env: 'SENSOR_CONTROL', default: undefined, valueName: 'HOST:PORT',
+    help:
+      'fault-injection control listener (docs/faults.md), e.g. 127.0.0.1:8081; ' +
+      'loopback only unless --control-allow-remote',
+  },
+  {
+    flag: 'control-allow-remote', key: 'controlAllowRemote', env: 'SENSOR_CONTROL_ALLOW_REMOTE',
+    default: undefined, valueName: '', boolean: true,
+    help: 'let --control bind a non-loopback address (anyone who reaches it can break the unit)',
+  },
+  {
+    flag: 'faults', key: 'faultsFile', env: 'SENSOR_FAULTS', default: undefined, valueName: 'FILE',
+    help: 'scenario file (YAML or JSON): fault rules on a timeline from start (docs/faults.md)',
+  },
+  {
+    flag: 'realistic-timing', key: 'realisticTiming', env: 'SENSOR_REALISTIC_TIMING',
+    default: undefined, valueName: '', boolean: true,
+    help: 'reinit, restart and firmware update take as long as on a real unit (default: fast, for tests)',
+  },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
 export class UsageError extends Error {}
+
+/** What a switch's environment variable may say (an empty value is off). */
+const SWITCH_TRUE = ['1', 'true', 'yes'];
+const SWITCH_FALSE = ['0', 'false', 'no', ''];
 
 export function helpText(program = 'lidar-sensor'): string {
   const lines = [`Usage: ${program} [options]`, '', 'Starts a lidar sensor management server (a simulated sensor by default).', '', 'Options:'];
@@ -141,6 +173,9 @@ export function helpText(program = 'lidar-sensor'): string {
   }
   lines.push(`${'  -h, --help'.padEnd(30)} show this help`);
   lines.push(`${'  --version'.padEnd(30)} print the version and exit`);
+  lines.push('', 'Commands:');
+  lines.push(`  ${program} faults --help           the fault-injection client (add, list, remove, clear rules)`);
+  lines.push(`  ${program} recording info FILE   what a recording holds (sensor, profile, mode, packets, frames, gaps)`);
   return lines.join('\n');
 }
 
@@ -196,11 +231,16 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (!Number.isFinite(replayStartS) || replayStartS < 0) {
     throw new UsageError(`--replay-start must be a number of seconds >= 0; got ${JSON.stringify(raw.replayStartS)}`);
   }
-  const loopText = (raw.replayLoop ?? 'false').toLowerCase();
-  if (!['1', 'true', 'yes', '0', 'false', 'no', ''].includes(loopText)) {
-    throw new UsageError(`SENSOR_REPLAY_LOOP must be 1/true/yes or 0/false/no; got ${JSON.stringify(raw.replayLoop)}`);
-  }
   if (!raw.replay && raw.metadata) throw new UsageError('--metadata needs --replay FILE');
+  const switchOn = (key: keyof CliOptions): boolean => {
+    const text = (raw[key] ?? 'false').toLowerCase();
+    if (SWITCH_TRUE.includes(text)) return true;
+    if (SWITCH_FALSE.includes(text)) return false;
+    const spec = OPTION_SPECS.find((o) => o.key === key);
+    throw new UsageError(`${spec?.env ?? key} must be 1/true/yes or 0/false/no; got ${JSON.stringify(raw[key])}`);
+  };
+  const controlAllowRemote = switchOn('controlAllowRemote');
+  const control = controlOption(raw.control, controlAllowRemote, raw.host ?? '', port);
   return {
     headersTimeout: positiveSeconds('headersTimeout', 'headers-timeout'),
     requestTimeout: positiveSeconds('requestTimeout', 'request-timeout'),
@@ -226,8 +266,12 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     replay: raw.replay || undefined,
     metadata: raw.metadata || undefined,
     replayRate,
-    replayLoop: ['1', 'true', 'yes'].includes(loopText),
+    replayLoop: switchOn('replayLoop'),
     replayStartS,
+    control,
+    controlAllowRemote,
+    faultsFile: raw.faultsFile || undefined,
+    realisticTiming: switchOn('realisticTiming'),
   };
 }
 
@@ -240,6 +284,31 @@ export function httpLimitsOf(options: CliOptions): HttpLimits {
     keepAliveTimeoutMs: Math.round(options.keepAliveTimeout * 1000),
     maxConnections: options.maxConnections,
   };
+}
+
+/** The control listener: loopback unless allowed, and never the sensor API's port. */
+function controlOption(
+  text: string | undefined,
+  allowRemote: boolean,
+  apiHost: string,
+  apiPort: number,
+): ControlAddress | undefined {
+  if (!text) return undefined;
+  const address = parseControlAddress(text);
+  if (typeof address === 'string') throw new UsageError(`--control ${address}`);
+  if (!allowRemote && !isLoopbackHost(address.host)) {
+    throw new UsageError(
+      `--control ${address.host} is not a loopback address: anyone reaching it could break the unit; ` +
+        'add --control-allow-remote to bind it anyway',
+    );
+  }
+  if (address.port !== 0 && address.port === apiPort) {
+    throw new UsageError(
+      `--control must not use the sensor API's port ${apiPort} (${apiHost}): ` +
+        'clients of the sensor API must not reach the control plane',
+    );
+  }
+  return address;
 }
 
 /** The README's option table, generated from OPTION_SPECS (a test keeps them equal). */

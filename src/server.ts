@@ -10,6 +10,7 @@ import type { Sensor } from './sensor/sensor.js';
 import { RecordingError } from './replay/recording-error.js';
 import { prepareReplay, type ReplaySetup } from './replay-unit/replay-setup.js';
 import { createUnit, StartupError } from './unit.js';
+import { faultInjectionWanted, loadScenario, REALISTIC_FIRMWARE_UPDATE_MS } from './faults/index.js';
 
 export { StartupError };
 
@@ -18,6 +19,8 @@ export interface RunningServer {
   sensor: Sensor;
   /** e.g. http://127.0.0.1:8080 */
   url: string;
+  /** The fault-injection control listener's URL, when `--control` is given. */
+  controlUrl?: string;
   close(): Promise<void>;
 }
 
@@ -36,11 +39,24 @@ function replaySetup(options: CliOptions): ReplaySetup | undefined {
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
 export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
   const replay = replaySetup(options);
-  const unit = await createUnit({ ...options, logger, recentLog, httpLimits: httpLimitsOf(options), replay });
+  const scenario = options.faultsFile ? loadScenario(options.faultsFile) : [];
+  if (typeof scenario === 'string') throw new StartupError(scenario);
+  const faults = faultInjectionWanted(options)
+    ? { control: options.control, realisticTiming: options.realisticTiming, scenario }
+    : undefined;
+  const unit = await createUnit({
+    ...options,
+    logger,
+    recentLog,
+    httpLimits: httpLimitsOf(options),
+    replay,
+    faults,
+    firmwareUpdateMs: options.realisticTiming ? REALISTIC_FIRMWARE_UPDATE_MS : undefined,
+  });
   try {
     if (replay) logReplay(logger, replay);
     const url = await unit.app.listen({ host: options.host, port: options.port });
-    return { app: unit.app, sensor: unit.sensor, url, close: () => unit.close() };
+    return { app: unit.app, sensor: unit.sensor, url, controlUrl: unit.controlUrl, close: () => unit.close() };
   } catch (error) {
     await unit.close().catch(() => undefined);
     throw error;

@@ -12,6 +12,7 @@ import type { RecentLog } from './diagnostics/sensor-dump.js';
 import { createSimHal } from './hal/sim/index.js';
 import type { Hal } from './hal/types.js';
 import type { HttpLimits } from './http/http-limits.js';
+import { startFaultInjection, type FaultInjection, type FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-unit/replay-setup.js';
 import type { AlertSink } from './model/alert-sink.js';
 import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from './model/identity.js';
@@ -50,6 +51,10 @@ export interface UnitOptions extends Partial<LinuxHalOptions> {
   firmwareBootAttempts?: number;
   /** `--replay`: the recording, prepared (src/replay/replay-setup.ts); the unit becomes the recorded one. */
   replay?: ReplaySetup;
+  /** Fault injection (src/faults): its control listener and scenario; absent, the unit has no fault hooks. */
+  faults?: FaultInjectionOptions;
+  /** Simulated firmware update: how long the first boot of a new image takes (`--realistic-timing`). */
+  firmwareUpdateMs?: number;
   /** HTTP timeouts and the connection cap; defaults where absent. */
   httpLimits?: Partial<HttpLimits>;
   /** Replace or wrap HAL parts before the device core starts (tests: recording or failing fakes). */
@@ -62,6 +67,8 @@ export interface Unit {
   hal: Hal;
   /** Ready, not listening. */
   app: FastifyInstance;
+  /** The fault-injection control listener's URL, when it runs. */
+  controlUrl: string | undefined;
   dataDir: string;
   /** Closes the app, stops the streams and closes the database. */
   close(): Promise<void>;
@@ -73,6 +80,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
   const db = openDatabase(options.dataDir);
   let hal: Hal | undefined;
   let sensor: Sensor | undefined;
+  let faults: FaultInjection | undefined;
   try {
     const identity = options.replay?.identity ?? resolveIdentity(db, options.product ?? DEFAULT_PRODUCT, options.serial);
     const alerts = createPersistentAlertLog(db, log);
@@ -89,23 +97,33 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       firmwareMaxBytes: options.firmwareMaxBytes,
       recording: options.replay?.binding,
     });
-    const app = await buildApp(sensor, { logger: options.logger, recentLog: options.recentLog, httpLimits: options.httpLimits });
+    faults = options.faults ? await startFaultInjection({ sensor, hal }, options.faults, log) : undefined;
+    const app = await buildApp(sensor, {
+      logger: options.logger,
+      recentLog: options.recentLog,
+      httpLimits: options.httpLimits,
+      faults: faults?.plane,
+    });
     const running = sensor;
+    const injection = faults;
     let closed = false;
     return {
       sensor,
       hal,
       app,
+      controlUrl: injection?.controlUrl,
       dataDir: options.dataDir,
       async close() {
         if (closed) return;
         closed = true;
+        await injection?.close();
         await app.close();
         await running.close();
         db.close();
       },
     };
   } catch (error) {
+    await faults?.close().catch(() => undefined);
     await (sensor ? sensor.close() : hal?.close())?.catch(() => undefined);
     db.close();
     throw error;
@@ -127,7 +145,9 @@ async function createHal(
     firmwareBootAttempts: options.firmwareBootAttempts,
     log: log.child({ component: 'hal' }),
   };
-  if (options.hal !== 'linux') return createSimHal({ ...common, replay: options.replay?.settings });
+  if (options.hal !== 'linux') {
+    return createSimHal({ ...common, replay: options.replay?.settings, firmwareUpdateMs: options.firmwareUpdateMs });
+  }
   // The linux HAL (and the tools it drives) is loaded only on a real unit.
   const { createLinuxHal } = await import('./hal/linux/index.js');
   return createLinuxHal({

@@ -13,6 +13,8 @@ import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '
 import type { StreamAlertIds } from '../udp/stream-alerts.js';
 import type { ReplaySourcePlan } from '../udp/replay-stream.js';
 import type { LidarHal, StreamRun } from './lidar.js';
+import type { UdpFaultRule } from '../model/fault-rules.js';
+import type { UdpFaultCount } from '../udp/udp-fault-filter.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -125,7 +127,16 @@ export class EmitterLidar implements LidarHal {
         this.log?.warn({ err: error }, 'the emitter worker died; a running stream restarts with the same run');
         this.restartAfterCrash();
       },
+      faultCounts: (counts, spent) => this.onFaultCounts?.(counts, spent),
     });
+  }
+
+  /** Fault injection (src/faults): receives what the UDP rules have done. */
+  onFaultCounts: ((counts: UdpFaultCount[], spent: string[]) => void) | undefined;
+
+  /** Fault injection (src/faults): the UDP rules the worker applies from now on. */
+  setFaultRules(rules: UdpFaultRule[]): void {
+    this.emitter.setFaultRules(rules);
   }
 
   async apply(run: StreamRun | null): Promise<void> {

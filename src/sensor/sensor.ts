@@ -99,7 +99,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   private readonly configStore: ConfigStore;
   private readonly queue = new SerialQueue();
   private readonly bindAddress: string | undefined;
-  private readonly simulatedRebootMs: number;
+  /** How long a simulated reboot keeps the unit unreachable; fault injection changes it at run time. */
+  simulatedRebootMs: number;
   private currentStatus: SensorStatus = 'INITIALIZING';
   private initId: number;
   private rebootingUntil = 0;

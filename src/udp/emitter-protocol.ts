@@ -6,6 +6,8 @@ import type { ReturnSettings } from './lidar-image.js';
 import type { ReplaySourcePlan } from './replay-stream.js';
 import type { BeamGeometry } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
+import type { UdpFaultRule } from '../model/fault-rules.js';
+import type { UdpFaultCount } from './udp-fault-filter.js';
 
 export interface LidarStreamPlan {
   host: string;
@@ -78,13 +80,16 @@ export type AlertEvent =
 export type ToWorker =
   | { type: 'apply'; seq: number; plan: EmitterPlan | null }
   | { type: 'stats'; seq: number }
+  /** Fault injection: the UDP rules from now on (empty: none). */
+  | { type: 'faults'; rules: UdpFaultRule[] }
   | { type: 'close' };
 
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'applied'; seq: number; error?: string }
   | { type: 'stats'; seq: number; stats: EmitterStats }
-  | { type: 'alert'; runSeq: number; event: AlertEvent };
+  | { type: 'alert'; runSeq: number; event: AlertEvent }
+  | { type: 'faultCounts'; counts: UdpFaultCount[]; spent: string[] };
 
 /** Layout of the SharedArrayBuffer both threads hold (Int32 slots). */
 export const SHARED_ALERT_FLAGS = 0;

@@ -10,6 +10,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { AlertEvent, FromWorker, ToWorker } from './emitter-protocol.js';
 import { SHARED_ALERT_FLAGS, SHARED_WAKE } from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
+import { setUdpFaultRules } from './udp-fault-worker.js';
 
 if (!parentPort) throw new Error('emitter-worker must run as a worker thread');
 const port: MessagePort = parentPort;
@@ -62,7 +63,11 @@ async function handle(message: ToWorker): Promise<void> {
     case 'stats':
       post({ type: 'stats', seq: message.seq, stats: run?.stats() ?? { initId: null, lidar: null, imu: null } });
       return;
+    case 'faults':
+      setUdpFaultRules(message.rules, (counts, spent) => post({ type: 'faultCounts', counts, spent }));
+      return;
     case 'close':
+      setUdpFaultRules([], () => undefined);
       run?.stop();
       run = null;
       port.close();

@@ -14,12 +14,16 @@ import {
   type ToWorker,
 } from './emitter-protocol.js';
 import { startSiblingWorker } from './worker-file.js';
+import type { UdpFaultRule } from '../model/fault-rules.js';
+import type { UdpFaultCount } from './udp-fault-filter.js';
 
 export interface EmitterEvents {
   /** An alert event of the run started by apply number `runSeq`. */
   alert(runSeq: number, event: AlertEvent): void;
   /** The worker died; streams are down until the next apply (which starts a new worker). */
   crashed(error: Error): void;
+  /** Fault injection: what the UDP rules have done so far. */
+  faultCounts?(counts: UdpFaultCount[], spent: string[]): void;
 }
 
 interface Waiter {
@@ -33,6 +37,7 @@ export class Emitter {
   private seq = 0;
   private readonly waiting = new Map<number, Waiter>();
   private closing = false;
+  private faultRules: UdpFaultRule[] = [];
 
   constructor(private readonly events: EmitterEvents) {}
 
@@ -57,6 +62,12 @@ export class Emitter {
   /** The `alert_flags` byte of the packets sent from now on. */
   setAlertFlags(flags: number): void {
     Atomics.store(this.shared, SHARED_ALERT_FLAGS, flags & 0xff);
+  }
+
+  /** Fault injection: the UDP rules from now on; kept for a worker started later. */
+  setFaultRules(rules: UdpFaultRule[]): void {
+    this.faultRules = rules;
+    if (this.worker || rules.length) this.ensureWorker().postMessage({ type: 'faults', rules } satisfies ToWorker);
   }
 
   async stats(): Promise<EmitterStats> {
@@ -106,6 +117,7 @@ export class Emitter {
       resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
     worker.on('message', (m: FromWorker) => this.onMessage(m));
+    if (this.faultRules.length) worker.postMessage({ type: 'faults', rules: this.faultRules } satisfies ToWorker);
     worker.on('error', (err) => this.onExit(worker, err));
     worker.on('exit', (code) => this.onExit(worker, new Error(`emitter worker exited with code ${code}`)));
     this.worker = worker;
@@ -123,6 +135,9 @@ export class Emitter {
       }
       case 'alert':
         this.events.alert(m.runSeq, m.event);
+        return;
+      case 'faultCounts':
+        this.events.faultCounts?.(m.counts, m.spent);
         return;
       case 'ready':
         return;

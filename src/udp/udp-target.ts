@@ -11,6 +11,7 @@ import dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { AlertEvent, StreamStats } from './emitter-protocol.js';
+import { udpFaultHook } from './udp-fault-filter.js';
 import { classifyOpenError, classifySendError, type SendProblem, type StreamAlertIds } from './stream-alerts.js';
 
 export const CLEAR_AFTER_MS = 3000;
@@ -101,12 +102,23 @@ export class UdpTarget {
 
   /** Sends one datagram if the socket is up; the buffer must stay untouched until the next frame. */
   send(bytes: Buffer): void {
+    // Fault injection (src/faults): null unless a UDP rule is set.
+    if (udpFaultHook.filter !== null && udpFaultHook.filter.intercept(this.stream, bytes, this.sendNow)) return;
+    this.sendNow(bytes);
+  }
+
+  /** Which stream this is, for UDP fault rules. */
+  get stream(): 'lidar' | 'imu' {
+    return this.options.portParameter === 'udp_port_imu' ? 'imu' : 'lidar';
+  }
+
+  private readonly sendNow = (bytes: Buffer): void => {
     if (!this.connected || !this.socket) {
       this.stats.failed++;
       return;
     }
     this.socket.send(bytes, this.afterSend);
-  }
+  };
 
   close(): void {
     this.closed = true;

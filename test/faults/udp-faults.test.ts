@@ -1,0 +1,212 @@
+/**
+ * UDP fault actions, observed from outside: an independent receiver decodes every datagram
+ * (test/udp/decoder) and counts lost, duplicated, reordered, corrupt and truncated packets, which
+ * must match what each rule says it did; the rule's lifetime ends its effect.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FaultPlane } from '../../src/faults/fault-plane.js';
+import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
+import { FAST_TIMING } from '../../src/faults/index.js';
+import type { FaultRuleView } from '../../src/model/fault-rules.js';
+import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { drain, until, UdpCapture } from '../udp/helpers/udp-capture.js';
+import { tallyImu, tallyLidar, type Tally } from './helpers/stream-tally.js';
+
+let unit: TestSensor;
+let plane: FaultPlane;
+let lidar: UdpCapture;
+let imu: UdpCapture;
+const COLUMNS = 512;
+const PIXELS = 32;
+
+beforeAll(async () => {
+  unit = await createTestSensor({ product: 'OS-1-32' });
+  lidar = await UdpCapture.listen();
+  imu = await UdpCapture.listen();
+  plane = new FaultPlane(unit, { log: pino({ level: 'silent' }), timing: FAST_TIMING });
+  const config = {
+    udp_dest: '127.0.0.1',
+    udp_port_lidar: lidar.port,
+    udp_port_imu: imu.port,
+    lidar_mode: `${COLUMNS}x10`,
+  };
+  await unit.sensor.changeConfig(config, { reinit: true, persist: false });
+  await until(() => lidar.count > 10 && imu.count > 5, 'both streams');
+});
+
+afterAll(async () => {
+  plane.close();
+  await unit.close();
+  await Promise.all([lidar.close(), imu.close()]);
+  removeDir(unit.dataDir);
+});
+
+const sensorData = (c: UdpCapture) =>
+  c.datagrams.filter((d) => !d.data.subarray(0, 7).equals(Buffer.from('marker-'))).map((d) => d.data);
+
+async function read(): Promise<{ lidar: Tally; imu: Tally }> {
+  await Promise.all([drain(lidar), drain(imu)]);
+  return {
+    lidar: tallyLidar(sensorData(lidar), 'RNG19_RFL8_SIG16_NIR16', PIXELS, COLUMNS),
+    imu: tallyImu(sensorData(imu)),
+  };
+}
+
+/**
+ * Slots the emitter itself skipped (it fell more than its catch-up bound behind: a loaded test machine).
+ * The filter never sees those packets, so they are subtracted from what the receiver found lost.
+ */
+async function skipped(): Promise<{ lidar: number; imu: number }> {
+  const stats = await (unit.hal.lidar as EmitterLidar).stats();
+  return { lidar: stats.lidar?.skipped ?? 0, imu: stats.imu?.skipped ?? 0 };
+}
+
+/**
+ * Adds a rule, waits until its lifetime ended it and `settlePackets` more lidar packets came; tallies both
+ * streams, `lost` counting only packets the emitter sent into the filter.
+ */
+async function exercise(
+  rule: object,
+  settlePackets = 60,
+): Promise<{ ended: FaultRuleView & { reason?: string }; lidar: Tally; imu: Tally }> {
+  lidar.clear();
+  imu.clear();
+  // Some packets before the rule, so a gap at its start lies inside what the receiver saw.
+  await until(() => lidar.count > 10 && imu.count > 3, 'packets before the rule');
+  const skippedBefore = await skipped();
+  const { id } = plane.add(rule);
+  await until(() => plane.list().ended.some((e) => e.id === id), `rule ${id} to end`);
+  const after = lidar.count;
+  await until(() => lidar.count > after + settlePackets, 'packets after the rule ended');
+  const tallies = await read();
+  const skippedAfter = await skipped();
+  tallies.lidar.lost -= skippedAfter.lidar - skippedBefore.lidar;
+  tallies.imu.lost -= skippedAfter.imu - skippedBefore.imu;
+  return { ended: plane.get(id), ...tallies };
+}
+
+describe('UDP fault rules', () => {
+  it('drop with a rate and a count loses exactly that many lidar packets, then the stream is whole again', async () => {
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'drop', rate: 0.5 },
+      lifetime: { count: 40 },
+    });
+    expect(r.ended.applied).toBe(40);
+    expect(r.ended.seen).toBeGreaterThan(40);
+    expect(r.lidar.lost).toBe(40);
+    expect(r.lidar).toMatchObject({ duplicated: 0, reordered: 0, corrupt: 0, truncated: 0 });
+    expect(r.imu.lost).toBe(0);
+  });
+
+  it('drop in bursts loses runs of `burst` consecutive packets', async () => {
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'drop', rate: 0.05, burst: 10 },
+      lifetime: { count: 30 },
+    });
+    expect(r.lidar.lost).toBe(30);
+    // Runs of 10 (two bursts could touch, or a skip of a loaded emitter could border one: not every run is 10).
+    expect(r.lidar.gaps).toContain(10);
+  });
+
+  it('drop on the IMU stream leaves the lidar stream alone', async () => {
+    const r = await exercise(
+      { selector: { plane: 'udp', stream: 'imu' }, action: { type: 'drop' }, lifetime: { count: 10 } },
+      40,
+    );
+    expect(r.imu.lost).toBe(10);
+    expect(r.lidar.lost).toBe(0);
+  });
+
+  it('duplicate sends packets twice', async () => {
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'duplicate' },
+      lifetime: { count: 20 },
+    });
+    expect(r.lidar.duplicated).toBe(20);
+    expect(r.lidar.lost).toBe(0);
+  });
+
+  it('reorder sends held packets after their successor', async () => {
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'reorder' },
+      lifetime: { count: 20 },
+    });
+    expect(r.lidar.reordered).toBe(20);
+    expect(r.lidar).toMatchObject({ lost: 0, duplicated: 0 });
+  });
+
+  it('delay makes packets arrive late but whole', async () => {
+    const r = await exercise(
+      { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'delay', ms: 100 }, lifetime: { count: 10 } },
+      120,
+    );
+    expect(r.lidar.reordered).toBe(10);
+    expect(r.lidar).toMatchObject({ lost: 0, duplicated: 0, corrupt: 0 });
+  });
+
+  it('corrupt makes the CRC of exactly those packets fail', async () => {
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'corrupt' },
+      lifetime: { count: 15 },
+    });
+    expect(r.lidar.corrupt).toBe(15);
+    expect(r.lidar).toMatchObject({ lost: 0, duplicated: 0, truncated: 0 });
+  });
+
+  it('truncate cuts datagrams to the given size', async () => {
+    const r = await exercise({
+      selector: { plane: 'udp', stream: 'both' },
+      action: { type: 'truncate', bytes: 20 },
+      lifetime: { count: 12 },
+    });
+    expect(r.lidar.truncated + r.imu.truncated).toBe(12);
+    expect(
+      sensorData(lidar)
+        .concat(sensorData(imu))
+        .filter((d) => d.length === 20),
+    ).toHaveLength(12);
+  });
+
+  it('pause withholds the stream for its duration, then it resumes', async () => {
+    const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'pause', ms: 150 } });
+    expect(r.ended.reason).toBe('duration elapsed');
+    // The worker's final count of the rule arrives just after the rule ended.
+    const applied = await until(() => plane.get(r.ended.id).applied || undefined, 'the final count');
+    expect(r.lidar.lost).toBe(applied);
+    expect(r.lidar.longestGap).toBeGreaterThanOrEqual(applied);
+    expect(r.lidar.lost).toBeGreaterThan(0);
+  });
+
+  it('stop withholds the stream until the rule is removed', async () => {
+    const { id } = plane.add({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'stop' } });
+    await until(() => plane.get(id).applied >= 5, 'the stop to take hold');
+    await drain(lidar);
+    lidar.clear();
+    const applied = plane.get(id).applied;
+    await until(() => plane.get(id).applied >= applied + 30, 'more packets withheld');
+    await drain(lidar);
+    expect(sensorData(lidar)).toHaveLength(0);
+    expect(plane.remove(id)).toBe(true);
+    await until(() => lidar.count > 10, 'the stream to resume');
+  });
+
+  it('a link that is down carries neither stream until it is up again', async () => {
+    const { id } = plane.add({ selector: { plane: 'unit' }, action: { type: 'link_down' } });
+    await until(() => plane.get(id).applied >= 5, 'the link to go down');
+    await Promise.all([drain(lidar), drain(imu)]);
+    lidar.clear();
+    imu.clear();
+    const applied = plane.get(id).applied;
+    await until(() => plane.get(id).applied >= applied + 30, 'more packets withheld');
+    await Promise.all([drain(lidar), drain(imu)]);
+    expect(sensorData(lidar).length + sensorData(imu).length).toBe(0);
+    expect(plane.remove(id)).toBe(true);
+    await until(() => lidar.count > 10 && imu.count > 3, 'both streams to resume');
+  });
+});
