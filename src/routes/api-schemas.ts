@@ -77,7 +77,11 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
   for (const status of [...statuses, 503]) {
     responses[status] = Type.Unsafe({
       description: PROBLEM_MEANING[status] ?? 'Error',
-      content: { [PROBLEM_CONTENT_TYPE]: { schema: Type.Ref('Problem') } },
+      // Real units answer errors as application/json; a client whose Accept asks for problem+json gets that.
+      content: {
+        'application/json': { schema: Type.Ref('Problem') },
+        [PROBLEM_CONTENT_TYPE]: { schema: Type.Ref('Problem') },
+      },
     });
   }
   return responses;
