@@ -19,6 +19,7 @@ import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { timeRoutes } from './routes/time.js';
 import { networkRoutes } from './routes/network.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
+import { metricsPlugin } from './metrics/metrics-plugin.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -71,6 +72,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     done(null, payload);
   });
 
+  await app.register(metricsPlugin, { sensor });
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { sensor });
   await app.register(diagnosticsRoutes, { sensor, recentLog: options.recentLog });
   await app.ready();

@@ -1,4 +1,5 @@
 import type { SensorConfig } from '../config/registry.js';
+import type { StreamTotals } from '../udp/stream-totals.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {
@@ -24,5 +25,7 @@ export interface LidarHal {
   apply(run: StreamRun | null): Promise<void>;
   /** The `alert_flags` byte of packet headers (udp-packets.md), pushed whenever the alert log changes. */
   setAlertFlags(flags: number): void;
+  /** Datagram counters per stream since start-up, across reinits (GET /metrics); absent where unknown. */
+  streamTotals?(): Promise<StreamTotals>;
   close(): Promise<void>;
 }

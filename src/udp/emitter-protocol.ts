@@ -5,6 +5,7 @@ import type { FullScaleRange, LidarProfile } from '../config/registry.js';
 import type { ReturnSettings } from './lidar-image.js';
 import type { BeamGeometry } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
+import type { StreamTotals } from './stream-totals.js';
 
 export interface LidarStreamPlan {
   host: string;
@@ -68,12 +69,15 @@ export type AlertEvent =
 export type ToWorker =
   | { type: 'apply'; seq: number; plan: EmitterPlan | null }
   | { type: 'stats'; seq: number }
+  /** Counters since the worker started, across runs (src/udp/stream-totals.ts). */
+  | { type: 'totals'; seq: number }
   | { type: 'close' };
 
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'applied'; seq: number; error?: string }
   | { type: 'stats'; seq: number; stats: EmitterStats }
+  | { type: 'totals'; seq: number; totals: StreamTotals }
   | { type: 'alert'; runSeq: number; event: AlertEvent };
 
 /** Layout of the SharedArrayBuffer both threads hold (Int32 slots). */

@@ -10,6 +10,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { AlertEvent, FromWorker, ToWorker } from './emitter-protocol.js';
 import { SHARED_ALERT_FLAGS, SHARED_WAKE } from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
+import { addRun, emptyTotals } from './stream-totals.js';
 
 if (!parentPort) throw new Error('emitter-worker must run as a worker thread');
 const port: MessagePort = parentPort;
@@ -36,13 +37,22 @@ const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shar
 const post = (message: FromWorker) => port.postMessage(message);
 
 let run: EmitterRun | null = null;
+/** Counters of the runs that have ended (the running one is added when asked). */
+let finished = emptyTotals();
+
+/** Ends the running run, keeping its counters. */
+function endRun(): void {
+  if (!run) return;
+  run.stop();
+  finished = addRun(finished, run.stats());
+  run = null;
+}
 let queue: Promise<void> = Promise.resolve();
 
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {
     case 'apply': {
-      run?.stop();
-      run = null;
+      endRun();
       if (message.plan) {
         const seq = message.seq;
         try {
@@ -62,9 +72,11 @@ async function handle(message: ToWorker): Promise<void> {
     case 'stats':
       post({ type: 'stats', seq: message.seq, stats: run?.stats() ?? { initId: null, lidar: null, imu: null } });
       return;
+    case 'totals':
+      post({ type: 'totals', seq: message.seq, totals: addRun(finished, run?.stats() ?? null) });
+      return;
     case 'close':
-      run?.stop();
-      run = null;
+      endRun();
       port.close();
       return;
   }

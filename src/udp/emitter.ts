@@ -14,6 +14,7 @@ import {
   type ToWorker,
 } from './emitter-protocol.js';
 import { startSiblingWorker } from './worker-file.js';
+import { emptyTotals, type StreamTotals } from './stream-totals.js';
 
 export interface EmitterEvents {
   /** An alert event of the run started by apply number `runSeq`. */
@@ -65,6 +66,13 @@ export class Emitter {
     return (await this.request(seq, { type: 'stats', seq })) as EmitterStats;
   }
 
+  /** Counters since the worker started, across runs; zero before any stream ran. */
+  async totals(): Promise<StreamTotals> {
+    if (!this.worker) return emptyTotals();
+    const seq = ++this.seq;
+    return (await this.request(seq, { type: 'totals', seq })) as StreamTotals;
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     const worker = this.worker;
@@ -110,10 +118,11 @@ export class Emitter {
   private onMessage(m: FromWorker) {
     switch (m.type) {
       case 'applied':
-      case 'stats': {
+      case 'stats':
+      case 'totals': {
         const w = this.waiting.get(m.seq);
         this.waiting.delete(m.seq);
-        w?.resolve(m.type === 'stats' ? m.stats : m);
+        w?.resolve(m.type === 'stats' ? m.stats : m.type === 'totals' ? m.totals : m);
         return;
       }
       case 'alert':

@@ -10,6 +10,7 @@ import type { SensorConfig } from '../../config/registry.js';
 import { columnsPerFrame, columnWindow, frameRateHz } from '../../sensor/lidar-geometry.js';
 import { findProduct } from '../../sensor/products.js';
 import { Emitter } from '../../udp/emitter.js';
+import type { StreamTotals } from '../../udp/stream-totals.js';
 import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../../udp/emitter-protocol.js';
 import type { StreamAlertIds } from '../../udp/stream-alerts.js';
 import type { LidarHal, StreamRun } from '../lidar.js';
@@ -122,6 +123,11 @@ export class SimLidar implements LidarHal {
   /** Packet counters of the running streams (benchmarks, diagnostics). */
   stats(): Promise<EmitterStats> {
     return this.emitter.stats();
+  }
+
+  /** Packet counters since start-up, across reinits (GET /metrics). */
+  streamTotals(): Promise<StreamTotals> {
+    return this.emitter.totals();
   }
 
   async close(): Promise<void> {
