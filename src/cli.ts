@@ -62,7 +62,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
+(process.argv[2] === 'fleet' ? import('./fleet/fleet-command.js').then((m) => m.runFleetCommand(process.argv.slice(3))) : main()).then(
   (code) => {
     process.exitCode = code;
   },
