@@ -58,9 +58,10 @@ describe('health check target', () => {
   });
 
   it('finds the options after cli.js in a /proc cmdline', () => {
-    expect(argsAfterCli('node\0dist/cli.js\0--port\08081\0')).toEqual(['--port', '8081']);
-    expect(argsAfterCli('/usr/bin/node\0/app/dist/cli.js\0')).toEqual([]);
-    expect(argsAfterCli('/sbin/tini\0--\0sh\0')).toBeNull();
+    const cmdline = (...argv: string[]) => `${argv.join('\0')}\0`;
+    expect(argsAfterCli(cmdline('node', 'dist/cli.js', '--port', '8081'))).toEqual(['--port', '8081']);
+    expect(argsAfterCli(cmdline('/usr/bin/node', '/app/dist/cli.js'))).toEqual([]);
+    expect(argsAfterCli(cmdline('/sbin/tini', '--', 'sh'))).toBeNull();
   });
 });
 
