@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { createContext, type BenchContext } from './context.js';
 import { benchDataPlane } from './data-plane.js';
 import { benchFleet } from './fleet.js';
+import { benchFleetModels } from './fleet-models.js';
 import { benchHttp } from './http.js';
 import { benchMemoryAndStartup } from './memory-startup.js';
 import { installCleanup, stopAll } from './processes.js';
@@ -24,6 +25,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   reinit: benchReinit,
   'memory-startup': benchMemoryAndStartup,
   fleet: benchFleet,
+  'fleet-models': benchFleetModels,
 };
 
 function usage(): never {
