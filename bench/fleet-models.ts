@@ -139,44 +139,59 @@ function stepRow(s: StepResult): TableRow {
   };
 }
 
+/** A step that misses the tolerance is run once more: on a shared machine one bad window is often someone else's load. */
+async function runStepWithRetry(ctx: BenchContext, model: Model, size: number, windowS: number, settleMs: number): Promise<StepResult & { retried: boolean }> {
+  const first = await runStep(ctx, model, size, windowS, settleMs);
+  if (first.ok) return { ...first, retried: false };
+  ctx.log(`fleet models: ${model}, ${size} sensors missed (${fmt(first.worstRatio, 4)}); once more`);
+  return { ...(await runStep(ctx, model, size, windowS, settleMs)), retried: true };
+}
+
 export async function benchFleetModels(ctx: BenchContext): Promise<Section> {
   const sizes = ctx.quick ? [8, 16] : [8, 16, 24, 32, 40, 48, 64];
   const windowS = ctx.quick ? 2 : 5;
   const settleMs = ctx.quick ? 1000 : 2000;
-  const budgetMs = ctx.quick ? 60_000 : 180_000;
+  const budgetMs = ctx.quick ? 120_000 : 480_000;
+  const startedAt = performance.now();
+  const results = new Map<Model, (StepResult & { retried: boolean })[]>(MODELS.map((m) => [m, []]));
+  const limits = new Map<Model, string>(MODELS.map((m) => [m, 'all steps passed']));
+  const active = new Set<Model>(MODELS);
+  // The models take turns at each size, so both meet the same background load.
+  for (const size of sizes) {
+    for (const model of MODELS) {
+      if (!active.has(model)) continue;
+      if (performance.now() - startedAt > budgetMs) {
+        limits.set(model, `time budget (${budgetMs / 1000} s) reached before ${size} sensors`);
+        active.delete(model);
+        continue;
+      }
+      ctx.log(`fleet models: ${model}, ${size} sensors`);
+      try {
+        const result = await runStepWithRetry(ctx, model, size, windowS, settleMs);
+        results.get(model)?.push(result);
+        if (!result.ok) {
+          limits.set(model, `at ${size} sensors a stream ran at ${fmt(result.worstRatio, 4)} of nominal (twice)`);
+          active.delete(model);
+        }
+      } catch (error) {
+        limits.set(model, `${size} sensors did not all stream: ${(error as Error).message.split('\n')[0].slice(0, 120)}`);
+        active.delete(model);
+      }
+    }
+  }
   const figures: Figure[] = [];
   const rows: TableRow[] = [];
   for (const model of MODELS) {
-    const startedAt = performance.now();
-    const results: StepResult[] = [];
-    let limit = 'all steps passed';
-    for (const size of sizes) {
-      if (performance.now() - startedAt > budgetMs) {
-        limit = `time budget (${budgetMs / 1000} s) reached before ${size} sensors`;
-        break;
-      }
-      ctx.log(`fleet models: ${model}, ${size} sensors`);
-      let result: StepResult;
-      try {
-        result = await runStep(ctx, model, size, windowS, settleMs);
-      } catch (error) {
-        limit = `${size} sensors did not all stream: ${(error as Error).message.split('\n')[0].slice(0, 120)}`;
-        break;
-      }
-      results.push(result);
-      if (!result.ok) {
-        limit = `at ${size} sensors a stream ran at ${fmt(result.worstRatio, 4)} of nominal`;
-        break;
-      }
-    }
-    const sustained = results.filter((r) => r.ok).reduce((max, r) => Math.max(max, r.sensors), 0);
+    const steps = results.get(model) ?? [];
+    const sustained = steps.filter((r) => r.ok).reduce((max, r) => Math.max(max, r.sensors), 0);
+    const limit = limits.get(model) ?? '';
     figures.push({ name: `Fleet (${model} model): OS-1-128 ${MODE} sensors sustained`, value: sustained, unit: 'sensors', note: `stopped: ${limit}` });
-    for (const r of results) {
+    for (const r of steps) {
       figures.push({ name: `Fleet (${model} model), ${r.sensors} sensors: CPU per sensor`, value: r.cpuPerSensor, unit: 'CPU s/s', note: `worst stream ${fmt(r.worstRatio, 4)}` });
       figures.push({ name: `Fleet (${model} model), ${r.sensors} sensors: PSS per sensor`, value: r.pssPerSensorMb, unit: 'MB', note: `RSS ${fmt(r.rssPerSensorMb, 1)} MB` });
     }
     rows.push({ figure: `Fleet (${model} model): sensors sustained`, value: `${sustained} (stopped: ${limit})`, reference: '', ratio: '', target: '', met: '' });
-    rows.push(...results.map(stepRow));
+    rows.push(...steps.map((r) => ({ ...stepRow(r), figure: `${stepRow(r).figure}${r.retried ? ' (retried)' : ''}` })));
   }
   return { figures, rows };
 }
