@@ -73,7 +73,9 @@ export class ChildUnit implements FleetUnit {
 
   private spawnChild(): ChildProcess {
     const [executable, ...prefix] = this.command;
-    const child = spawn(executable, [...prefix, ...this.plan.args], { env: childEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: Ctrl-C in a terminal reaches the supervisor only, which stops the units itself
+    // (a unit that saw the signal first would look like a crash and be restarted).
+    const child = spawn(executable, [...prefix, ...this.plan.args], { env: childEnvironment(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.child = child;
     this.currentState = 'starting';
     const startedAt = Date.now();
