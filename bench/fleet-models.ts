@@ -45,7 +45,18 @@ interface RunningFleet {
 
 async function startFleet(ctx: BenchContext, model: Model, size: number): Promise<RunningFleet> {
   const port = await freePort(BASE_ADDRESS);
-  const args = [CLI_PATH, 'fleet', '--count', String(size), '--process-model', model, '--base-address', BASE_ADDRESS, '--port', String(port)];
+  const args = [
+    CLI_PATH,
+    'fleet',
+    '--count',
+    String(size),
+    '--process-model',
+    model,
+    '--base-address',
+    BASE_ADDRESS,
+    '--port',
+    String(port),
+  ];
   args.push('--data-root', ctx.dataDir(`fleet-${model}-${size}`), '--metrics-port', '0', '--log-level', 'info');
   const supervisor = track(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
@@ -72,7 +83,13 @@ function fleetPids(fleet: RunningFleet): number[] {
   return [...new Set([fleet.supervisor.pid as number, ...fleet.units.map((u) => u.pid)])];
 }
 
-async function runStep(ctx: BenchContext, model: Model, size: number, windowS: number, settleMs: number): Promise<StepResult> {
+async function runStep(
+  ctx: BenchContext,
+  model: Model,
+  size: number,
+  windowS: number,
+  settleMs: number,
+): Promise<StepResult> {
   const receivers: Receiver[] = [];
   let fleet: RunningFleet | null = null;
   try {
@@ -90,7 +107,13 @@ async function runStep(ctx: BenchContext, model: Model, size: number, windowS: n
     await Promise.all(
       running.units.map(async (unit, i) => {
         const receiver = receivers[Math.floor(i / SENSORS_PER_RECEIVER)];
-        await configureStream(unit.url, { udp_dest: '127.0.0.1', udp_port_lidar: ports[i][lidarId(i)], udp_port_imu: ports[i][imuId(i)], lidar_mode: MODE, udp_profile_lidar: PROFILE });
+        await configureStream(unit.url, {
+          udp_dest: '127.0.0.1',
+          udp_port_lidar: ports[i][lidarId(i)],
+          udp_port_imu: ports[i][imuId(i)],
+          lidar_mode: MODE,
+          udp_profile_lidar: PROFILE,
+        });
         await receiver.waitForInit(lidarId(i), sentAt, 60_000);
       }),
     );
@@ -140,7 +163,13 @@ function stepRow(s: StepResult): TableRow {
 }
 
 /** A step that misses the tolerance is run once more: on a shared machine one bad window is often someone else's load. */
-async function runStepWithRetry(ctx: BenchContext, model: Model, size: number, windowS: number, settleMs: number): Promise<StepResult & { retried: boolean }> {
+async function runStepWithRetry(
+  ctx: BenchContext,
+  model: Model,
+  size: number,
+  windowS: number,
+  settleMs: number,
+): Promise<StepResult & { retried: boolean }> {
   const first = await runStep(ctx, model, size, windowS, settleMs);
   if (first.ok) return { ...first, retried: false };
   ctx.log(`fleet models: ${model}, ${size} sensors missed (${fmt(first.worstRatio, 4)}); once more`);
@@ -174,7 +203,10 @@ export async function benchFleetModels(ctx: BenchContext): Promise<Section> {
           active.delete(model);
         }
       } catch (error) {
-        limits.set(model, `${size} sensors did not all stream: ${(error as Error).message.split('\n')[0].slice(0, 120)}`);
+        limits.set(
+          model,
+          `${size} sensors did not all stream: ${(error as Error).message.split('\n')[0].slice(0, 120)}`,
+        );
         active.delete(model);
       }
     }
@@ -185,12 +217,34 @@ export async function benchFleetModels(ctx: BenchContext): Promise<Section> {
     const steps = results.get(model) ?? [];
     const sustained = steps.filter((r) => r.ok).reduce((max, r) => Math.max(max, r.sensors), 0);
     const limit = limits.get(model) ?? '';
-    figures.push({ name: `Fleet (${model} model): OS-1-128 ${MODE} sensors sustained`, value: sustained, unit: 'sensors', note: `stopped: ${limit}` });
+    figures.push({
+      name: `Fleet (${model} model): OS-1-128 ${MODE} sensors sustained`,
+      value: sustained,
+      unit: 'sensors',
+      note: `stopped: ${limit}`,
+    });
     for (const r of steps) {
-      figures.push({ name: `Fleet (${model} model), ${r.sensors} sensors: CPU per sensor`, value: r.cpuPerSensor, unit: 'CPU s/s', note: `worst stream ${fmt(r.worstRatio, 4)}` });
-      figures.push({ name: `Fleet (${model} model), ${r.sensors} sensors: PSS per sensor`, value: r.pssPerSensorMb, unit: 'MB', note: `RSS ${fmt(r.rssPerSensorMb, 1)} MB` });
+      figures.push({
+        name: `Fleet (${model} model), ${r.sensors} sensors: CPU per sensor`,
+        value: r.cpuPerSensor,
+        unit: 'CPU s/s',
+        note: `worst stream ${fmt(r.worstRatio, 4)}`,
+      });
+      figures.push({
+        name: `Fleet (${model} model), ${r.sensors} sensors: PSS per sensor`,
+        value: r.pssPerSensorMb,
+        unit: 'MB',
+        note: `RSS ${fmt(r.rssPerSensorMb, 1)} MB`,
+      });
     }
-    rows.push({ figure: `Fleet (${model} model): sensors sustained`, value: `${sustained} (stopped: ${limit})`, reference: '', ratio: '', target: '', met: '' });
+    rows.push({
+      figure: `Fleet (${model} model): sensors sustained`,
+      value: `${sustained} (stopped: ${limit})`,
+      reference: '',
+      ratio: '',
+      target: '',
+      met: '',
+    });
     rows.push(...steps.map((r) => ({ ...stepRow(r), figure: `${stepRow(r).figure}${r.retried ? ' (retried)' : ''}` })));
   }
   return { figures, rows };

@@ -62,7 +62,8 @@ async function main(): Promise<number> {
   return 0;
 }
 
-(process.argv[2] === 'fleet' ? import('./fleet/fleet-command.js').then((m) => m.runFleetCommand(process.argv.slice(3))) : main()).then(
+const fleet = () => import('./fleet/fleet-command.js').then((m) => m.runFleetCommand(process.argv.slice(3)));
+(process.argv[2] === 'fleet' ? fleet() : main()).then(
   (code) => {
     process.exitCode = code;
   },

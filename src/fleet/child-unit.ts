@@ -53,7 +53,11 @@ export class ChildUnit implements FleetUnit {
   async start(): Promise<void> {
     this.stopping = false;
     const child = this.spawnChild();
-    await waitUntilAnswering(unitUrl(this.plan, SENSOR_INFO_PATH), READY_TIMEOUT_MS, () => child.exitCode === null && child.signalCode === null);
+    await waitUntilAnswering(
+      unitUrl(this.plan, SENSOR_INFO_PATH),
+      READY_TIMEOUT_MS,
+      () => child.exitCode === null && child.signalCode === null,
+    );
     if (this.child === child) this.currentState = 'running';
   }
 
@@ -75,7 +79,11 @@ export class ChildUnit implements FleetUnit {
     const [executable, ...prefix] = this.command;
     // Its own process group: Ctrl-C in a terminal reaches the supervisor only, which stops the units itself
     // (a unit that saw the signal first would look like a crash and be restarted).
-    const child = spawn(executable, [...prefix, ...this.plan.args], { env: childEnvironment(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(executable, [...prefix, ...this.plan.args], {
+      env: childEnvironment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.child = child;
     this.currentState = 'starting';
     const startedAt = Date.now();
@@ -88,7 +96,10 @@ export class ChildUnit implements FleetUnit {
   /** Each line of the unit's JSON log gets its name, so the fleet's one log stays readable. */
   private forwardOutput(child: ChildProcess) {
     const unit = JSON.stringify(this.plan.name);
-    for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    for (const [stream, out] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ] as const) {
       if (!stream) continue;
       createInterface({ input: stream }).on('line', (line) => {
         out.write(line.startsWith('{') ? `{"unit":${unit},${line.slice(1)}\n` : `[${this.plan.name}] ${line}\n`);
@@ -99,15 +110,25 @@ export class ChildUnit implements FleetUnit {
   private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null, uptimeMs: number) {
     if (this.child !== child || this.stopping) return;
     this.failuresInARow = uptimeMs >= HEALTHY_UPTIME_MS || code === REBOOT_EXIT_STATUS ? 0 : this.failuresInARow + 1;
-    const delayMs = code === REBOOT_EXIT_STATUS ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, this.failuresInARow - 1));
-    this.log.warn({ unit: this.plan.name, code, signal, restartInMs: delayMs }, 'unit process ended; starting it again');
+    const delayMs =
+      code === REBOOT_EXIT_STATUS
+        ? 0
+        : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, this.failuresInARow - 1));
+    this.log.warn(
+      { unit: this.plan.name, code, signal, restartInMs: delayMs },
+      'unit process ended; starting it again',
+    );
     this.currentState = 'restarting';
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (this.stopping) return;
       this.restartCount++;
       const next = this.spawnChild();
-      waitUntilAnswering(unitUrl(this.plan, SENSOR_INFO_PATH), READY_TIMEOUT_MS, () => next.exitCode === null && next.signalCode === null).then(
+      waitUntilAnswering(
+        unitUrl(this.plan, SENSOR_INFO_PATH),
+        READY_TIMEOUT_MS,
+        () => next.exitCode === null && next.signalCode === null,
+      ).then(
         () => {
           if (this.child === next && !this.stopping) this.currentState = 'running';
         },

@@ -40,17 +40,23 @@ async function pointAtMe(sensor: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const sensors = process.argv.slice(2).length ? process.argv.slice(2) : (process.env.SENSORS ?? '').split(/[\s,]+/).filter(Boolean);
-  if (!sensors.length) throw new Error('name the sensors: example-client http://sensor-1 http://sensor-2 (or SENSORS=...)');
+  const sensors = process.argv.slice(2).length
+    ? process.argv.slice(2)
+    : (process.env.SENSORS ?? '').split(/[\s,]+/).filter(Boolean);
+  if (!sensors.length)
+    throw new Error('name the sensors: example-client http://sensor-1 http://sensor-2 (or SENSORS=...)');
   const [lidar, imu] = await Promise.all([counter(LIDAR_PORT), counter(IMU_PORT)]);
   await Promise.all(sensors.map(pointAtMe));
   process.stdout.write(`receiving from ${sensors.join(', ')} on UDP ${LIDAR_PORT}/${IMU_PORT}\n`);
   for (;;) {
     const before = { lidar: new Map(lidar), imu: new Map(imu) };
     await sleep(REPORT_EVERY_MS);
-    const rate = (now: Map<string, number>, then: Map<string, number>, source: string) => ((now.get(source) ?? 0) - (then.get(source) ?? 0)) / (REPORT_EVERY_MS / 1000);
+    const rate = (now: Map<string, number>, then: Map<string, number>, source: string) =>
+      ((now.get(source) ?? 0) - (then.get(source) ?? 0)) / (REPORT_EVERY_MS / 1000);
     const sources = [...new Set([...lidar.keys(), ...imu.keys()])].sort();
-    const line = sources.map((s) => `${s} lidar ${rate(lidar, before.lidar, s).toFixed(0)}/s imu ${rate(imu, before.imu, s).toFixed(0)}/s`);
+    const line = sources.map(
+      (s) => `${s} lidar ${rate(lidar, before.lidar, s).toFixed(0)}/s imu ${rate(imu, before.imu, s).toFixed(0)}/s`,
+    );
     process.stdout.write(`${line.join(' | ') || 'no packets yet'}\n`);
   }
 }

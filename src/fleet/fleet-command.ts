@@ -27,7 +27,10 @@ async function applyFirstBootConfig(plan: UnitPlan): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(plan.firstBootConfig),
   });
-  if (response.status !== 204) throw new FleetStartError(`unit ${plan.name}: its first-boot configuration was refused (${response.status}): ${await response.text()}`);
+  if (response.status !== 204)
+    throw new FleetStartError(
+      `unit ${plan.name}: its first-boot configuration was refused (${response.status}): ${await response.text()}`,
+    );
   writeFileSync(marker, `${JSON.stringify(plan.firstBootConfig)}\n`);
 }
 
@@ -48,8 +51,10 @@ function prepare(argv: readonly string[]): { options: FleetOptions; plans: UnitP
     const file = options.file === undefined ? null : readFleetFile(options.file);
     return { options, plans: planUnits(options, file) };
   } catch (error) {
-    if (error instanceof FleetUsageError) process.stderr.write(`lidar-sensor fleet: ${error.message}\n\n${FLEET_HELP}\n`);
-    else if (error instanceof FleetFileError || error instanceof FleetPlanError) process.stderr.write(`lidar-sensor fleet: ${error.message}\n`);
+    if (error instanceof FleetUsageError)
+      process.stderr.write(`lidar-sensor fleet: ${error.message}\n\n${FLEET_HELP}\n`);
+    else if (error instanceof FleetFileError || error instanceof FleetPlanError)
+      process.stderr.write(`lidar-sensor fleet: ${error.message}\n`);
     else throw error;
     return 2;
   }
@@ -64,14 +69,20 @@ export async function runFleetCommand(argv: readonly string[]): Promise<number> 
   const units = createUnits(options, plans, log);
   const stopAll = () => Promise.allSettled(units.map((u) => u.stop()));
 
-  const started = await Promise.allSettled(units.map(async (unit) => {
-    await unit.start();
-    await applyFirstBootConfig(unit.plan);
-  }));
-  const failed = started.flatMap((result, i) => (result.status === 'rejected' ? [`${plans[i].name}: ${(result.reason as Error).message}`] : []));
+  const started = await Promise.allSettled(
+    units.map(async (unit) => {
+      await unit.start();
+      await applyFirstBootConfig(unit.plan);
+    }),
+  );
+  const failed = started.flatMap((result, i) =>
+    result.status === 'rejected' ? [`${plans[i].name}: ${(result.reason as Error).message}`] : [],
+  );
   if (failed.length) {
     await stopAll();
-    process.stderr.write(`lidar-sensor fleet: ${failed.length} of ${units.length} units did not start:\n  ${failed.join('\n  ')}\n`);
+    process.stderr.write(
+      `lidar-sensor fleet: ${failed.length} of ${units.length} units did not start:\n  ${failed.join('\n  ')}\n`,
+    );
     return 1;
   }
   let endpoint;
@@ -79,10 +90,19 @@ export async function runFleetCommand(argv: readonly string[]): Promise<number> 
     endpoint = await startFleetServer(units, options.metricsAddress, options.metricsPort);
   } catch (error) {
     await stopAll();
-    process.stderr.write(`lidar-sensor fleet: the fleet endpoint cannot listen on ${options.metricsAddress}:${options.metricsPort}: ${(error as Error).message}\n`);
+    process.stderr.write(
+      `lidar-sensor fleet: the fleet endpoint cannot listen on ${options.metricsAddress}:${options.metricsPort}: ${(error as Error).message}\n`,
+    );
     return 1;
   }
-  log.info({ metrics: `${endpoint.url}/metrics`, units: plans.map((p) => ({ name: p.name, url: unitUrl(p) })), processModel: options.processModel }, 'fleet ready');
+  log.info(
+    {
+      metrics: `${endpoint.url}/metrics`,
+      units: plans.map((p) => ({ name: p.name, url: unitUrl(p) })),
+      processModel: options.processModel,
+    },
+    'fleet ready',
+  );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'stopping the fleet');

@@ -78,7 +78,10 @@ export function parseFleetFile(text: string, baseDir: string): FleetFile {
     throw new FleetFileError(`not valid YAML/JSON: ${(error as Error).message.split('\n')[0]}`);
   }
   if (!validate(data)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+    const problems = (validate.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+    );
     throw new FleetFileError(problems.join('; '));
   }
   const file = data as unknown as { defaults?: FleetFile['defaults']; units: UnitEntry[] };

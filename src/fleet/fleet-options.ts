@@ -46,7 +46,8 @@ serial and identity, and supervises them.
 
 function integer(name: string, text: string, min: number, max: number): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new FleetUsageError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw new FleetUsageError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -76,10 +77,15 @@ export function parseFleetOptions(argv: readonly string[]): FleetOptions | 'help
     throw new FleetUsageError((error as Error).message);
   }
   if (values.help) return 'help';
-  if (values.count === undefined && values.file === undefined) throw new FleetUsageError('give --count N or --file FLEET.yaml');
+  if (values.count === undefined && values.file === undefined)
+    throw new FleetUsageError('give --count N or --file FLEET.yaml');
   const processModel = values['process-model'] as ProcessModel;
-  if (!PROCESS_MODELS.includes(processModel)) throw new FleetUsageError(`--process-model must be one of ${PROCESS_MODELS.join(', ')}; got ${JSON.stringify(processModel)}`);
-  if (values['serial-base'] !== undefined && !/^\d{1,12}$/.test(values['serial-base'])) throw new FleetUsageError(`--serial-base must be decimal digits; got ${JSON.stringify(values['serial-base'])}`);
+  if (!PROCESS_MODELS.includes(processModel))
+    throw new FleetUsageError(
+      `--process-model must be one of ${PROCESS_MODELS.join(', ')}; got ${JSON.stringify(processModel)}`,
+    );
+  if (values['serial-base'] !== undefined && !/^\d{1,12}$/.test(values['serial-base']))
+    throw new FleetUsageError(`--serial-base must be decimal digits; got ${JSON.stringify(values['serial-base'])}`);
   return {
     count: values.count === undefined ? undefined : integer('--count', values.count, 1, 1024),
     file: values.file,

@@ -50,7 +50,11 @@ export async function fleetMetricsText(units: readonly FleetUnit[], registry: Re
   return (await registry.metrics()) + mergeExpositions(scraped);
 }
 
-export async function startFleetServer(units: readonly FleetUnit[], host: string, port: number): Promise<{ server: Server; url: string }> {
+export async function startFleetServer(
+  units: readonly FleetUnit[],
+  host: string,
+  port: number,
+): Promise<{ server: Server; url: string }> {
   const registry = supervisorRegistry(units);
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
@@ -66,7 +70,17 @@ export async function startFleetServer(units: readonly FleetUnit[], host: string
       return;
     }
     if (path === '/units') {
-      const list = units.map((u) => ({ name: u.plan.name, url: unitUrl(u.plan), address: u.plan.address, port: u.plan.port, product: u.plan.product, dataDir: u.plan.dataDir, state: u.state, restarts: u.restarts, pid: u.pid ?? null }));
+      const list = units.map((u) => ({
+        name: u.plan.name,
+        url: unitUrl(u.plan),
+        address: u.plan.address,
+        port: u.plan.port,
+        product: u.plan.product,
+        dataDir: u.plan.dataDir,
+        state: u.state,
+        restarts: u.restarts,
+        pid: u.pid ?? null,
+      }));
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(list));
       return;
     }

@@ -22,7 +22,11 @@ export function unitUrl(plan: UnitPlan, path = ''): string {
 }
 
 /** Polls `url` until it answers 200 (any other answer or a refused connection: not yet), up to `timeoutMs`. */
-export async function waitUntilAnswering(url: string, timeoutMs: number, alive: () => boolean = () => true): Promise<void> {
+export async function waitUntilAnswering(
+  url: string,
+  timeoutMs: number,
+  alive: () => boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!alive()) throw new Error('the unit exited while starting');

@@ -49,7 +49,8 @@ export function mergeExpositions(expositions: readonly UnitExposition[]): string
           current = familyOf(currentName);
         }
         // The first unit's header stands for all (every unit runs the same code).
-        if (current && current.header.length < 2 && !current.header.some((h) => h.startsWith(`# ${comment[1]} `))) current.header.push(line);
+        if (current && current.header.length < 2 && !current.header.some((h) => h.startsWith(`# ${comment[1]} `)))
+          current.header.push(line);
         continue;
       }
       if (line.startsWith('#')) continue;

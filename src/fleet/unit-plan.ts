@@ -23,7 +23,8 @@ export class FleetPlanError extends Error {}
 
 function ipv4ToInt(address: string): number {
   const parts = address.split('.').map(Number);
-  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) throw new FleetPlanError(`not an IPv4 address: ${JSON.stringify(address)}`);
+  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255))
+    throw new FleetPlanError(`not an IPv4 address: ${JSON.stringify(address)}`);
   return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
 }
 
@@ -49,20 +50,45 @@ export function planUnits(options: FleetOptions, file: FleetFile | null): UnitPl
     const address = entry.address ?? nthAddress(options.baseAddress, index);
     const port = entry.port ?? options.port;
     const product = entry.product ?? options.product;
-    const serial = entry.serial ?? (options.serialBase === undefined ? undefined : String(BigInt(options.serialBase) + BigInt(index)));
+    const serial =
+      entry.serial ??
+      (options.serialBase === undefined ? undefined : String(BigInt(options.serialBase) + BigInt(index)));
     const dataDir = join(options.dataRoot, name);
-    const args = ['--host', address, '--port', String(port), '--data-dir', dataDir, '--product', product, '--log-level', options.logLevel];
+    const args = [
+      '--host',
+      address,
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--product',
+      product,
+      '--log-level',
+      options.logLevel,
+    ];
     if (serial !== undefined) args.push('--serial', serial);
     if (entry.replay) args.push('--replay', entry.replay);
     args.push(...(entry.args ?? []));
     const firstBoot = { ...(entry.mode ? { lidar_mode: entry.mode } : {}), ...(entry.config ?? {}) };
-    plans.push({ name, address, port, dataDir, product, serial, args, firstBootConfig: Object.keys(firstBoot).length ? firstBoot : null });
+    plans.push({
+      name,
+      address,
+      port,
+      dataDir,
+      product,
+      serial,
+      args,
+      firstBootConfig: Object.keys(firstBoot).length ? firstBoot : null,
+    });
   }
   const seen = new Map<string, string>();
   for (const plan of plans) {
     const where = `${plan.address}:${plan.port}`;
     const clash = seen.get(where) ?? seen.get(plan.name);
-    if (clash) throw new FleetPlanError(`units ${clash} and ${plan.name} share ${seen.has(where) ? where : 'a name'}; each unit needs its own address and name`);
+    if (clash)
+      throw new FleetPlanError(
+        `units ${clash} and ${plan.name} share ${seen.has(where) ? where : 'a name'}; each unit needs its own address and name`,
+      );
     seen.set(where, plan.name);
     seen.set(plan.name, plan.name);
   }

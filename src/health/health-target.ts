@@ -28,7 +28,10 @@ export function healthTarget(args: readonly string[], env: NodeJS.ProcessEnv): H
   }
   const options = parseCliOptions(args, env);
   if (options === 'help') throw new Error('the command only prints help');
-  return { kind: 'unit', url: `http://${reachableHost(options.host)}:${options.port}/api/v1/sensor/metadata/sensor_info` };
+  return {
+    kind: 'unit',
+    url: `http://${reachableHost(options.host)}:${options.port}/api/v1/sensor/metadata/sensor_info`,
+  };
 }
 
 /** The arguments after the `…cli.js` element of a process's command line (NUL-separated, as /proc/<pid>/cmdline). */

@@ -19,7 +19,12 @@ const metricsPluginImpl: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { 
   });
   // Callback style: this runs for every request (an async hook costs a promise each time).
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeRequest(
+      request.method,
+      request.routeOptions.url ?? UNMATCHED_ROUTE,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   app.get(METRICS_PATH, async (_request, reply) => {

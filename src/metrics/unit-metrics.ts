@@ -46,7 +46,10 @@ export function createUnitMetrics(sensor: Sensor): UnitMetrics {
     collect() {
       this.reset();
       const identity = sensor.identity;
-      this.set({ serial: identity.serialNumber, product: sensor.product.name, firmware: imageRev(identity.firmware) }, 1);
+      this.set(
+        { serial: identity.serialNumber, product: sensor.product.name, firmware: imageRev(identity.firmware) },
+        1,
+      );
     },
   });
   new Gauge({
@@ -66,8 +69,16 @@ export function createUnitMetrics(sensor: Sensor): UnitMetrics {
       this.set(sensor.initializationId);
     },
   });
-  const reinits = new Counter({ name: `${PREFIX}reinits_total`, help: 'Reinitializations and restarts completed since the process started', registers });
-  const restarts = new Counter({ name: `${PREFIX}restarts_total`, help: 'Restarts (simulated reboots) begun since the process started', registers });
+  const reinits = new Counter({
+    name: `${PREFIX}reinits_total`,
+    help: 'Reinitializations and restarts completed since the process started',
+    registers,
+  });
+  const restarts = new Counter({
+    name: `${PREFIX}restarts_total`,
+    help: 'Restarts (simulated reboots) begun since the process started',
+    registers,
+  });
   const onReinit = () => reinits.inc();
   const onRestart = () => restarts.inc();
   sensor.on('reinit', onReinit);
@@ -82,7 +93,8 @@ export function createUnitMetrics(sensor: Sensor): UnitMetrics {
     registers,
     collect() {
       this.reset();
-      for (const alert of sensor.alerts.snapshot().active) this.set({ id: alert.id, category: alert.category, level: alert.level }, 1);
+      for (const alert of sensor.alerts.snapshot().active)
+        this.set({ id: alert.id, category: alert.category, level: alert.level }, 1);
     },
   });
 
@@ -140,7 +152,8 @@ function registerStreamCounters(latest: Latest, registers: Registry[]): void {
       registers,
       collect() {
         this.reset();
-        if (latest.streams) for (const stream of ['lidar', 'imu'] as const) this.inc({ stream }, latest.streams[stream][field]);
+        if (latest.streams)
+          for (const stream of ['lidar', 'imu'] as const) this.inc({ stream }, latest.streams[stream][field]);
       },
     });
   }
@@ -159,8 +172,12 @@ function registerTelemetry(latest: Latest, registers: Registry[]): void {
         if (v !== undefined && v !== null) this.set(v);
       },
     });
-  quantity('input_voltage_volts', 'Input voltage', (r) => (r.input_voltage_mv === undefined ? undefined : r.input_voltage_mv / 1000));
-  quantity('input_current_amperes', 'Input current', (r) => (r.input_current_ma === undefined ? undefined : r.input_current_ma / 1000));
+  quantity('input_voltage_volts', 'Input voltage', (r) =>
+    r.input_voltage_mv === undefined ? undefined : r.input_voltage_mv / 1000,
+  );
+  quantity('input_current_amperes', 'Input current', (r) =>
+    r.input_current_ma === undefined ? undefined : r.input_current_ma / 1000,
+  );
   quantity('internal_temperature_celsius', 'Internal temperature', (r) => r.internal_temperature_deg_c);
   new Gauge({
     name: `${PREFIX}phase_lock_status`,

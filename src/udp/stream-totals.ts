@@ -14,7 +14,12 @@ export const emptyTotals = (): StreamTotals => ({ lidar: zero(), imu: zero() });
 
 function add(a: StreamStats, b: StreamStats | null): StreamStats {
   if (!b) return { ...a };
-  return { sent: a.sent + b.sent, skipped: a.skipped + b.skipped, failed: a.failed + b.failed, bytes: a.bytes + b.bytes };
+  return {
+    sent: a.sent + b.sent,
+    skipped: a.skipped + b.skipped,
+    failed: a.failed + b.failed,
+    bytes: a.bytes + b.bytes,
+  };
 }
 
 /** `finished` (runs that ended) plus the running run's counters so far. */

