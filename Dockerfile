@@ -24,13 +24,15 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
-# The simulator listens on loopback by default; a container exposes it on purpose.
+# The simulator listens on loopback by default; a container's unit answers on every address of the container.
 ENV NODE_ENV=production \
     SENSOR_HOST=0.0.0.0 \
     SENSOR_PORT=80 \
     SENSOR_DATA_DIR=/data
 VOLUME ["/data"]
 EXPOSE 80/tcp
+# Asks the port the unit really listens on: the health check reads the main process's own options
+# (`docker run lidar-sensor --port 8081`, or -e SENSOR_PORT=8081), not a fixed 80.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.SENSOR_PORT || 80) + '/api/v1/sensor/metadata/sensor_info').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "dist/healthcheck.js"]
 ENTRYPOINT ["node", "dist/cli.js"]

@@ -17,10 +17,10 @@ import { configureStream } from './sensor-api.js';
 import { spawnSensor, type SensorProcess } from './sensor-process.js';
 
 export const FLEET_TARGET = 8;
-const MODE = '1024x10';
-const PROFILE = 'RNG19_RFL8_SIG16_NIR16';
-const TOLERANCE = 0.005;
-const SENSORS_PER_RECEIVER = 4;
+export const MODE = '1024x10';
+export const PROFILE = 'RNG19_RFL8_SIG16_NIR16';
+export const TOLERANCE = 0.005;
+export const SENSORS_PER_RECEIVER = 4;
 /** Sensor i listens on 127.0.0.(FIRST_HOST + i); 127.0.0.1 stays free for the receivers. */
 const FIRST_HOST = 10;
 const MAX_SENSORS = 64;
@@ -43,11 +43,11 @@ interface StepResult {
   ok: boolean;
 }
 
-const lidarId = (i: number) => `lidar-${i}`;
-const imuId = (i: number) => `imu-${i}`;
+export const lidarId = (i: number) => `lidar-${i}`;
+export const imuId = (i: number) => `imu-${i}`;
 
 /** Ports for sensor `index` on its receiver (opened one at a time: a receiver answers one request at a time). */
-async function openPorts(index: number, receiver: Receiver): Promise<Record<string, number>> {
+export async function openPorts(index: number, receiver: Receiver): Promise<Record<string, number>> {
   return receiver.open([
     { id: lidarId(index), kind: 'lidar', layout: headerLayout(PROFILE), packetsPerFrame: packetsPerFrame(MODE), periodMs: 1000 / nominalPacketRate(MODE), recordJitter: false },
     { id: imuId(index), kind: 'sink' },

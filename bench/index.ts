@@ -14,6 +14,7 @@ import { createContext, type BenchContext } from './context.js';
 import { benchDataPlane } from './data-plane.js';
 import { benchFleet } from './fleet.js';
 import { benchFaults } from './faults.js';
+import { benchFleetModels } from './fleet-models.js';
 import { benchHttp } from './http.js';
 import { benchMemoryAndStartup } from './memory-startup.js';
 import { installCleanup, stopAll } from './processes.js';
@@ -27,6 +28,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   'memory-startup': benchMemoryAndStartup,
   fleet: benchFleet,
   faults: benchFaults,
+  'fleet-models': benchFleetModels,
 };
 
 function usage(): never {

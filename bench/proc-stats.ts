@@ -83,3 +83,14 @@ export class CpuMeter {
     return (cpuSeconds(this.pid) - this.startCpu) / wallS;
   }
 }
+
+/**
+ * Proportional set size in bytes: resident pages, each shared page divided among the processes that
+ * map it. Summed over a fleet's processes it counts the node binary and libraries once, not per unit.
+ */
+export function pssBytes(pid: number): number {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const match = /^Pss:\s+(\d+) kB/m.exec(rollup);
+  if (!match) throw new Error(`no Pss for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}

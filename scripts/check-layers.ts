@@ -32,9 +32,10 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Reads the core through a narrow view (diagnostic dump, log ring); sits above it like the routes.
   ['diagnostics', 'replay-unit'],
   // HTTP: Fastify plugins, the server-level limits and the app that assembles them.
-  ['routes', 'http', 'faults', 'app'],
-  // Composition roots: the only modules that parse options, pick the HAL and wire the unit together.
-  ['cli-options', 'unit', 'server', 'cli', 'cli-logger', 'startup-failure', 'compile-cache'],
+  ['routes', 'http', 'faults', 'metrics', 'app'],
+  // Composition roots: the only modules that parse options, pick the HAL and wire units together (one
+  // unit, or a fleet of them), and the container health check that reads the same options.
+  ['cli-options', 'unit', 'server', 'cli', 'cli-logger', 'startup-failure', 'compile-cache', 'healthcheck', 'health', 'fleet'],
 ];
 
 /** Layers below the routes: the device core and everything under it never sees the web framework. */

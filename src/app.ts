@@ -11,6 +11,7 @@ import { sensorApi } from './routes/sensor-api.js';
 import { installHttpHardening } from './http/hardening.js';
 import type { HttpLimits } from './http/http-limits.js';
 import { installHttpFaults, type HttpFaultSource } from './faults/http-faults.js';
+import { metricsPlugin } from './metrics/metrics-plugin.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -45,6 +46,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   });
   installHttpHardening(app, options.httpLimits);
   if (options.faults) installHttpFaults(app, options.faults);
+  await app.register(metricsPlugin, { sensor });
   await app.register(sensorApi, { sensor, recentLog: options.recentLog });
   await app.ready();
   return app;

@@ -175,6 +175,7 @@ export function helpText(program = 'lidar-sensor'): string {
   lines.push(`${'  --version'.padEnd(30)} print the version and exit`);
   lines.push('', 'Commands:');
   lines.push(`  ${program} faults --help           the fault-injection client (add, list, remove, clear rules)`);
+  lines.push(`  ${program} fleet --help            many simulated units from one command (docs/fleet.md)`);
   lines.push(`  ${program} recording info FILE   what a recording holds (sensor, profile, mode, packets, frames, gaps)`);
   return lines.join('\n');
 }

@@ -15,6 +15,7 @@ import type { ReplaySourcePlan } from '../udp/replay-stream.js';
 import type { LidarHal, StreamRun } from './lidar.js';
 import type { UdpFaultRule } from '../model/fault-rules.js';
 import type { UdpFaultCount } from '../udp/udp-fault-filter.js';
+import type { StreamTotals } from '../udp/stream-totals.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -160,6 +161,11 @@ export class EmitterLidar implements LidarHal {
   /** Fault injection: the emitter worker dies as in a crash; it is restarted with the same run. */
   simulateWorkerCrash(): Promise<void> {
     return this.emitter.simulateCrash();
+  }
+
+  /** Packet counters since start-up, across reinits (GET /metrics). */
+  streamTotals(): Promise<StreamTotals> {
+    return this.emitter.totals();
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { SensorConfig } from '../model/sensor-config.js';
 import type { StreamPlan } from '../model/stream-plan.js';
+import type { StreamTotals } from '../udp/stream-totals.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {
@@ -25,5 +26,7 @@ export interface LidarHal {
   apply(run: StreamRun | null): Promise<void>;
   /** The `alert_flags` byte of packet headers (udp-packets.md), pushed whenever the alert log changes. */
   setAlertFlags(flags: number): void;
+  /** Datagram counters per stream since start-up, across reinits (GET /metrics); absent where unknown. */
+  streamTotals?(): Promise<StreamTotals>;
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import type { StreamTotals } from '../udp/stream-totals.js';
 import { ApiError, badRequest, conflict, invalidConfiguration, unavailable } from '../errors.js';
 import { ConfigState, type ConfigView } from '../config/config-state.js';
 import { ConfigStore } from '../config/config-store.js';
@@ -163,6 +164,11 @@ export class Sensor extends EventEmitter<SensorEvents> {
 
   get status(): SensorStatus {
     return this.currentStatus;
+  }
+
+  /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */
+  async streamTotals(): Promise<StreamTotals | null> {
+    return (await this.hal.lidar.streamTotals?.().catch(() => null)) ?? null;
   }
 
   /** Who the unit is; its firmware build is the one the running slot holds (src/firmware). */

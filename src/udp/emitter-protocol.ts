@@ -8,6 +8,7 @@ import type { BeamGeometry } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
 import type { UdpFaultRule } from '../model/fault-rules.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
+import type { StreamTotals } from './stream-totals.js';
 
 export interface LidarStreamPlan {
   host: string;
@@ -82,6 +83,8 @@ export type ToWorker =
   | { type: 'stats'; seq: number }
   /** Fault injection: the UDP rules from now on (empty: none). */
   | { type: 'faults'; rules: UdpFaultRule[] }
+  /** Counters since the worker started, across runs (src/udp/stream-totals.ts). */
+  | { type: 'totals'; seq: number }
   | { type: 'close' };
 
 export type FromWorker =
@@ -89,7 +92,8 @@ export type FromWorker =
   | { type: 'applied'; seq: number; error?: string }
   | { type: 'stats'; seq: number; stats: EmitterStats }
   | { type: 'alert'; runSeq: number; event: AlertEvent }
-  | { type: 'faultCounts'; counts: UdpFaultCount[]; spent: string[] };
+  | { type: 'faultCounts'; counts: UdpFaultCount[]; spent: string[] }
+  | { type: 'totals'; seq: number; totals: StreamTotals };
 
 /** Layout of the SharedArrayBuffer both threads hold (Int32 slots). */
 export const SHARED_ALERT_FLAGS = 0;

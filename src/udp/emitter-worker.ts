@@ -11,6 +11,7 @@ import type { AlertEvent, FromWorker, ToWorker } from './emitter-protocol.js';
 import { SHARED_ALERT_FLAGS, SHARED_WAKE } from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
 import { setUdpFaultRules } from './udp-fault-worker.js';
+import { addRun, emptyTotals } from './stream-totals.js';
 
 if (!parentPort) throw new Error('emitter-worker must run as a worker thread');
 const port: MessagePort = parentPort;
@@ -37,13 +38,22 @@ const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shar
 const post = (message: FromWorker) => port.postMessage(message);
 
 let run: EmitterRun | null = null;
+/** Counters of the runs that have ended (the running one is added when asked). */
+let finished = emptyTotals();
+
+/** Ends the running run, keeping its counters. */
+function endRun(): void {
+  if (!run) return;
+  run.stop();
+  finished = addRun(finished, run.stats());
+  run = null;
+}
 let queue: Promise<void> = Promise.resolve();
 
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {
     case 'apply': {
-      run?.stop();
-      run = null;
+      endRun();
       if (message.plan) {
         const seq = message.seq;
         try {
@@ -66,10 +76,12 @@ async function handle(message: ToWorker): Promise<void> {
     case 'faults':
       setUdpFaultRules(message.rules, (counts, spent) => post({ type: 'faultCounts', counts, spent }));
       return;
+    case 'totals':
+      post({ type: 'totals', seq: message.seq, totals: addRun(finished, run?.stats() ?? null) });
+      return;
     case 'close':
       setUdpFaultRules([], () => undefined);
-      run?.stop();
-      run = null;
+      endRun();
       port.close();
       return;
   }

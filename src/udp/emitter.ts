@@ -16,6 +16,7 @@ import {
 import { startSiblingWorker } from './worker-file.js';
 import type { UdpFaultRule } from '../model/fault-rules.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
+import { emptyTotals, type StreamTotals } from './stream-totals.js';
 
 export interface EmitterEvents {
   /** An alert event of the run started by apply number `runSeq`. */
@@ -81,6 +82,13 @@ export class Emitter {
     await this.worker?.terminate();
   }
 
+  /** Counters since the worker started, across runs; zero before any stream ran. */
+  async totals(): Promise<StreamTotals> {
+    if (!this.worker) return emptyTotals();
+    const seq = ++this.seq;
+    return (await this.request(seq, { type: 'totals', seq })) as StreamTotals;
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     const worker = this.worker;
@@ -127,10 +135,11 @@ export class Emitter {
   private onMessage(m: FromWorker) {
     switch (m.type) {
       case 'applied':
-      case 'stats': {
+      case 'stats':
+      case 'totals': {
         const w = this.waiting.get(m.seq);
         this.waiting.delete(m.seq);
-        w?.resolve(m.type === 'stats' ? m.stats : m);
+        w?.resolve(m.type === 'stats' ? m.stats : m.type === 'totals' ? m.totals : m);
         return;
       }
       case 'alert':

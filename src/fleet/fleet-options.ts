@@ -1,0 +1,102 @@
+/**
+ * Options of `lidar-sensor fleet`: how many units, where (addresses, port, data directories), and how
+ * they run (process model, the supervisor's aggregated /metrics endpoint).
+ */
+import { parseArgs } from 'node:util';
+
+export type ProcessModel = 'process' | 'shared';
+export const PROCESS_MODELS: readonly ProcessModel[] = ['process', 'shared'];
+
+export interface FleetOptions {
+  count: number | undefined;
+  file: string | undefined;
+  product: string;
+  baseAddress: string;
+  port: number;
+  dataRoot: string;
+  serialBase: string | undefined;
+  processModel: ProcessModel;
+  metricsAddress: string;
+  /** 0: a free port chosen by the OS (printed at start). */
+  metricsPort: number;
+  logLevel: string;
+}
+
+export class FleetUsageError extends Error {}
+
+export const FLEET_HELP = `Usage: lidar-sensor fleet (--count N | --file FLEET.yaml) [options]
+
+Starts many simulated sensors, each a complete unit on its own address with its own data directory,
+serial and identity, and supervises them.
+
+  --count N                 number of units (with --file: units beyond the file's list use the defaults)
+  --file FILE               fleet file (YAML or JSON) listing units: name, product, serial, address, port,
+                            mode (lidar_mode on first boot), config (first boot), replay, args
+  --product MODEL           product model of units that name none (default OS-1-128)
+  --base-address ADDRESS    address of the first unit; unit n gets ADDRESS + n (default 127.0.1.1)
+  --port PORT               HTTP port of every unit (default 80, like a real unit)
+  --data-root DIR           unit n keeps its data in DIR/<name> (default ./fleet-data)
+  --serial-base DIGITS      unit n gets serial DIGITS + n (default: each unit generates and keeps its own)
+  --process-model MODEL     process: one child process per unit, restarted when it dies (default);
+                            shared: every unit in this process (less memory, no crash isolation)
+  --metrics-address ADDRESS address of the fleet endpoint (GET /metrics, GET /units) (default 127.0.0.1)
+  --metrics-port PORT       its port; 0 = any free port (default 9464)
+  --log-level LEVEL         log level of the supervisor and the units (default info)
+  -h, --help                this text`;
+
+function integer(name: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw new FleetUsageError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(text)}`);
+  return value;
+}
+
+export function parseFleetOptions(argv: readonly string[]): FleetOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        count: { type: 'string' },
+        file: { type: 'string' },
+        product: { type: 'string', default: 'OS-1-128' },
+        'base-address': { type: 'string', default: '127.0.1.1' },
+        port: { type: 'string', default: '80' },
+        'data-root': { type: 'string', default: './fleet-data' },
+        'serial-base': { type: 'string' },
+        'process-model': { type: 'string', default: 'process' },
+        'metrics-address': { type: 'string', default: '127.0.0.1' },
+        'metrics-port': { type: 'string', default: '9464' },
+        'log-level': { type: 'string', default: 'info' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new FleetUsageError((error as Error).message);
+  }
+  if (values.help) return 'help';
+  if (values.count === undefined && values.file === undefined)
+    throw new FleetUsageError('give --count N or --file FLEET.yaml');
+  const processModel = values['process-model'] as ProcessModel;
+  if (!PROCESS_MODELS.includes(processModel))
+    throw new FleetUsageError(
+      `--process-model must be one of ${PROCESS_MODELS.join(', ')}; got ${JSON.stringify(processModel)}`,
+    );
+  if (values['serial-base'] !== undefined && !/^\d{1,12}$/.test(values['serial-base']))
+    throw new FleetUsageError(`--serial-base must be decimal digits; got ${JSON.stringify(values['serial-base'])}`);
+  return {
+    count: values.count === undefined ? undefined : integer('--count', values.count, 1, 1024),
+    file: values.file,
+    product: values.product,
+    baseAddress: values['base-address'],
+    port: integer('--port', values.port, 1, 65535),
+    dataRoot: values['data-root'],
+    serialBase: values['serial-base'],
+    processModel,
+    metricsAddress: values['metrics-address'],
+    metricsPort: integer('--metrics-port', values['metrics-port'], 0, 65535),
+    logLevel: values['log-level'],
+  };
+}

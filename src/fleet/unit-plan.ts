@@ -1,0 +1,96 @@
+/**
+ * From the fleet options (and file) to one plan per unit: name, address, port, data directory,
+ * serial, the unit's command-line options and its first-boot configuration. Pure.
+ */
+import { join } from 'node:path';
+import type { FleetFile, UnitEntry } from './fleet-file.js';
+import type { FleetOptions } from './fleet-options.js';
+
+export interface UnitPlan {
+  name: string;
+  address: string;
+  port: number;
+  dataDir: string;
+  product: string;
+  serial: string | undefined;
+  /** The unit's options, as `lidar-sensor` takes them. */
+  args: string[];
+  /** Set (reinit + persist) once, on the first boot of a new data directory; null: nothing. */
+  firstBootConfig: Record<string, unknown> | null;
+}
+
+export class FleetPlanError extends Error {}
+
+function ipv4ToInt(address: string): number {
+  const parts = address.split('.').map(Number);
+  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255))
+    throw new FleetPlanError(`not an IPv4 address: ${JSON.stringify(address)}`);
+  return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
+}
+
+function intToIpv4(value: number): string {
+  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+}
+
+/** `base` + `offset`, refusing to run past 255.255.255.255. */
+export function nthAddress(base: string, offset: number): string {
+  const value = ipv4ToInt(base) + offset;
+  if (value > 0xffffffff) throw new FleetPlanError(`address ${base} + ${offset} is past 255.255.255.255`);
+  return intToIpv4(value);
+}
+
+export function planUnits(options: FleetOptions, file: FleetFile | null): UnitPlan[] {
+  const listed = file?.units ?? [];
+  const count = Math.max(options.count ?? 0, listed.length);
+  const defaults = file?.defaults ?? {};
+  const plans: UnitPlan[] = [];
+  for (let index = 0; index < count; index++) {
+    const entry: UnitEntry = { ...defaults, ...(listed[index] ?? {}) };
+    const name = entry.name ?? `unit-${index + 1}`;
+    const address = entry.address ?? nthAddress(options.baseAddress, index);
+    const port = entry.port ?? options.port;
+    const product = entry.product ?? options.product;
+    const serial =
+      entry.serial ??
+      (options.serialBase === undefined ? undefined : String(BigInt(options.serialBase) + BigInt(index)));
+    const dataDir = join(options.dataRoot, name);
+    const args = [
+      '--host',
+      address,
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--product',
+      product,
+      '--log-level',
+      options.logLevel,
+    ];
+    if (serial !== undefined) args.push('--serial', serial);
+    if (entry.replay) args.push('--replay', entry.replay);
+    args.push(...(entry.args ?? []));
+    const firstBoot = { ...(entry.mode ? { lidar_mode: entry.mode } : {}), ...(entry.config ?? {}) };
+    plans.push({
+      name,
+      address,
+      port,
+      dataDir,
+      product,
+      serial,
+      args,
+      firstBootConfig: Object.keys(firstBoot).length ? firstBoot : null,
+    });
+  }
+  const seen = new Map<string, string>();
+  for (const plan of plans) {
+    const where = `${plan.address}:${plan.port}`;
+    const clash = seen.get(where) ?? seen.get(plan.name);
+    if (clash)
+      throw new FleetPlanError(
+        `units ${clash} and ${plan.name} share ${seen.has(where) ? where : 'a name'}; each unit needs its own address and name`,
+      );
+    seen.set(where, plan.name);
+    seen.set(plan.name, plan.name);
+  }
+  return plans;
+}

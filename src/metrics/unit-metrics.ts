@@ -1,0 +1,193 @@
+/**
+ * The Prometheus metrics of one unit: state, data plane counters, alerts and telemetry are read from
+ * the device core when scraped (nothing is sampled in between); HTTP requests are counted as they are
+ * answered (src/metrics/metrics-plugin.ts). One registry per unit, so many units in one process never
+ * mix their figures.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Sensor } from '../sensor/sensor.js';
+import { imageRev } from '../model/identity.js';
+import { SENSOR_STATUSES } from '../sensor/status.js';
+import { PHASE_LOCK_STATUSES, type TelemetryReading } from '../hal/telemetry.js';
+import type { StreamStats } from '../udp/emitter-protocol.js';
+import type { StreamTotals } from '../udp/stream-totals.js';
+
+const PREFIX = 'lidar_sensor_';
+
+/** Request latency buckets, seconds: most answers take well under a millisecond, uploads and dumps seconds. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface UnitMetrics {
+  registry: Registry;
+  /** The exposition text of one scrape. A part that cannot be read (worker restarting) is left out. */
+  render(): Promise<string>;
+  /** Records one answered request. `route` is the route pattern (bounded), never the raw URL. */
+  observeRequest(method: string, route: string, statusCode: number, seconds: number): void;
+  /** Stops listening to the device core. */
+  close(): void;
+}
+
+/** What a scrape reads asynchronously (worker counters, a telemetry sample), fetched once before rendering. */
+interface Latest {
+  streams: StreamTotals | null;
+  telemetry: TelemetryReading | null;
+}
+
+export function createUnitMetrics(sensor: Sensor): UnitMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const latest: Latest = { streams: null, telemetry: null };
+
+  new Gauge({
+    name: `${PREFIX}info`,
+    help: 'Identity of the unit (always 1)',
+    labelNames: ['serial', 'product', 'firmware'],
+    registers,
+    collect() {
+      this.reset();
+      const identity = sensor.identity;
+      this.set(
+        { serial: identity.serialNumber, product: sensor.product.name, firmware: imageRev(identity.firmware) },
+        1,
+      );
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}status`,
+    help: 'Unit status: 1 for the current one (sensor_info.status), 0 for the others',
+    labelNames: ['status'],
+    registers,
+    collect() {
+      for (const status of SENSOR_STATUSES) this.set({ status }, status === sensor.status ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}initialization_id`,
+    help: 'initialization_id of the running configuration',
+    registers,
+    collect() {
+      this.set(sensor.initializationId);
+    },
+  });
+  const reinits = new Counter({
+    name: `${PREFIX}reinits_total`,
+    help: 'Reinitializations and restarts completed since the process started',
+    registers,
+  });
+  const restarts = new Counter({
+    name: `${PREFIX}restarts_total`,
+    help: 'Restarts (simulated reboots) begun since the process started',
+    registers,
+  });
+  const onReinit = () => reinits.inc();
+  const onRestart = () => restarts.inc();
+  sensor.on('reinit', onReinit);
+  sensor.on('restart', onRestart);
+
+  registerStreamCounters(latest, registers);
+
+  new Gauge({
+    name: `${PREFIX}alert_active`,
+    help: 'Active alerts (1 per active alert id)',
+    labelNames: ['id', 'category', 'level'],
+    registers,
+    collect() {
+      this.reset();
+      for (const alert of sensor.alerts.snapshot().active)
+        this.set({ id: alert.id, category: alert.category, level: alert.level }, 1);
+    },
+  });
+
+  registerTelemetry(latest, registers);
+
+  const requests = new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    registers,
+  });
+  const latency = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: 'Time from request to response, by method and route pattern',
+    labelNames: ['method', 'route'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+
+  return {
+    registry,
+    async render() {
+      const [streams, telemetry] = await Promise.all([
+        sensor.streamTotals(),
+        sensor.telemetry.read().catch(() => null),
+      ]);
+      latest.streams = streams;
+      latest.telemetry = telemetry;
+      return registry.metrics();
+    },
+    observeRequest(method, route, statusCode, seconds) {
+      requests.inc({ method, route, status_code: String(statusCode) });
+      latency.observe({ method, route }, seconds);
+    },
+    close() {
+      sensor.off('reinit', onReinit);
+      sensor.off('restart', onRestart);
+    },
+  };
+}
+
+/** Datagrams, bytes, failed sends and skipped slots per stream, from the data plane worker. */
+function registerStreamCounters(latest: Latest, registers: Registry[]): void {
+  const fields = {
+    sent: ['udp_packets_sent_total', 'UDP datagrams sent, per stream'],
+    bytes: ['udp_bytes_sent_total', 'UDP payload bytes sent, per stream'],
+    failed: ['udp_send_errors_total', 'UDP sends that failed, per stream'],
+    skipped: ['udp_packets_skipped_total', 'Packet slots dropped because the sender fell behind, per stream'],
+  } as const;
+  for (const [field, [name, help]] of Object.entries(fields) as [keyof StreamStats, readonly [string, string]][]) {
+    new Counter({
+      name: PREFIX + name,
+      help,
+      labelNames: ['stream'],
+      registers,
+      collect() {
+        this.reset();
+        if (latest.streams)
+          for (const stream of ['lidar', 'imu'] as const) this.inc({ stream }, latest.streams[stream][field]);
+      },
+    });
+  }
+}
+
+/** The readings of GET /api/v1/sensor/telemetry; a quantity the unit cannot measure is left out. */
+function registerTelemetry(latest: Latest, registers: Registry[]): void {
+  const quantity = (name: string, help: string, value: (r: TelemetryReading) => number | undefined) =>
+    new Gauge({
+      name: PREFIX + name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        const v = latest.telemetry && value(latest.telemetry);
+        if (v !== undefined && v !== null) this.set(v);
+      },
+    });
+  quantity('input_voltage_volts', 'Input voltage', (r) =>
+    r.input_voltage_mv === undefined ? undefined : r.input_voltage_mv / 1000,
+  );
+  quantity('input_current_amperes', 'Input current', (r) =>
+    r.input_current_ma === undefined ? undefined : r.input_current_ma / 1000,
+  );
+  quantity('internal_temperature_celsius', 'Internal temperature', (r) => r.internal_temperature_deg_c);
+  new Gauge({
+    name: `${PREFIX}phase_lock_status`,
+    help: 'Phase lock: 1 for the current status, 0 for the others',
+    labelNames: ['status'],
+    registers,
+    collect() {
+      this.reset();
+      const current = latest.telemetry?.phase_lock_status;
+      if (current) for (const status of PHASE_LOCK_STATUSES) this.set({ status }, status === current ? 1 : 0);
+    },
+  });
+}

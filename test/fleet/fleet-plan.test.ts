@@ -1,0 +1,128 @@
+/** Fleet planning, the fleet file and the metrics merge: pure functions, checked without processes. */
+import { describe, expect, it } from 'vitest';
+import { parseFleetFile } from '../../src/fleet/fleet-file.js';
+import { FleetUsageError, parseFleetOptions, type FleetOptions } from '../../src/fleet/fleet-options.js';
+import { mergeExpositions, withUnitLabel } from '../../src/fleet/merge-metrics.js';
+import { nthAddress, planUnits } from '../../src/fleet/unit-plan.js';
+import { parseMetrics, valueOf } from '../helpers/prometheus.js';
+
+const options = (argv: string[]) => parseFleetOptions(argv) as FleetOptions;
+
+describe('fleet options and plans', () => {
+  it('gives unit n the base address + n, its own data directory and the serial base + n', () => {
+    const plans = planUnits(
+      options([
+        '--count',
+        '3',
+        '--base-address',
+        '127.0.1.254',
+        '--data-root',
+        '/d',
+        '--serial-base',
+        '122201000000',
+        '--port',
+        '8080',
+      ]),
+      null,
+    );
+    expect(plans.map((p) => [p.name, p.address, p.dataDir, p.serial])).toEqual([
+      ['unit-1', '127.0.1.254', '/d/unit-1', '122201000000'],
+      ['unit-2', '127.0.1.255', '/d/unit-2', '122201000001'],
+      ['unit-3', '127.0.2.0', '/d/unit-3', '122201000002'],
+    ]);
+    expect(plans[2].args).toEqual([
+      '--host',
+      '127.0.2.0',
+      '--port',
+      '8080',
+      '--data-dir',
+      '/d/unit-3',
+      '--product',
+      'OS-1-128',
+      '--log-level',
+      'info',
+      '--serial',
+      '122201000002',
+    ]);
+    expect(plans[0].firstBootConfig).toBeNull();
+  });
+
+  it('defaults to port 80 and one process per unit', () => {
+    const o = options(['--count', '1']);
+    expect([o.port, o.processModel, o.baseAddress]).toEqual([80, 'process', '127.0.1.1']);
+  });
+
+  it('refuses bad options with a message naming them', () => {
+    expect(() => parseFleetOptions([])).toThrow(FleetUsageError);
+    expect(() => parseFleetOptions(['--count', '0'])).toThrow(/--count must be an integer from 1/);
+    expect(() => parseFleetOptions(['--count', '2', '--process-model', 'threads'])).toThrow(
+      /--process-model must be one of process, shared/,
+    );
+    expect(() => parseFleetOptions(['--count', '2', '--bogus'])).toThrow(FleetUsageError);
+    expect(() => nthAddress('255.255.255.255', 1)).toThrow(/past 255.255.255.255/);
+  });
+
+  it('takes units from a fleet file: product, serial, address, mode, config, replay and extra options', () => {
+    const file = parseFleetFile(
+      [
+        'defaults: { product: OS-2-32, port: 8080 }',
+        'units:',
+        '  - { name: roof, serial: "122201000042", address: 127.0.9.9, mode: 2048x10, replay: rec/roof.pcap }',
+        '  - { config: { udp_dest: 127.0.0.1 }, args: [--log-level, debug] }',
+      ].join('\n'),
+      '/fleet',
+    );
+    const plans = planUnits(options(['--count', '3']), file);
+    expect(plans.map((p) => [p.name, p.address, p.port, p.product, p.serial])).toEqual([
+      ['roof', '127.0.9.9', 8080, 'OS-2-32', '122201000042'],
+      ['unit-2', '127.0.1.2', 8080, 'OS-2-32', undefined],
+      ['unit-3', '127.0.1.3', 8080, 'OS-2-32', undefined],
+    ]);
+    expect(plans[0].args).toEqual(expect.arrayContaining(['--replay', '/fleet/rec/roof.pcap']));
+    expect(plans[0].firstBootConfig).toEqual({ lidar_mode: '2048x10' });
+    expect(plans[1].firstBootConfig).toEqual({ udp_dest: '127.0.0.1' });
+    expect(plans[1].args.slice(-2)).toEqual(['--log-level', 'debug']);
+  });
+
+  it('refuses a fleet file with unknown keys, bad values or two units on one address', () => {
+    expect(() => parseFleetFile('units: [{ serail: "1" }]', '/')).toThrow(/additional properties \(serail\)/);
+    expect(() => parseFleetFile('units: [{ address: 300.1.1.1 }]', '/')).toThrow(
+      /\/units\/0\/address must match format "ipv4"/,
+    );
+    expect(() => parseFleetFile('units: [', '/')).toThrow(/not valid YAML\/JSON/);
+    const clash = parseFleetFile('units: [{ address: 127.0.1.2 }]', '/');
+    expect(() => planUnits(options(['--count', '2']), { ...clash, units: [{ address: '127.0.1.2' }] })).toThrow(
+      /share 127.0.1.2:80/,
+    );
+  });
+});
+
+describe("merging the units' metrics", () => {
+  it('adds a unit label to every sample, escaped', () => {
+    expect(withUnitLabel('a_total 3', 'u1')).toBe('a_total{unit="u1"} 3');
+    expect(withUnitLabel('a_total{stream="lidar"} 3', 'u"2')).toBe('a_total{unit="u\\"2",stream="lidar"} 3');
+    expect(withUnitLabel('# HELP x y', 'u')).toBeNull();
+  });
+
+  it('groups each family once, with the samples of every unit', () => {
+    const text = (sent: number) =>
+      [
+        '# HELP s_total sent',
+        '# TYPE s_total counter',
+        `s_total{stream="lidar"} ${sent}`,
+        '# HELP g temp',
+        '# TYPE g gauge',
+        'g 40',
+        '',
+      ].join('\n');
+    const merged = mergeExpositions([
+      { unit: 'a', text: text(1) },
+      { unit: 'b', text: text(2) },
+    ]);
+    expect(merged.match(/# TYPE s_total counter/g)).toHaveLength(1);
+    const families = parseMetrics(merged);
+    expect(valueOf(families, 's_total', { unit: 'a', stream: 'lidar' })).toBe(1);
+    expect(valueOf(families, 's_total', { unit: 'b', stream: 'lidar' })).toBe(2);
+    expect(valueOf(families, 'g', { unit: 'b' })).toBe(40);
+  });
+});
