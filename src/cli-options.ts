@@ -7,6 +7,9 @@ import { HAL_KINDS, type HalKind } from './hal/types.js';
 import { DEFAULT_PRODUCT } from './sensor/products.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
 import { DEFAULT_MAX_BOOT_ATTEMPTS } from './firmware/slot-state.js';
+import type { MdnsMode } from './discovery/mdns-advertiser.js';
+
+const MDNS_MODES: readonly MdnsMode[] = ['auto', 'on', 'off'];
 
 export interface CliOptions {
   host: string;
@@ -29,6 +32,8 @@ export interface CliOptions {
   ptp4lSocket: string | undefined;
   ptp4lConfig: string | undefined;
   ptp4lRestartCommand: string[] | undefined;
+  /** mDNS / DNS-SD advertisement: auto = on when listening on a non-loopback address. */
+  mdns: MdnsMode;
 }
 
 export interface OptionSpec {
@@ -38,6 +43,8 @@ export interface OptionSpec {
   default: string | undefined;
   valueName: string;
   help: string;
+  /** A switch: `--flag` sets "on", `--no-flag` sets "off" (the environment takes the value words). */
+  negatable?: true;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -58,6 +65,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { flag: 'ptp4l-socket', key: 'ptp4lSocket', env: 'SENSOR_PTP4L_SOCKET', default: undefined, valueName: 'PATH', help: 'linux HAL: ptp4l\'s management socket (uds_address); default /var/run/ptp4l' },
   { flag: 'ptp4l-config', key: 'ptp4lConfig', env: 'SENSOR_PTP4L_CONFIG', default: undefined, valueName: 'FILE', help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)' },
   { flag: 'ptp4l-restart-command', key: 'ptp4lRestartCommand', env: 'SENSOR_PTP4L_RESTART_COMMAND', default: undefined, valueName: 'COMMAND', help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"' },
+  { flag: 'mdns', key: 'mdns', env: 'SENSOR_MDNS', default: 'auto', valueName: MDNS_MODES.join('|'), negatable: true, help: 'mDNS / DNS-SD advertisement (_roger._tcp, _ouster-lidar._tcp): `--mdns` on, `--no-mdns` off; auto: on when --host is not a loopback address' },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -66,7 +74,7 @@ export class UsageError extends Error {}
 export function helpText(program = 'lidar-sensor'): string {
   const lines = [`Usage: ${program} [options]`, '', 'Starts a lidar sensor management server (a simulated sensor by default).', '', 'Options:'];
   for (const o of OPTION_SPECS) {
-    const left = `  --${o.flag} ${o.valueName}`;
+    const left = o.negatable ? `  --${o.flag}, --no-${o.flag}` : `  --${o.flag} ${o.valueName}`;
     const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
     lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
   }
@@ -82,7 +90,8 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       args: [...argv],
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: 'string' as const }])),
+        ...Object.fromEntries(OPTION_SPECS.map((o) => [o.flag, { type: o.negatable ? ('boolean' as const) : ('string' as const) }])),
+        ...Object.fromEntries(OPTION_SPECS.filter((o) => o.negatable).map((o) => [`no-${o.flag}`, { type: 'boolean' as const }])),
       },
       strict: true,
       allowPositionals: false,
@@ -93,13 +102,16 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (parsed.values.help) return 'help';
   const raw: Record<string, string | undefined> = {};
   for (const o of OPTION_SPECS) {
-    const value = (parsed.values as Record<string, string | undefined>)[o.flag] ?? env[o.env] ?? o.default;
+    const values = parsed.values as Record<string, string | boolean | undefined>;
+    const switched = o.negatable ? (values[`no-${o.flag}`] ? 'off' : values[o.flag] ? 'on' : undefined) : undefined;
+    const value = switched ?? (values[o.flag] as string | undefined) ?? env[o.env] ?? o.default;
     raw[o.key] = value;
   }
   const port = Number(raw.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0..65535; got ${JSON.stringify(raw.port)}`);
   if (!(HAL_KINDS as readonly string[]).includes(raw.hal ?? '')) throw new UsageError(`--hal must be one of ${HAL_KINDS.join(', ')}; got ${JSON.stringify(raw.hal)}`);
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel ?? '')) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(raw.logLevel)}`);
+  if (!(MDNS_MODES as readonly string[]).includes(raw.mdns ?? '')) throw new UsageError(`SENSOR_MDNS must be one of ${MDNS_MODES.join(', ')}; got ${JSON.stringify(raw.mdns)}`);
   if (!raw.host) throw new UsageError('--host must not be empty');
   if (!raw.dataDir) throw new UsageError('--data-dir must not be empty');
   const firmwareMaxBytes = Number(raw.firmwareMaxBytes);
@@ -123,6 +135,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     ptp4lSocket: raw.ptp4lSocket || undefined,
     ptp4lConfig: raw.ptp4lConfig || undefined,
     ptp4lRestartCommand: raw.ptp4lRestartCommand?.trim() ? raw.ptp4lRestartCommand.trim().split(/\s+/) : undefined,
+    mdns: raw.mdns as MdnsMode,
   };
 }
 
@@ -133,7 +146,7 @@ export function optionsTableMarkdown(): string {
     '| Option | Environment | Default | Meaning |',
     '|---|---|---|---|',
     ...OPTION_SPECS.map(
-      (o) => `| \`--${o.flag} ${escape(o.valueName)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
+      (o) => `| \`${o.negatable ? `--${o.flag}\` / \`--no-${o.flag}` : `--${o.flag} ${escape(o.valueName)}`}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escape(o.help)} |`,
     ),
   ].join('\n');
 }

@@ -15,6 +15,7 @@ import { findProduct, PRODUCT_NAMES } from './sensor/products.js';
 import { Sensor } from './sensor/sensor.js';
 import { openDatabase, type SqliteDatabase } from './store/database.js';
 import { KV_KEYS, KvStore } from './store/kv-store.js';
+import { mdnsEnabled, startMdnsAdvertiser } from './discovery/mdns-advertiser.js';
 
 export class StartupError extends Error {}
 
@@ -60,11 +61,21 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
     const sensor = await Sensor.start({ db, hal, identity, log: logger, alerts, bindAddress: bindAddressFor(options.host), firmwareMaxBytes: options.firmwareMaxBytes });
     const app = await buildApp(sensor, { logger, recentLog });
     const address = await app.listen({ host: options.host, port: options.port });
+    const port = (app.server.address() as { port: number }).port;
+    const log = logger.child({ component: 'mdns' });
+    // Discovery is a convenience: a unit that cannot advertise (port 5353 taken exclusively) still serves.
+    const mdns = mdnsEnabled(options.mdns, options.host)
+      ? await startMdnsAdvertiser({ sensor, host: options.host, port, log }).catch((err: unknown) => {
+          log.warn({ err }, 'mdns advertisement could not start');
+          return null;
+        })
+      : null;
     return {
       app,
       sensor,
       url: address,
       async close() {
+        await mdns?.close();
         await app.close();
         await sensor.close();
         db.close();
