@@ -19,6 +19,7 @@ import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { timeRoutes } from './routes/time.js';
 import { networkRoutes } from './routes/network.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
+import { webRoutes } from './web/web-routes.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -73,6 +74,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
 
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { sensor });
   await app.register(diagnosticsRoutes, { sensor, recentLog: options.recentLog });
+  await app.register(webRoutes, { sensor });
   await app.ready();
   return app;
 }

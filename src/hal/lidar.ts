@@ -1,4 +1,5 @@
 import type { SensorConfig } from '../config/registry.js';
+import type { PreviewFrame } from '../udp/preview-frame.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {
@@ -24,5 +25,10 @@ export interface LidarHal {
   apply(run: StreamRun | null): Promise<void>;
   /** The `alert_flags` byte of packet headers (udp-packets.md), pushed whenever the alert log changes. */
   setAlertFlags(flags: number): void;
+  /**
+   * Live-view pictures of what the lidar stream sends, a few a second, to `listener` until the returned
+   * function is called (null: nothing is sent). Optional: a data path without a picture leaves it out.
+   */
+  watchPreview?(listener: (frame: PreviewFrame | null) => void): () => void;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@ import type { FullScaleRange, LidarProfile } from '../config/registry.js';
 import type { ReturnSettings } from './lidar-image.js';
 import type { BeamGeometry } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
+import type { PreviewFrame } from './preview-frame.js';
 
 export interface LidarStreamPlan {
   host: string;
@@ -68,13 +69,16 @@ export type AlertEvent =
 export type ToWorker =
   | { type: 'apply'; seq: number; plan: EmitterPlan | null }
   | { type: 'stats'; seq: number }
+  /** The live view's tap (src/udp/preview-tap.ts): on while somebody watches. */
+  | { type: 'preview'; on: boolean }
   | { type: 'close' };
 
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'applied'; seq: number; error?: string }
   | { type: 'stats'; seq: number; stats: EmitterStats }
-  | { type: 'alert'; runSeq: number; event: AlertEvent };
+  | { type: 'alert'; runSeq: number; event: AlertEvent }
+  | { type: 'preview'; frame: PreviewFrame | null };
 
 /** Layout of the SharedArrayBuffer both threads hold (Int32 slots). */
 export const SHARED_ALERT_FLAGS = 0;

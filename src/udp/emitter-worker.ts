@@ -10,6 +10,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { AlertEvent, FromWorker, ToWorker } from './emitter-protocol.js';
 import { SHARED_ALERT_FLAGS, SHARED_WAKE } from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
+import { PreviewTap } from './preview-tap.js';
 
 if (!parentPort) throw new Error('emitter-worker must run as a worker thread');
 const port: MessagePort = parentPort;
@@ -37,6 +38,7 @@ const post = (message: FromWorker) => port.postMessage(message);
 
 let run: EmitterRun | null = null;
 let queue: Promise<void> = Promise.resolve();
+const preview = new PreviewTap(() => run?.previewSource() ?? null, (frame) => post({ type: 'preview', frame }));
 
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {
@@ -62,7 +64,11 @@ async function handle(message: ToWorker): Promise<void> {
     case 'stats':
       post({ type: 'stats', seq: message.seq, stats: run?.stats() ?? { initId: null, lidar: null, imu: null } });
       return;
+    case 'preview':
+      preview.set(message.on);
+      return;
     case 'close':
+      preview.set(false);
       run?.stop();
       run = null;
       port.close();

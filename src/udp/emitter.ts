@@ -13,6 +13,7 @@ import {
   type FromWorker,
   type ToWorker,
 } from './emitter-protocol.js';
+import type { PreviewFrame } from './preview-frame.js';
 import { startSiblingWorker } from './worker-file.js';
 
 export interface EmitterEvents {
@@ -20,6 +21,8 @@ export interface EmitterEvents {
   alert(runSeq: number, event: AlertEvent): void;
   /** The worker died; streams are down until the next apply (which starts a new worker). */
   crashed(error: Error): void;
+  /** A live-view picture (null: no lidar stream runs), while setPreview(true). */
+  preview?(frame: PreviewFrame | null): void;
 }
 
 interface Waiter {
@@ -33,6 +36,7 @@ export class Emitter {
   private seq = 0;
   private readonly waiting = new Map<number, Waiter>();
   private closing = false;
+  private previewOn = false;
 
   constructor(private readonly events: EmitterEvents) {}
 
@@ -57,6 +61,14 @@ export class Emitter {
   /** The `alert_flags` byte of the packets sent from now on. */
   setAlertFlags(flags: number): void {
     Atomics.store(this.shared, SHARED_ALERT_FLAGS, flags & 0xff);
+  }
+
+  /** Starts or stops the live-view pictures; without a worker (nothing streams) there are none to send. */
+  setPreview(on: boolean): void {
+    this.previewOn = on;
+    if (!this.worker) return;
+    this.worker.postMessage({ type: 'preview', on } satisfies ToWorker);
+    this.wake();
   }
 
   async stats(): Promise<EmitterStats> {
@@ -104,6 +116,7 @@ export class Emitter {
     worker.on('error', (err) => this.onExit(worker, err));
     worker.on('exit', (code) => this.onExit(worker, new Error(`emitter worker exited with code ${code}`)));
     this.worker = worker;
+    if (this.previewOn) worker.postMessage({ type: 'preview', on: true } satisfies ToWorker);
     return worker;
   }
 
@@ -118,6 +131,9 @@ export class Emitter {
       }
       case 'alert':
         this.events.alert(m.runSeq, m.event);
+        return;
+      case 'preview':
+        this.events.preview?.(m.frame);
         return;
       case 'ready':
         return;

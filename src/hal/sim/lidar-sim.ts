@@ -13,6 +13,7 @@ import { Emitter } from '../../udp/emitter.js';
 import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../../udp/emitter-protocol.js';
 import type { StreamAlertIds } from '../../udp/stream-alerts.js';
 import type { LidarHal, StreamRun } from '../lidar.js';
+import type { PreviewFrame } from '../../udp/preview-frame.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -94,6 +95,7 @@ export class SimLidar implements LidarHal {
   private lastPlan: EmitterPlan | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly previewListeners = new Set<(frame: PreviewFrame | null) => void>();
 
   constructor(private readonly alerts: AlertSink) {
     this.emitter = new Emitter({
@@ -103,6 +105,7 @@ export class SimLidar implements LidarHal {
         else this.alerts.clear(event.id, event.reason);
       },
       crashed: () => this.restartAfterCrash(),
+      preview: (frame) => this.previewListeners.forEach((listener) => listener(frame)),
     });
   }
 
@@ -113,6 +116,16 @@ export class SimLidar implements LidarHal {
     this.lastPlan = plan;
     this.currentSeq = this.emitter.nextSeq;
     await this.emitter.apply(plan);
+  }
+
+  /** The worker's tap runs only while at least one listener watches. */
+  watchPreview(listener: (frame: PreviewFrame | null) => void): () => void {
+    this.previewListeners.add(listener);
+    if (this.previewListeners.size === 1) this.emitter.setPreview(true);
+    return () => {
+      if (!this.previewListeners.delete(listener)) return;
+      if (this.previewListeners.size === 0 && !this.closed) this.emitter.setPreview(false);
+    };
   }
 
   setAlertFlags(flags: number): void {
