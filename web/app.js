@@ -222,6 +222,9 @@ const PALETTE = (() => {
   return table;
 })();
 
+// Reflectivity of most surfaces is low: a square-root curve shows them apart.
+const GREY = Uint8ClampedArray.from({ length: 256 }, (_, v) => Math.round(255 * Math.sqrt(v / 255)));
+
 function draw(canvas, bytes, width, height, colour) {
   if (canvas.width !== width || canvas.height !== height) Object.assign(canvas, { width, height });
   const ctx = canvas.getContext('2d');
@@ -229,7 +232,7 @@ function draw(canvas, bytes, width, height, colour) {
   for (let i = 0; i < bytes.length; i++) {
     const v = bytes[i];
     if (colour) img.data.set(PALETTE.subarray(v * 4, v * 4 + 4), i * 4);
-    else img.data.set([v, v, v, 255], i * 4);
+    else img.data.set([GREY[v], GREY[v], GREY[v], 255], i * 4);
   }
   ctx.putImageData(img, 0, 0);
 }
@@ -328,6 +331,12 @@ function plotTelemetry() {
       else ctx.lineTo(x, y);
     });
     ctx.stroke();
+    // The latest sample as a dot: visible even before there is a line.
+    const [at, v] = points[points.length - 1];
+    ctx.fillStyle = s.colour;
+    ctx.beginPath();
+    ctx.arc(40 + ((at - (now - TELEMETRY_WINDOW_MS)) / TELEMETRY_WINDOW_MS) * (W - 44) - 3, top + 14 + (1 - (v - lo) / (hi - lo)) * (band - 20), 3, 0, 2 * Math.PI);
+    ctx.fill();
   });
   ctx.fillStyle = '#6a7585';
   ctx.fillText('−10 min', 40, H - 6);

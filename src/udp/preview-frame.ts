@@ -9,7 +9,13 @@ import type { LidarImage } from './lidar-image.js';
 export const PREVIEW_COLUMN_STEP = 4;
 
 /** The part of a frame image the picture needs. */
-export type PreviewImage = Pick<LidarImage, 'columns' | 'pixels' | 'range1' | 'reflectivity1'>;
+export type PreviewImage = Pick<LidarImage, 'columns' | 'pixels' | 'range1' | 'reflectivity1'> & {
+  /**
+   * Per row, the `pixel_shift_by_row` of lidar_data_format: a row's beams point that many columns off,
+   * so the picture is destaggered (each row rolled back) to show the scene as it is.
+   */
+  pixelShiftByRow: readonly number[];
+};
 
 export interface PreviewFrame {
   initId: number;
@@ -38,10 +44,11 @@ export function previewOf(image: PreviewImage, columnWindow: readonly [number, n
   let maxMm = 1;
   for (let i = 0; i < image.range1.length; i++) maxMm = Math.max(maxMm, image.range1[i]);
   const scale = 254 / Math.sqrt(maxMm);
+  const columns = image.columns;
   for (let x = 0; x < width; x++) {
-    const m = x * PREVIEW_COLUMN_STEP;
-    if (!inWindow(m, columnWindow)) continue;
     for (let y = 0; y < height; y++) {
+      const m = (((x * PREVIEW_COLUMN_STEP - (image.pixelShiftByRow[y] ?? 0)) % columns) + columns) % columns;
+      if (!inWindow(m, columnWindow)) continue;
       const ray = m * height + y;
       const mm = image.range1[ray];
       range[y * width + x] = mm === 0 ? 0 : 1 + Math.round(Math.sqrt(mm) * scale);
