@@ -80,15 +80,15 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     expect(await page.locator('#config-fields label').count()).toBe(Object.keys(await config()).length);
     // 1024 columns, every 4th: 256 wide.
     await expect.poll(imageWidth, { timeout: 10_000 }).toBe('256');
-    await page.waitForFunction(() => document.querySelector('#telemetry-now')?.textContent?.includes('°C'));
+    await expect.poll(() => page.locator('#telemetry-now').textContent()).toContain('°C');
 
-    const timing = await page.evaluate(() => {
+    // Browser-side code as text: this file is type-checked without the DOM library.
+    const timing = await page.evaluate<{ firstContentfulPaintMs?: number; pageBytes: number }>(`(() => {
       const paint = performance.getEntriesByName('first-contentful-paint')[0]?.startTime;
-      const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
-      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-      const assets = [nav, ...resources.filter((r) => r.name.includes('/web/') && !r.name.includes('/web/api/'))];
+      const nav = performance.getEntriesByType('navigation')[0];
+      const assets = [nav, ...performance.getEntriesByType('resource').filter((r) => r.name.includes('/web/') && !r.name.includes('/web/api/'))];
       return { firstContentfulPaintMs: paint, pageBytes: assets.reduce((sum, r) => sum + r.encodedBodySize, 0) };
-    });
+    })()`);
     console.log(`web page: first contentful paint ${timing.firstContentfulPaintMs?.toFixed(0)} ms, page weight ${(timing.pageBytes / 1024).toFixed(1)} KB`);
     await page.screenshot({ path: join(SCREENSHOTS, 'overview.png'), fullPage: true });
   });
@@ -134,7 +134,7 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     await page.click('#firmware-upload');
     const steps = page.locator('#firmware-steps');
     await expect.poll(() => steps.textContent(), { timeout: 30_000 }).toContain(`Committed: now running ${NEW_FW}`);
-    expect(await page.locator('#firmware-progress').evaluate((p) => (p as HTMLProgressElement).value)).toBe(100);
+    expect(await page.locator('#firmware-progress').evaluate((p) => (p as unknown as { value: number }).value)).toBe(100);
     const text = (await steps.textContent()) ?? '';
     expect(text).toContain('verified');
     expect(text).toMatch(/Unit: (UPDATING|unreachable)/);
