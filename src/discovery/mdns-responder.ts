@@ -6,7 +6,9 @@
  *   leaving out answers the querier already knows (known-answer suppression, §7.1);
  * - legacy unicast (§6.7): a query from a port other than 5353 is answered by unicast to that port,
  *   with the query's id and question, TTLs capped at 10 s and no cache-flush bit (§10.2);
- * - a question with the unicast-response bit (QU, §5.4) is answered by unicast;
+ * - a question with the unicast-response bit (QU, §5.4), or sent by unicast to port 5353 (§5.5), is
+ *   answered by unicast. With an interface address, a second socket bound to that address receives the
+ *   unicast queries, so answers come from the address the querier asked (a resolver drops others);
  * - announcements (§8.3) when it starts and whenever the records change, goodbyes (TTL 0, §10.1) for
  *   records a change removes and for every record when it stops.
  * Probing for name conflicts (§8.1) is not done: a unit's names carry its unique serial number.
@@ -38,31 +40,39 @@ type Mdns = ReturnType<typeof makeMdns>;
 export class MdnsResponder {
   private records: MdnsRecord[] = [];
   private readonly mdns: Mdns;
+  private readonly unicast: Mdns | null;
   private announceTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(mdns: Mdns) {
+  private constructor(mdns: Mdns, unicast: Mdns | null) {
     this.mdns = mdns;
-    mdns.on('query', (query, rinfo) => this.answer(query, rinfo));
+    this.unicast = unicast;
+    mdns.on('query', (query, rinfo) => this.answer(query, rinfo, mdns, false));
+    unicast?.on('query', (query, rinfo) => this.answer(query, rinfo, unicast, true));
   }
 
   static async start(options: ResponderOptions = {}): Promise<MdnsResponder> {
-    const mdns = makeMdns({
-      port: MDNS_PORT,
-      // Bound to the wildcard: a socket bound to a unicast address would not receive the group's datagrams.
-      bind: '0.0.0.0',
-      interface: options.interfaceAddress,
-      reuseAddr: true,
-      loopback: true,
-    });
     const warn = options.warn ?? (() => undefined);
-    mdns.on('warning', (error: Error) => warn(error));
-    await new Promise<void>((resolve, reject) => {
-      mdns.once('ready', () => resolve());
-      mdns.once('error', (error: Error) => reject(error));
-    });
-    mdns.on('error', (error: Error) => warn(error));
-    return new MdnsResponder(mdns);
+    const open = async (mdns: Mdns) => {
+      mdns.on('warning', (error: Error) => warn(error));
+      await new Promise<void>((resolve, reject) => {
+        mdns.once('ready', () => resolve());
+        mdns.once('error', (error: Error) => reject(error));
+      });
+      mdns.on('error', (error: Error) => warn(error));
+      return mdns;
+    };
+    // Bound to the wildcard: a socket bound to a unicast address would not receive the group's datagrams.
+    const group = await open(makeMdns({ port: MDNS_PORT, bind: '0.0.0.0', interface: options.interfaceAddress, reuseAddr: true, loopback: true }));
+    // The kernel hands a unicast datagram to the socket bound to its destination address rather than the wildcard one.
+    const address = options.interfaceAddress;
+    const unicast = address
+      ? await open(makeMdns({ port: MDNS_PORT, bind: address, multicast: false, reuseAddr: true })).catch((error: unknown) => {
+          warn(error as Error);
+          return null;
+        })
+      : null;
+    return new MdnsResponder(group, unicast);
   }
 
   /** Replaces the record set: goodbyes for records that are gone, then announcements of the new set. */
@@ -85,6 +95,7 @@ export class MdnsResponder {
       await new Promise<void>((resolve) => this.mdns.respond({ answers: goodbye }, () => resolve()));
     }
     await new Promise<void>((resolve) => this.mdns.destroy(() => resolve()));
+    if (this.unicast) await new Promise<void>((resolve) => this.unicast!.destroy(() => resolve()));
   }
 
   private announce(times: number): void {
@@ -96,14 +107,15 @@ export class MdnsResponder {
     this.announceTimer.unref();
   }
 
-  private send(response: { answers: Answer[]; additionals?: Answer[] }, to?: RemoteInfo, id?: number, questions?: Question[]) {
+  private send(response: { answers: Answer[]; additionals?: Answer[] }, to?: RemoteInfo, id?: number, questions?: Question[], via = this.mdns) {
     const packet = { id: id ?? 0, questions: questions ?? [], answers: response.answers, additionals: response.additionals ?? [] };
-    this.mdns.respond(packet, to ?? undefined, (error?: Error | null) => {
-      if (error && !this.closed) this.mdns.emit('warning', error);
+    via.respond(packet, to ?? undefined, (error?: Error | null) => {
+      if (error && !this.closed) via.emit('warning', error);
     });
   }
 
-  private answer(query: { id?: number; questions?: Question[]; answers?: Answer[] }, rinfo: RemoteInfo): void {
+  /** `direct`: the query came by unicast to the unit's address (§5.5). */
+  private answer(query: { id?: number; questions?: Question[]; answers?: Answer[] }, rinfo: RemoteInfo, via: Mdns, direct: boolean): void {
     if (this.closed) return;
     const questions = (query.questions ?? []).filter((q) => q.class === undefined || ['IN', 'ANY'].includes(q.class) || isQu(q.class));
     if (!questions.length) return;
@@ -123,11 +135,11 @@ export class MdnsResponder {
     if (legacy) {
       const echo = questions.map((q) => ({ name: q.name, type: q.type, class: 'IN' as const }));
       const cap = { legacy: true };
-      this.send({ answers: answers.map((r) => toAnswer(r, cap)), additionals: additionals.map((r) => toAnswer(r, cap)) }, rinfo, query.id, echo);
+      this.send({ answers: answers.map((r) => toAnswer(r, cap)), additionals: additionals.map((r) => toAnswer(r, cap)) }, rinfo, query.id, echo, via);
       return;
     }
-    const unicast = questions.every((q) => isQu(q.class));
-    this.send({ answers: answers.map((r) => toAnswer(r)), additionals: additionals.map((r) => toAnswer(r)) }, unicast ? rinfo : undefined);
+    const unicast = direct || questions.every((q) => isQu(q.class));
+    this.send({ answers: answers.map((r) => toAnswer(r)), additionals: additionals.map((r) => toAnswer(r)) }, unicast ? rinfo : undefined, 0, [], via);
   }
 
   /** §12 of RFC 6763: after a PTR the SRV, TXT and addresses; after an SRV the addresses. */
