@@ -36,9 +36,11 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
   const live = new LiveImageHub(sensor.hal.lidar);
   // Sampling starts with the first page load: a unit nobody looks at pays nothing.
   const history = new TelemetryHistory(() => sensor.telemetry.read());
-  app.addHook('onClose', async () => {
+  // preClose: an open event stream would otherwise hold the server's close (and the unit's shutdown) forever.
+  app.addHook('preClose', (done) => {
     history.stop();
     live.close();
+    done();
   });
 
   app.get('/', (request, reply) => {

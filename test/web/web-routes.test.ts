@@ -65,3 +65,18 @@ describe('web page routes', () => {
     expect(Math.abs(sample.at - Date.now())).toBeLessThan(60_000);
   });
 });
+
+describe('the live image stream', () => {
+  it('is Server-Sent Events, and an open stream does not hold the server\'s shutdown', async () => {
+    const unit = await createTestSensor();
+    const address = await unit.app.listen({ host: '127.0.0.65', port: 0 });
+    const res = await fetch(`${address}/web/api/live-image`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('retry:');
+    // A stuck close would time the test out.
+    await unit.close();
+    for (;;) if ((await reader.read()).done) break;
+  });
+});
