@@ -3,7 +3,8 @@
  * and shows the unit; lidar_mode changed through the generated form is confirmed and the live image's
  * width follows; a bad value shows the server's error next to its field and changes nothing; an alert
  * appears live; a firmware image uploads with progress and the reboot and commit are followed.
- * Screenshots of the main views go to docs/screenshots/.
+ * Screenshots of the main views go to a temporary folder, or with UPDATE_SCREENSHOTS=1 to docs/screenshots/
+ * (kept out of ordinary runs so a test run leaves the work tree clean).
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { browserSkipReason, launchBrowser } from './browser.js';
 const skipReason = browserSkipReason();
 if (skipReason) console.log(`skipping the web page browser tests: ${skipReason}`);
 
-const SCREENSHOTS = resolve(import.meta.dirname, '../../docs/screenshots');
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? resolve(import.meta.dirname, '../../docs/screenshots') : mkdtempSync(join(tmpdir(), 'sensor-shots-'));
 const NEW_FW = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
 const HOST = '127.0.0.61';
 
@@ -40,7 +41,6 @@ describe.skipIf(skipReason)('web page in a browser', () => {
 
   const api = async (path: string, init?: RequestInit) => fetch(`${cli.baseUrl}/api/v1${path}`, init);
   const config = async () => (await (await api('/sensor/config')).json()) as Record<string, unknown>;
-  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, name), fullPage: false });
   const imageWidth = () => page.locator('#image-size').getAttribute('data-width');
 
   beforeAll(async () => {
@@ -69,6 +69,7 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     await cli?.stop();
     if (workDir) rmSync(workDir, { recursive: true, force: true });
     if (cli) rmSync(cli.dataDir, { recursive: true, force: true });
+    if (process.env.UPDATE_SCREENSHOTS !== '1') rmSync(SCREENSHOTS, { recursive: true, force: true });
   });
 
   it('shows the unit, its firmware, a form field per parameter and the live image', async () => {
