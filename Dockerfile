@@ -8,6 +8,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled JavaScript only.
@@ -22,6 +23,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web ./web
 RUN mkdir -p /data && chown node:node /data
 USER node
 # The simulator listens on loopback by default; a container's unit answers on every address of the container.

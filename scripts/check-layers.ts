@@ -30,9 +30,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   // The device core: owns status and initialization_id, orchestrates reinit.
   ['sensor'],
   // Reads the core through a narrow view (diagnostic dump, log ring); sits above it like the routes.
-  ['diagnostics', 'replay-unit'],
+  ['diagnostics', 'replay-unit', 'discovery'],
   // HTTP: Fastify plugins, the server-level limits and the app that assembles them.
-  ['routes', 'http', 'faults', 'metrics', 'app'],
+  ['routes', 'http', 'faults', 'metrics', 'web', 'app'],
   // Composition roots: the only modules that parse options, pick the HAL and wire units together (one
   // unit, or a fleet of them), and the container health check that reads the same options.
   ['cli-options', 'unit', 'server', 'cli', 'cli-logger', 'startup-failure', 'compile-cache', 'healthcheck', 'health', 'fleet'],

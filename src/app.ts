@@ -12,6 +12,7 @@ import { installHttpHardening } from './http/hardening.js';
 import type { HttpLimits } from './http/http-limits.js';
 import { installHttpFaults, type HttpFaultSource } from './faults/http-faults.js';
 import { metricsPlugin } from './metrics/metrics-plugin.js';
+import { webRoutes } from './web/web-routes.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -48,6 +49,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   if (options.faults) installHttpFaults(app, options.faults);
   await app.register(metricsPlugin, { sensor });
   await app.register(sensorApi, { sensor, recentLog: options.recentLog });
+  await app.register(webRoutes, { sensor });
   await app.ready();
   return app;
 }

@@ -9,6 +9,9 @@ import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
 import { DEFAULT_MAX_BOOT_ATTEMPTS } from './model/slot-state.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
 import { isLoopbackHost, parseControlAddress, type ControlAddress } from './faults/control-address.js';
+import type { MdnsMode } from './discovery/mdns-advertiser.js';
+
+const MDNS_MODES: readonly MdnsMode[] = ['auto', 'on', 'off'];
 
 export interface CliOptions {
   host: string;
@@ -52,6 +55,8 @@ export interface CliOptions {
   faultsFile: string | undefined;
   /** Reinit, restart and firmware update take as long as on a real unit. */
   realisticTiming: boolean;
+  /** mDNS / DNS-SD advertisement: auto = on when listening on a non-loopback address. */
+  mdns: MdnsMode;
 }
 
 /** The sim HAL listens on loopback unless told otherwise: its firmware upload is unauthenticated. */
@@ -69,6 +74,8 @@ export interface OptionSpec {
   help: string;
   /** A switch without a value (`--replay-loop`); its environment variable takes 1/true/yes or 0/false/no. */
   boolean?: true;
+  /** A switch: `--flag` sets "on", `--no-flag` sets "off" (the environment takes the value words). */
+  negatable?: true;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -155,6 +162,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     default: undefined, valueName: '', boolean: true,
     help: 'reinit, restart and firmware update take as long as on a real unit (default: fast, for tests)',
   },
+  { flag: 'mdns', key: 'mdns', env: 'SENSOR_MDNS', default: 'auto', valueName: MDNS_MODES.join('|'), negatable: true, help: 'mDNS / DNS-SD advertisement (_roger._tcp, _ouster-lidar._tcp): `--mdns` on, `--no-mdns` off; auto: on when --host is not a loopback address' },
   { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -167,7 +175,11 @@ const SWITCH_FALSE = ['0', 'false', 'no', ''];
 export function helpText(program = 'lidar-sensor'): string {
   const lines = [`Usage: ${program} [options]`, '', 'Starts a lidar sensor management server (a simulated sensor by default).', '', 'Options:'];
   for (const o of OPTION_SPECS) {
-    const left = o.boolean ? `  --${o.flag}` : `  --${o.flag} ${o.valueName}`;
+    const left = o.negatable
+      ? `  --${o.flag}, --no-${o.flag}`
+      : o.boolean
+        ? `  --${o.flag}`
+        : `  --${o.flag} ${o.valueName}`;
     const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
     lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
   }
@@ -189,8 +201,9 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       options: {
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(
-          OPTION_SPECS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
+          OPTION_SPECS.map((o) => [o.flag, { type: o.boolean || o.negatable ? ('boolean' as const) : ('string' as const) }]),
         ),
+        ...Object.fromEntries(OPTION_SPECS.filter((o) => o.negatable).map((o) => [`no-${o.flag}`, { type: 'boolean' as const }])),
       },
       strict: true,
       allowPositionals: false,
@@ -201,8 +214,11 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (parsed.values.help) return 'help';
   const raw: Record<string, string | undefined> = {};
   for (const o of OPTION_SPECS) {
-    const flag = (parsed.values as Record<string, string | boolean | undefined>)[o.flag];
-    const value = typeof flag === 'boolean' ? String(flag) : (flag ?? env[o.env] ?? o.default);
+    const values = parsed.values as Record<string, string | boolean | undefined>;
+    const flag = values[o.flag];
+    // A negatable switch gives its value words (on/off); a plain switch true/false; an option its text.
+    const switched = o.negatable ? (values[`no-${o.flag}`] ? 'off' : flag ? 'on' : undefined) : undefined;
+    const value = switched ?? (typeof flag === 'boolean' ? String(flag) : flag) ?? env[o.env] ?? o.default;
     raw[o.key] = value;
   }
   const hostGiven = (parsed.values as Record<string, string | undefined>).host ?? env.SENSOR_HOST;
@@ -211,6 +227,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0..65535; got ${JSON.stringify(raw.port)}`);
   if (!(HAL_KINDS as readonly string[]).includes(raw.hal ?? '')) throw new UsageError(`--hal must be one of ${HAL_KINDS.join(', ')}; got ${JSON.stringify(raw.hal)}`);
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel ?? '')) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(raw.logLevel)}`);
+  if (!(MDNS_MODES as readonly string[]).includes(raw.mdns ?? '')) throw new UsageError(`SENSOR_MDNS must be one of ${MDNS_MODES.join(', ')}; got ${JSON.stringify(raw.mdns)}`);
   if (!raw.host) throw new UsageError('--host must not be empty');
   if (!raw.dataDir) throw new UsageError('--data-dir must not be empty');
   const firmwareMaxBytes = Number(raw.firmwareMaxBytes);
@@ -273,6 +290,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     controlAllowRemote,
     faultsFile: raw.faultsFile || undefined,
     realisticTiming: switchOn('realisticTiming'),
+    mdns: raw.mdns as MdnsMode,
   };
 }
 
@@ -320,8 +338,8 @@ export function optionsTableMarkdown(): string {
     '|---|---|---|---|',
     ...OPTION_SPECS.map(
       (o) =>
-        `| \`--${o.flag}${o.boolean ? '' : ` ${escapePipes(o.valueName)}`}\` | \`${o.env}\` | ` +
-        `${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escapePipes(o.help)} |`,
+        `| \`${o.negatable ? `--${o.flag}\` / \`--no-${o.flag}` : o.boolean ? `--${o.flag}` : `--${o.flag} ${escapePipes(o.valueName)}`}\` | ` +
+        `\`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escapePipes(o.help)} |`,
     ),
   ].join('\n');
 }

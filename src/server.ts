@@ -11,6 +11,7 @@ import { RecordingError } from './replay/recording-error.js';
 import { prepareReplay, type ReplaySetup } from './replay-unit/replay-setup.js';
 import { createUnit, StartupError } from './unit.js';
 import { faultInjectionWanted, loadScenario, REALISTIC_FIRMWARE_UPDATE_MS } from './faults/index.js';
+import { mdnsEnabled, startMdnsAdvertiser } from './discovery/mdns-advertiser.js';
 
 export { StartupError };
 
@@ -56,7 +57,25 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
   try {
     if (replay) logReplay(logger, replay);
     const url = await unit.app.listen({ host: options.host, port: options.port });
-    return { app: unit.app, sensor: unit.sensor, url, controlUrl: unit.controlUrl, close: () => unit.close() };
+    const port = (unit.app.server.address() as { port: number }).port;
+    const log = logger.child({ component: 'mdns' });
+    // Discovery is a convenience: a unit that cannot advertise (port 5353 taken exclusively) still serves.
+    const mdns = mdnsEnabled(options.mdns, options.host)
+      ? await startMdnsAdvertiser({ sensor: unit.sensor, host: options.host, port, log }).catch((err: unknown) => {
+          log.warn({ err }, 'mdns advertisement could not start');
+          return null;
+        })
+      : null;
+    return {
+      app: unit.app,
+      sensor: unit.sensor,
+      url,
+      controlUrl: unit.controlUrl,
+      async close() {
+        await mdns?.close();
+        await unit.close();
+      },
+    };
   } catch (error) {
     await unit.close().catch(() => undefined);
     throw error;

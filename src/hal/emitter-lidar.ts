@@ -16,6 +16,7 @@ import type { LidarHal, StreamRun } from './lidar.js';
 import type { UdpFaultRule } from '../model/fault-rules.js';
 import type { UdpFaultCount } from '../udp/udp-fault-filter.js';
 import type { StreamTotals } from '../udp/stream-totals.js';
+import type { PreviewFrame } from '../udp/preview-frame.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -111,6 +112,7 @@ export class EmitterLidar implements LidarHal {
   private lastPlan: EmitterPlan | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly previewListeners = new Set<(frame: PreviewFrame | null) => void>();
 
   /** @param replay set when the unit replays a recording instead of streaming the synthetic scene */
   constructor(
@@ -129,6 +131,7 @@ export class EmitterLidar implements LidarHal {
         this.restartAfterCrash();
       },
       faultCounts: (counts, spent) => this.onFaultCounts?.(counts, spent),
+      preview: (frame) => this.previewListeners.forEach((listener) => listener(frame)),
     });
   }
 
@@ -147,6 +150,16 @@ export class EmitterLidar implements LidarHal {
     this.lastPlan = plan;
     this.currentSeq = this.emitter.nextSeq;
     await this.emitter.apply(plan);
+  }
+
+  /** The worker's tap runs only while at least one listener watches. */
+  watchPreview(listener: (frame: PreviewFrame | null) => void): () => void {
+    this.previewListeners.add(listener);
+    if (this.previewListeners.size === 1) this.emitter.setPreview(true);
+    return () => {
+      if (!this.previewListeners.delete(listener)) return;
+      if (this.previewListeners.size === 0 && !this.closed) this.emitter.setPreview(false);
+    };
   }
 
   setAlertFlags(flags: number): void {

@@ -1,6 +1,7 @@
 import type { SensorConfig } from '../model/sensor-config.js';
 import type { StreamPlan } from '../model/stream-plan.js';
 import type { StreamTotals } from '../udp/stream-totals.js';
+import type { PreviewFrame } from '../udp/preview-frame.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {
@@ -28,5 +29,10 @@ export interface LidarHal {
   setAlertFlags(flags: number): void;
   /** Datagram counters per stream since start-up, across reinits (GET /metrics); absent where unknown. */
   streamTotals?(): Promise<StreamTotals>;
+  /**
+   * Live-view pictures of what the lidar stream sends, a few a second, to `listener` until the returned
+   * function is called (null: nothing is sent). Optional: a data path without a picture leaves it out.
+   */
+  watchPreview?(listener: (frame: PreviewFrame | null) => void): () => void;
   close(): Promise<void>;
 }

@@ -27,7 +27,8 @@ const metricsPluginImpl: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { 
     );
     done();
   });
-  app.get(METRICS_PATH, async (_request, reply) => {
+  // Prometheus' endpoint, not the sensor's API: outside the OpenAPI document.
+  app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) => {
     const text = await metrics.render();
     return reply.type(metrics.registry.contentType).send(text);
   });

@@ -18,7 +18,7 @@ import { ConfigStore } from '../config/config-store.js';
 import { combinationErrors, normalizeInput } from '../config/config-validation.js';
 import { defaultConfig, type SensorConfig } from '../config/registry.js';
 import type { Hal, HalKind } from '../hal/types.js';
-import type { StreamRun } from '../hal/lidar.js';
+import type { LidarHal, StreamRun } from '../hal/lidar.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { KV_KEYS, KvStore } from '../store/kv-store.js';
 import { imageRev, nextInitializationId, serialToBigInt, type SensorIdentity } from '../model/identity.js';
@@ -164,6 +164,15 @@ export class Sensor extends EventEmitter<SensorEvents> {
 
   get status(): SensorStatus {
     return this.currentStatus;
+  }
+
+  /**
+   * The live view's source: pictures of what the lidar stream sends, while watched (src/web). Undefined
+   * when the data path has no picture to give.
+   */
+  get preview(): Pick<LidarHal, 'watchPreview'> {
+    const lidar = this.hal.lidar;
+    return { watchPreview: lidar.watchPreview?.bind(lidar) };
   }
 
   /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */

@@ -9,6 +9,7 @@ import type { StreamAlertIds } from './stream-alerts.js';
 import type { UdpFaultRule } from '../model/fault-rules.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
 import type { StreamTotals } from './stream-totals.js';
+import type { PreviewFrame } from './preview-frame.js';
 
 export interface LidarStreamPlan {
   host: string;
@@ -85,6 +86,8 @@ export type ToWorker =
   | { type: 'faults'; rules: UdpFaultRule[] }
   /** Counters since the worker started, across runs (src/udp/stream-totals.ts). */
   | { type: 'totals'; seq: number }
+  /** The live view's tap (src/udp/preview-tap.ts): on while somebody watches. */
+  | { type: 'preview'; on: boolean }
   | { type: 'close' };
 
 export type FromWorker =
@@ -93,7 +96,8 @@ export type FromWorker =
   | { type: 'stats'; seq: number; stats: EmitterStats }
   | { type: 'alert'; runSeq: number; event: AlertEvent }
   | { type: 'faultCounts'; counts: UdpFaultCount[]; spent: string[] }
-  | { type: 'totals'; seq: number; totals: StreamTotals };
+  | { type: 'totals'; seq: number; totals: StreamTotals }
+  | { type: 'preview'; frame: PreviewFrame | null };
 
 /** Layout of the SharedArrayBuffer both threads hold (Int32 slots). */
 export const SHARED_ALERT_FLAGS = 0;

@@ -10,6 +10,7 @@ import { ReplayStream } from './replay-stream.js';
 import { castScene, type SceneReturns } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
 import { UdpTarget } from './udp-target.js';
+import type { PreviewSource } from './preview-tap.js';
 
 /** How long a start waits for its sockets before it starts the clock regardless. */
 const OPEN_WAIT_MS = 250;
@@ -33,7 +34,7 @@ export class EmitterRun {
 
   private constructor(
     private readonly plan: EmitterPlan,
-    streams: { lidar: LidarStream | null; imu: ImuStream | null; replay: ReplayStream | null },
+    private readonly streams: { lidar: LidarStream | null; imu: ImuStream | null; replay: ReplayStream | null },
     private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null },
     wake: RunContext['wake'],
   ) {
@@ -86,6 +87,14 @@ export class EmitterRun {
     this.pacer.stop();
     this.targets.lidar?.close();
     this.targets.imu?.close();
+  }
+
+  /** What the lidar stream sends, for the live view; null without one. */
+  previewSource(): PreviewSource | null {
+    const lidar = this.streams.lidar;
+    const target = this.targets.lidar;
+    if (!lidar || !target) return null;
+    return { initId: this.plan.initId, image: lidar.image, columnWindow: lidar.columnWindow, packetsSent: () => target.stats.sent };
   }
 
   stats(): EmitterStats {

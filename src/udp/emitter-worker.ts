@@ -12,6 +12,7 @@ import { SHARED_ALERT_FLAGS, SHARED_WAKE } from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
 import { setUdpFaultRules } from './udp-fault-worker.js';
 import { addRun, emptyTotals } from './stream-totals.js';
+import { PreviewTap } from './preview-tap.js';
 
 if (!parentPort) throw new Error('emitter-worker must run as a worker thread');
 const port: MessagePort = parentPort;
@@ -49,6 +50,7 @@ function endRun(): void {
   run = null;
 }
 let queue: Promise<void> = Promise.resolve();
+const preview = new PreviewTap(() => run?.previewSource() ?? null, (frame) => post({ type: 'preview', frame }));
 
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {
@@ -79,7 +81,11 @@ async function handle(message: ToWorker): Promise<void> {
     case 'totals':
       post({ type: 'totals', seq: message.seq, totals: addRun(finished, run?.stats() ?? null) });
       return;
+    case 'preview':
+      preview.set(message.on);
+      return;
     case 'close':
+      preview.set(false);
       setUdpFaultRules([], () => undefined);
       endRun();
       port.close();

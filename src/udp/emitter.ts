@@ -13,6 +13,7 @@ import {
   type FromWorker,
   type ToWorker,
 } from './emitter-protocol.js';
+import type { PreviewFrame } from './preview-frame.js';
 import { startSiblingWorker } from './worker-file.js';
 import type { UdpFaultRule } from '../model/fault-rules.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
@@ -25,6 +26,8 @@ export interface EmitterEvents {
   crashed(error: Error): void;
   /** Fault injection: what the UDP rules have done so far. */
   faultCounts?(counts: UdpFaultCount[], spent: string[]): void;
+  /** A live-view picture (null: no lidar stream runs), while setPreview(true). */
+  preview?(frame: PreviewFrame | null): void;
 }
 
 interface Waiter {
@@ -39,6 +42,7 @@ export class Emitter {
   private readonly waiting = new Map<number, Waiter>();
   private closing = false;
   private faultRules: UdpFaultRule[] = [];
+  private previewOn = false;
 
   constructor(private readonly events: EmitterEvents) {}
 
@@ -69,6 +73,14 @@ export class Emitter {
   setFaultRules(rules: UdpFaultRule[]): void {
     this.faultRules = rules;
     if (this.worker || rules.length) this.ensureWorker().postMessage({ type: 'faults', rules } satisfies ToWorker);
+  }
+
+  /** Starts or stops the live-view pictures; without a worker (nothing streams) there are none to send. */
+  setPreview(on: boolean): void {
+    this.previewOn = on;
+    if (!this.worker) return;
+    this.worker.postMessage({ type: 'preview', on } satisfies ToWorker);
+    this.wake();
   }
 
   async stats(): Promise<EmitterStats> {
@@ -129,6 +141,7 @@ export class Emitter {
     worker.on('error', (err) => this.onExit(worker, err));
     worker.on('exit', (code) => this.onExit(worker, new Error(`emitter worker exited with code ${code}`)));
     this.worker = worker;
+    if (this.previewOn) worker.postMessage({ type: 'preview', on: true } satisfies ToWorker);
     return worker;
   }
 
@@ -147,6 +160,9 @@ export class Emitter {
         return;
       case 'faultCounts':
         this.events.faultCounts?.(m.counts, m.spent);
+        return;
+      case 'preview':
+        this.events.preview?.(m.frame);
         return;
       case 'ready':
         return;

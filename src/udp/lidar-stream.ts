@@ -9,6 +9,7 @@ import { PacedStream } from './paced-stream.js';
 import type { SceneReturns } from './scene.js';
 import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
+import type { PreviewImage } from './preview-frame.js';
 
 export class LidarStream extends PacedStream {
   protected readonly framePeriodNs: number;
@@ -17,6 +18,9 @@ export class LidarStream extends PacedStream {
   /** Template per packet index; null where the packet lies wholly outside the column window. */
   private readonly byIndex: (LidarPacketTemplate | null)[];
   private readonly wideFrameId: boolean;
+  /** First-return range and reflectivity of the frame, for the live view's tap (the rest is dropped). */
+  readonly image: PreviewImage;
+  readonly columnWindow: readonly [number, number];
   private stampedFrame = -1;
   private frameStartHi = 0;
   private frameStartLo = 0;
@@ -32,7 +36,12 @@ export class LidarStream extends PacedStream {
     const layout = PROFILE_LAYOUTS[plan.profile];
     const cpf = plan.columnsPerFrame;
     const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: plan.columnWindow };
-    const templates = encodeLidarFrame(buildLidarImage(scene, plan.returns, cpf), format, identity);
+    const image = buildLidarImage(scene, plan.returns, cpf);
+    // As lidar_data_format's pixel_shift_by_row: halves round away from zero.
+    const pixelShiftByRow = plan.geometry.beamAzimuthDeg.map((deg) => Math.sign(deg) * Math.round(Math.abs((deg * cpf) / 360)));
+    this.image = { columns: image.columns, pixels: image.pixels, range1: image.range1, reflectivity1: image.reflectivity1, pixelShiftByRow };
+    this.columnWindow = plan.columnWindow;
+    const templates = encodeLidarFrame(image, format, identity);
     this.byIndex = new Array<LidarPacketTemplate | null>(cpf / COLUMNS_PER_PACKET).fill(null);
     for (const t of templates) this.byIndex[t.index] = t;
     this.framePeriodNs = Math.round(1e9 / plan.frameRateHz);

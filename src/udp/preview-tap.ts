@@ -1,0 +1,46 @@
+/**
+ * The emitter worker's tap for the live view: while someone watches, a few times a second it posts the
+ * picture of the frame the running streams send (src/udp/preview-frame.ts). Nobody watching: no timer,
+ * nothing computed, the data plane pays nothing. The picture is computed once per run; a tick only
+ * copies it into a message.
+ */
+import { previewOf, type PreviewFrame } from './preview-frame.js';
+import type { PreviewImage } from './preview-frame.js';
+
+export const PREVIEW_INTERVAL_MS = 250;
+
+/** What the running lidar stream sends, or null when no lidar stream runs. */
+export interface PreviewSource {
+  initId: number;
+  image: PreviewImage;
+  columnWindow: readonly [number, number];
+  packetsSent(): number;
+}
+
+export class PreviewTap {
+  private timer: NodeJS.Timeout | null = null;
+  private cached: { image: PreviewImage; frame: PreviewFrame } | null = null;
+
+  constructor(
+    private readonly source: () => PreviewSource | null,
+    private readonly post: (frame: PreviewFrame | null) => void,
+  ) {}
+
+  set(on: boolean): void {
+    if (on && !this.timer) {
+      this.timer = setInterval(() => this.tick(), PREVIEW_INTERVAL_MS);
+      this.tick();
+    } else if (!on && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+      this.cached = null;
+    }
+  }
+
+  private tick(): void {
+    const source = this.source();
+    if (!source) return this.post(null);
+    if (this.cached?.image !== source.image) this.cached = { image: source.image, frame: previewOf(source.image, source.columnWindow, source.initId) };
+    this.post({ ...this.cached.frame, packetsSent: source.packetsSent() });
+  }
+}

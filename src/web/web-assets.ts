@@ -1,0 +1,36 @@
+/**
+ * The web page's static files (the repository's `web/` folder, shipped with the package: a unit has no
+ * internet, so nothing comes from a CDN). Read once, served from memory with an ETag.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** `src/web/` and `dist/web/` both sit two levels below the package root. */
+export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+export interface WebAsset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+/** Every servable file of `root` by name (no subfolders: the page is a handful of files). */
+export function loadWebAssets(root = WEB_ROOT): Map<string, WebAsset> {
+  const assets = new Map<string, WebAsset>();
+  for (const name of readdirSync(root)) {
+    const type = TYPES[extname(name)];
+    if (!type) continue;
+    const body = readFileSync(join(root, name));
+    assets.set(name, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` });
+  }
+  return assets;
+}
