@@ -23,6 +23,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The unit's web page (static files, served at /).
+COPY web ./web
 COPY --from=build /app/web ./web
 RUN mkdir -p /data && chown node:node /data
 USER node

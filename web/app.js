@@ -200,9 +200,17 @@ $('config-form').addEventListener('submit', (event) => {
   }
   void applyConfig(changes);
 });
-$('config-reset').addEventListener('click', () => {
+$('config-reset').addEventListener('click', async () => {
   clearErrors();
-  void loadConfig(true);
+  $('config-result').textContent = '';
+  // Apply waits for the reload: a value typed meanwhile would otherwise be overwritten by it.
+  $('config-apply').disabled = true;
+  try {
+    await loadConfig(true);
+    $('config-result').textContent = 'Form reset to the active configuration.';
+  } finally {
+    $('config-apply').disabled = false;
+  }
 });
 $('stream-here').addEventListener('click', () => void applyConfig({ udp_dest: '@auto' }));
 

@@ -224,7 +224,10 @@ export class UnitFaults {
       telemetry.setInputs({ [input]: value });
       telemetry.settleTemperature();
     };
-    if (rampMs <= 0) return set(target);
+    if (rampMs <= 0) {
+      set(target);
+      return;
+    }
     const from = telemetry.inputs()[input];
     const started = Date.now();
     const timer = setInterval(() => {

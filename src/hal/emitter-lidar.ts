@@ -131,7 +131,9 @@ export class EmitterLidar implements LidarHal {
         this.restartAfterCrash();
       },
       faultCounts: (counts, spent) => this.onFaultCounts?.(counts, spent),
-      preview: (frame) => this.previewListeners.forEach((listener) => listener(frame)),
+      preview: (frame) => {
+        for (const listener of this.previewListeners) listener(frame);
+      },
     });
   }
 

@@ -73,7 +73,7 @@ export interface Recording {
 
 /** `FILE.pcap` → `FILE.json`. */
 export function defaultMetadataPath(captureFile: string): string {
-  return captureFile.replace(/\.(pcapng|pcap)$/i, '') + '.json';
+  return `${captureFile.replace(/\.(pcapng|pcap)$/i, '')}.json`;
 }
 
 function readFile(path: string, what: string): Buffer {

@@ -37,7 +37,7 @@ export function problemBody(error: ApiError): ProblemBody {
 
 /** True when an Accept header lists application/problem+json with a non-zero q (RFC 9110 §12.5.1). */
 export function acceptsProblemJson(accept: string | undefined): boolean {
-  if (!accept || !accept.includes('problem+json')) return false;
+  if (!accept?.includes('problem+json')) return false;
   return accept.split(',').some((range) => {
     const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
     if (type !== PROBLEM_CONTENT_TYPE) return false;

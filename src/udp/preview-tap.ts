@@ -39,7 +39,10 @@ export class PreviewTap {
 
   private tick(): void {
     const source = this.source();
-    if (!source) return this.post(null);
+    if (!source) {
+      this.post(null);
+      return;
+    }
     if (this.cached?.image !== source.image) this.cached = { image: source.image, frame: previewOf(source.image, source.columnWindow, source.initId) };
     this.post({ ...this.cached.frame, packetsSent: source.packetsSent() });
   }

@@ -103,7 +103,7 @@ export class UdpTarget {
   /** Sends one datagram if the socket is up; the buffer must stay untouched until the next frame. */
   send(bytes: Buffer): void {
     // Fault injection (src/faults): null unless a UDP rule is set.
-    if (udpFaultHook.filter !== null && udpFaultHook.filter.intercept(this.stream, bytes, this.sendNow)) return;
+    if (udpFaultHook.filter?.intercept(this.stream, bytes, this.sendNow)) return;
     this.sendNow(bytes);
   }
 

@@ -3,7 +3,7 @@
  * internet, so nothing comes from a CDN). Read once, served from memory with an ETag.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,6 +26,8 @@ export interface WebAsset {
 /** Every servable file of `root` by name (no subfolders: the page is a handful of files). */
 export function loadWebAssets(root = WEB_ROOT): Map<string, WebAsset> {
   const assets = new Map<string, WebAsset>();
+  // An install without the page's files still serves the API; the page then answers 404 saying so.
+  if (!existsSync(root)) return assets;
   for (const name of readdirSync(root)) {
     const type = TYPES[extname(name)];
     if (!type) continue;

@@ -6,6 +6,8 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { PARAMETERS } from '../config/registry.js';
+import { notFound } from '../errors.js';
+import { sendProblem } from '../routes/problem.js';
 import type { Sensor } from '../sensor/sensor.js';
 import { LiveImageHub } from './live-image.js';
 import { TelemetryHistory } from './telemetry-history.js';
@@ -46,12 +48,14 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
   // The page is not part of the sensor's API: its routes stay out of the OpenAPI document.
   const page = { schema: { hide: true } };
   app.get('/', page, (request, reply) => {
+    const index = assets.get('index.html');
+    if (!index) return sendProblem(reply, notFound('the web page\'s files are not installed (web/ beside dist/)'));
     history.start();
-    return sendAsset(request, reply, assets.get('index.html')!);
+    return sendAsset(request, reply, index);
   });
   app.get<{ Params: { file: string } }>('/web/:file', page, (request, reply) => {
     const asset = assets.get(request.params.file);
-    if (!asset) return reply.code(404).type('application/problem+json').send({ type: 'about:blank', title: 'Not Found', status: 404, detail: `no file ${request.params.file} in the web page` });
+    if (!asset) return sendProblem(reply, notFound(`no file ${JSON.stringify(request.params.file)} in the web page`));
     return sendAsset(request, reply, asset);
   });
   app.get('/web/api/registry', page, (_request, reply) => reply.type('application/json').send(registry));

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, freePort, waitFor } from '../helpers/cli-process.js';
-import { parseMetrics, samples, valueOf } from '../helpers/prometheus.js';
+import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 
 const UNITS = 8;
@@ -196,7 +196,7 @@ describe('lidar-sensor fleet (8 units, child processes)', () => {
     // Plausibility, not speed: a receiver never has more than its unit says it sent (read after counting).
     const sent = await Promise.all(
       units.map(async (u) =>
-        valueOf(parseMetrics(await (await fetch(`${u.url}/metrics`)).text()), 'lidar_sensor_udp_packets_sent_total', {
+        sampleValue(parseMetrics(await (await fetch(`${u.url}/metrics`)).text()), 'lidar_sensor_udp_packets_sent_total', {
           stream: 'lidar',
         }),
       ),
@@ -288,16 +288,16 @@ describe('lidar-sensor fleet (8 units, child processes)', () => {
     const serials = samples(families, 'lidar_sensor_info').map((s) => s.labels?.serial);
     expect(new Set(serials).size).toBe(UNITS);
     for (const [i, unit] of units.entries()) {
-      expect(valueOf(families, 'lidar_fleet_unit_up', { unit: unit.name })).toBe(1);
-      expect(valueOf(families, 'lidar_fleet_unit_restarts_total', { unit: unit.name })).toBe(i === 5 ? 1 : 0);
-      expect(valueOf(families, 'lidar_sensor_status', { unit: unit.name, status: 'RUNNING' })).toBe(1);
+      expect(sampleValue(families, 'lidar_fleet_unit_up', { unit: unit.name })).toBe(1);
+      expect(sampleValue(families, 'lidar_fleet_unit_restarts_total', { unit: unit.name })).toBe(i === 5 ? 1 : 0);
+      expect(sampleValue(families, 'lidar_sensor_status', { unit: unit.name, status: 'RUNNING' })).toBe(1);
       expect(
-        valueOf(families, 'lidar_sensor_udp_packets_sent_total', { unit: unit.name, stream: 'lidar' }),
+        sampleValue(families, 'lidar_sensor_udp_packets_sent_total', { unit: unit.name, stream: 'lidar' }),
       ).toBeGreaterThan(0);
-      expect(valueOf(families, 'lidar_sensor_udp_packets_sent_total', { unit: unit.name, stream: 'imu' })).toBe(0);
+      expect(sampleValue(families, 'lidar_sensor_udp_packets_sent_total', { unit: unit.name, stream: 'imu' })).toBe(0);
     }
     // The restarted unit counted its restart and the reinits that followed (boot, restart, reconfiguration).
-    expect(valueOf(families, 'lidar_sensor_restarts_total', { unit: units[2].name })).toBe(1);
-    expect(valueOf(families, 'lidar_sensor_reinits_total', { unit: units[2].name })).toBeGreaterThanOrEqual(3);
+    expect(sampleValue(families, 'lidar_sensor_restarts_total', { unit: units[2].name })).toBe(1);
+    expect(sampleValue(families, 'lidar_sensor_reinits_total', { unit: units[2].name })).toBeGreaterThanOrEqual(3);
   });
 });

@@ -4,7 +4,7 @@ import { parseFleetFile } from '../../src/fleet/fleet-file.js';
 import { FleetUsageError, parseFleetOptions, type FleetOptions } from '../../src/fleet/fleet-options.js';
 import { mergeExpositions, withUnitLabel } from '../../src/fleet/merge-metrics.js';
 import { nthAddress, planUnits } from '../../src/fleet/unit-plan.js';
-import { parseMetrics, valueOf } from '../helpers/prometheus.js';
+import { parseMetrics, sampleValue } from '../helpers/prometheus.js';
 
 const options = (argv: string[]) => parseFleetOptions(argv) as FleetOptions;
 
@@ -121,8 +121,8 @@ describe("merging the units' metrics", () => {
     ]);
     expect(merged.match(/# TYPE s_total counter/g)).toHaveLength(1);
     const families = parseMetrics(merged);
-    expect(valueOf(families, 's_total', { unit: 'a', stream: 'lidar' })).toBe(1);
-    expect(valueOf(families, 's_total', { unit: 'b', stream: 'lidar' })).toBe(2);
-    expect(valueOf(families, 'g', { unit: 'b' })).toBe(40);
+    expect(sampleValue(families, 's_total', { unit: 'a', stream: 'lidar' })).toBe(1);
+    expect(sampleValue(families, 's_total', { unit: 'b', stream: 'lidar' })).toBe(2);
+    expect(sampleValue(families, 'g', { unit: 'b' })).toBe(40);
   });
 });

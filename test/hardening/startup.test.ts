@@ -101,7 +101,9 @@ describe('a production install on a terminal', () => {
   it('starts without pino-pretty (a devDependency) and logs JSON', async () => {
     // A copy of the built server whose node_modules lacks pino-pretty, as after `npm ci --omit=dev`.
     const root = mkdtempSync(join(tmpdir(), 'sensor-prod-'));
+    // What a production install holds: package.json and its "files" (dist/, web/).
     cpSync(join(REPO, 'dist'), join(root, 'dist'), { recursive: true });
+    cpSync(join(REPO, 'web'), join(root, 'web'), { recursive: true });
     cpSync(join(REPO, 'package.json'), join(root, 'package.json'));
     mkdirSync(join(root, 'node_modules'));
     for (const name of readdirSync(join(REPO, 'node_modules'))) {

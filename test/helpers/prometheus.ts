@@ -19,7 +19,7 @@ export function samples(
 }
 
 /** The value of the one sample of `name` with `labels` (NaN when there is none). */
-export function valueOf(
+export function sampleValue(
   families: Map<string, PrometheusFamily>,
   name: string,
   labels: Record<string, string> = {},

@@ -6,7 +6,7 @@
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
-import { parseMetrics, samples, valueOf } from '../helpers/prometheus.js';
+import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
 import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
 
 const IMU_PORT_UNREACHABLE = '0x01000018';
@@ -42,7 +42,7 @@ describe('GET /metrics', () => {
 
   it('reports identity, status, reinits, streams, alerts, HTTP requests and telemetry', async () => {
     const before = await scrape();
-    const reinitsBefore = valueOf(before, 'lidar_sensor_reinits_total');
+    const reinitsBefore = sampleValue(before, 'lidar_sensor_reinits_total');
     const body = {
       udp_dest: '127.0.0.1',
       udp_port_lidar: capture.port,
@@ -63,28 +63,28 @@ describe('GET /metrics', () => {
       serial: '122201000777',
       product: 'OS-1-128',
     });
-    expect(valueOf(families, 'lidar_sensor_status', { status: 'RUNNING' })).toBe(1);
-    expect(valueOf(families, 'lidar_sensor_status', { status: 'INITIALIZING' })).toBe(0);
-    expect(valueOf(families, 'lidar_sensor_initialization_id')).toBe(unit.sensor.initializationId);
-    expect(valueOf(families, 'lidar_sensor_reinits_total')).toBe(reinitsBefore + 1);
+    expect(sampleValue(families, 'lidar_sensor_status', { status: 'RUNNING' })).toBe(1);
+    expect(sampleValue(families, 'lidar_sensor_status', { status: 'INITIALIZING' })).toBe(0);
+    expect(sampleValue(families, 'lidar_sensor_initialization_id')).toBe(unit.sensor.initializationId);
+    expect(sampleValue(families, 'lidar_sensor_reinits_total')).toBe(reinitsBefore + 1);
 
     // The counter was read after the receiver's count: it holds at least what arrived (loopback loses nothing).
-    const sent = valueOf(families, 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
+    const sent = sampleValue(families, 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
     expect(sent).toBeGreaterThanOrEqual(received);
     const packetBytes = capture.datagrams[0].data.length;
-    expect(valueOf(families, 'lidar_sensor_udp_bytes_sent_total', { stream: 'lidar' })).toBe(sent * packetBytes);
-    expect(valueOf(families, 'lidar_sensor_udp_send_errors_total', { stream: 'lidar' })).toBe(0);
-    expect(valueOf(families, 'lidar_sensor_alert_active', { id: IMU_PORT_UNREACHABLE })).toBe(1);
+    expect(sampleValue(families, 'lidar_sensor_udp_bytes_sent_total', { stream: 'lidar' })).toBe(sent * packetBytes);
+    expect(sampleValue(families, 'lidar_sensor_udp_send_errors_total', { stream: 'lidar' })).toBe(0);
+    expect(sampleValue(families, 'lidar_sensor_alert_active', { id: IMU_PORT_UNREACHABLE })).toBe(1);
 
     expect(
-      valueOf(families, 'lidar_sensor_http_requests_total', {
+      sampleValue(families, 'lidar_sensor_http_requests_total', {
         method: 'POST',
         route: '/api/v1/sensor/config',
         status_code: '204',
       }),
     ).toBe(1);
     expect(
-      valueOf(families, 'lidar_sensor_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' }),
+      sampleValue(families, 'lidar_sensor_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' }),
     ).toBe(1);
     // The parser folds the buckets of all label sets of a histogram into one sample (its known limitation):
     // check the family's type and its buckets.
@@ -93,15 +93,15 @@ describe('GET /metrics', () => {
     expect(Object.keys(buckets)).toEqual(expect.arrayContaining(['0.001', '0.01', '1', '+Inf']));
     expect(Number(buckets['+Inf'])).toBeGreaterThanOrEqual(1);
 
-    const volts = valueOf(families, 'lidar_sensor_input_voltage_volts');
+    const volts = sampleValue(families, 'lidar_sensor_input_voltage_volts');
     expect(volts).toBeGreaterThan(20);
     expect(volts).toBeLessThan(28);
-    expect(valueOf(families, 'lidar_sensor_internal_temperature_celsius')).toBeGreaterThan(0);
+    expect(sampleValue(families, 'lidar_sensor_internal_temperature_celsius')).toBeGreaterThan(0);
     expect(samples(families, 'lidar_sensor_phase_lock_status').filter((s) => s.value === '1')).toHaveLength(1);
   });
 
   it('keeps stream counters growing across a reinit', async () => {
-    const first = valueOf(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
+    const first = sampleValue(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
     const put = await unit.app.inject({
       method: 'PUT',
       url: '/api/v1/sensor/config/lidar_mode',
@@ -111,7 +111,7 @@ describe('GET /metrics', () => {
     expect(put.statusCode).toBe(204);
     const counted = capture.count;
     await until(() => capture.count > counted + 50, 'packets of the new run');
-    const second = valueOf(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
+    const second = sampleValue(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
     expect(second).toBeGreaterThan(first + 50);
   });
 });

@@ -113,7 +113,9 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     await page.locator('#field-udp_port_lidar').scrollIntoViewIfNeeded();
     await page.locator('#config').screenshot({ path: join(SCREENSHOTS, 'config-error.png') });
     await page.click('#config-reset');
-    await expect.poll(() => page.locator('#err-udp_port_lidar').textContent()).toBe('');
+    await expect.poll(() => page.locator('#config-result').textContent()).toContain('Form reset');
+    expect(await page.locator('#err-udp_port_lidar').textContent()).toBe('');
+    expect(await page.inputValue('#cfg-udp_port_lidar')).toBe(String(before.udp_port_lidar));
   });
 
   it('shows an alert as it is raised, in the active list and the history', async () => {

@@ -1,6 +1,7 @@
 /** The web page's routes: the page and its files, the registry the form is generated from, errors. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARAMETERS } from '../../src/config/registry.js';
+import { loadWebAssets, WEB_ROOT } from '../../src/web/web-assets.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 
 describe('web page routes', () => {
@@ -33,11 +34,12 @@ describe('web page routes', () => {
     expect(again.body).toBe('');
   });
 
-  it('answers 404 problem+json for a file that is not part of the page', async () => {
+  it('answers 404 with a problem body for a file that is not part of the page', async () => {
     for (const url of ['/web/nope.js', '/web/..%2Fpackage.json', '/web/%2e%2e%2fREADME.md']) {
       const res = await unit.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json()).toMatchObject({ status: 404, type: 'urn:lidar-sensor:problem:not-found' });
     }
   });
 
@@ -78,5 +80,14 @@ describe('the live image stream', () => {
     // A stuck close would time the test out.
     await unit.close();
     for (;;) if ((await reader.read()).done) break;
+  });
+});
+
+describe('the page\'s files', () => {
+  it('are every file of web/ with its type, and none where web/ is missing (the API still starts)', () => {
+    const assets = loadWebAssets(WEB_ROOT);
+    expect([...assets.keys()].sort()).toEqual(['app.js', 'icon.svg', 'index.html', 'style.css']);
+    expect(assets.get('index.html')?.type).toMatch(/^text\/html/);
+    expect(loadWebAssets(`${WEB_ROOT}-not-installed`).size).toBe(0);
   });
 });
