@@ -10,7 +10,10 @@ import { spawnReady, type ReadyProcess } from './spawn-ready.js';
 export type BareServer = 'node-http' | 'fastify';
 
 const SCRIPTS: Record<BareServer, string[]> = {
-  'node-http': ['-e', "require('node:http').createServer((q, r) => { r.setHeader('content-type', 'application/json'); r.end('{}'); }).listen(Number(process.argv[1]), process.argv[2]);"],
+  'node-http': [
+    '-e',
+    "require('node:http').createServer((q, r) => { r.setHeader('content-type', 'application/json'); r.end('{}'); }).listen(Number(process.argv[1]), process.argv[2]);",
+  ],
   fastify: [
     '--input-type=module',
     '-e',
@@ -23,5 +26,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startBareServer(kind: BareServer, host: string): Promise<ReadyProcess> {
   const port = await freePort(host);
-  return spawnReady({ args: [...SCRIPTS[kind], String(port), host], cwd: ROOT, url: `http://${host}:${port}/`, timeoutMs: 20_000 });
+  return spawnReady({
+    args: [...SCRIPTS[kind], String(port), host],
+    cwd: ROOT,
+    url: `http://${host}:${port}/`,
+    timeoutMs: 20_000,
+  });
 }

@@ -29,7 +29,14 @@ export function renderComparison(earlier: BenchReport, now: BenchReport): string
     '| Figure | Before | After | Change | Same-run ratio before | Same-run ratio after |\n|---|---|---|---|---|---|';
   const lines = now.rows.map((f) => {
     const b = before.get(f.name);
-    const cells = [f.name, b ? `${fmt(b.value)} ${b.unit}` : '(new)', `${fmt(f.value)} ${f.unit}`, change(b?.value, f.value), ratioText(b), ratioText(f)];
+    const cells = [
+      f.name,
+      b ? `${fmt(b.value)} ${b.unit}` : '(new)',
+      `${fmt(f.value)} ${f.unit}`,
+      change(b?.value, f.value),
+      ratioText(b),
+      ratioText(f),
+    ];
     return `| ${cells.map(escapeCell).join(' | ')} |`;
   });
   return [header, ...lines].join('\n');

@@ -16,7 +16,8 @@ export function createContext(quick: boolean, tmpDir: string): BenchContext {
   const startedAt = performance.now();
   return {
     quick,
-    log: (message) => process.stderr.write(`bench [${((performance.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${message}\n`),
+    log: (message) =>
+      process.stderr.write(`bench [${((performance.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${message}\n`),
     dataDir(name) {
       const dir = join(tmpDir, `${name}-${++counter}`);
       mkdirSync(dir, { recursive: true });

@@ -44,15 +44,50 @@ function runSection(r: RunResult): Section {
   const cpuTargeted = r.condition === 'idle' && r.mode === CPU_TARGET_RUN.mode && r.profile === CPU_TARGET_RUN.profile;
   const cpuMet = r.cpuPerSecond <= CPU_TARGET;
   const figures: Figure[] = [
-    { name: `${label} packets/s`, value: r.stream.rate, unit: 'packets/s', reference: nominal, ratio, references: [{ name: 'nominal', value: nominal, ratio }], target: `within ${RATE_TOLERANCE * 100}% of nominal`, met: rateMet },
+    {
+      name: `${label} packets/s`,
+      value: r.stream.rate,
+      unit: 'packets/s',
+      reference: nominal,
+      ratio,
+      references: [{ name: 'nominal', value: nominal, ratio }],
+      target: `within ${RATE_TOLERANCE * 100}% of nominal`,
+      met: rateMet,
+    },
     { name: `${label} jitter p50`, value: jitter?.p50 ?? null, unit: 'ms' },
-    { name: `${label} jitter p99`, value: jitter?.p99 ?? null, unit: 'ms', target: `<= ${jitterTarget} ms`, met: jitterMet },
+    {
+      name: `${label} jitter p99`,
+      value: jitter?.p99 ?? null,
+      unit: 'ms',
+      target: `<= ${jitterTarget} ms`,
+      met: jitterMet,
+    },
     { name: `${label} jitter max`, value: jitter?.max ?? null, unit: 'ms' },
-    { name: `${label} lost packets`, value: r.stream.lost, unit: 'packets', target: '0', met: lossMet, ...(r.receiveBufferDrops ? { note: `${r.receiveBufferDrops} dropped by a full receive buffer (kernel RcvbufErrors)` } : {}) },
-    { name: `${label} server CPU`, value: r.cpuPerSecond, unit: 'CPU s/s', ...(cpuTargeted ? { target: `<= ${CPU_TARGET}`, met: cpuMet } : {}) },
+    {
+      name: `${label} lost packets`,
+      value: r.stream.lost,
+      unit: 'packets',
+      target: '0',
+      met: lossMet,
+      ...(r.receiveBufferDrops
+        ? { note: `${r.receiveBufferDrops} dropped by a full receive buffer (kernel RcvbufErrors)` }
+        : {}),
+    },
+    {
+      name: `${label} server CPU`,
+      value: r.cpuPerSecond,
+      unit: 'CPU s/s',
+      ...(cpuTargeted ? { target: `<= ${CPU_TARGET}`, met: cpuMet } : {}),
+    },
   ];
-  if (r.httpPerSecond !== undefined) figures.push({ name: `${label} concurrent HTTP GET config`, value: r.httpPerSecond, unit: 'req/s' });
-  const misses = [!rateMet && 'rate', !jitterMet && 'jitter', !lossMet && 'loss', cpuTargeted && !cpuMet && 'CPU'].filter(Boolean);
+  if (r.httpPerSecond !== undefined)
+    figures.push({ name: `${label} concurrent HTTP GET config`, value: r.httpPerSecond, unit: 'req/s' });
+  const misses = [
+    !rateMet && 'rate',
+    !jitterMet && 'jitter',
+    !lossMet && 'loss',
+    cpuTargeted && !cpuMet && 'CPU',
+  ].filter(Boolean);
   const row: TableRow = {
     figure: label,
     value:
@@ -74,7 +109,11 @@ async function window(rig: StreamRig, seconds: number): Promise<Omit<RunResult, 
   await rig.receiver.startWindow();
   await sleep(seconds * 1000);
   const streams = await rig.receiver.stopWindow();
-  return { cpuPerSecond: cpu.perSecond(), stream: streams[LIDAR], receiveBufferDrops: udpReceiveBufferErrors() - drops };
+  return {
+    cpuPerSecond: cpu.perSecond(),
+    stream: streams[LIDAR],
+    receiveBufferDrops: udpReceiveBufferErrors() - drops,
+  };
 }
 
 export async function benchDataPlane(ctx: BenchContext): Promise<Section> {
@@ -102,13 +141,20 @@ export async function benchDataPlane(ctx: BenchContext): Promise<Section> {
       sections.push(runSection({ mode, profile, condition: 'idle', ...(await window(rig, windowS)) }));
 
       // The same load as (1): 10 connections polling GET /api/v1/sensor/config, for longer than the window.
-      const load = generator.run({ url: `${rig.sensor.baseUrl}/api/v1/sensor/config`, method: 'GET', connections: 10, durationS: windowS + settleMs / 1000 + 0.5 });
+      const load = generator.run({
+        url: `${rig.sensor.baseUrl}/api/v1/sensor/config`,
+        method: 'GET',
+        connections: 10,
+        durationS: windowS + settleMs / 1000 + 0.5,
+      });
       // Awaited below; until then a failure (the generator dying on Ctrl-C) must not be an unhandled rejection.
       load.catch(() => {});
       await sleep(settleMs);
       const measured = await window(rig, windowS);
       const loadResult = await load;
-      sections.push(runSection({ mode, profile, condition: 'load', ...measured, httpPerSecond: loadResult.requestsPerSecond }));
+      sections.push(
+        runSection({ mode, profile, condition: 'load', ...measured, httpPerSecond: loadResult.requestsPerSecond }),
+      );
     }
   } finally {
     await Promise.all([generator.close(), rig.close()]);

@@ -49,17 +49,35 @@ export const imuId = (i: number) => `imu-${i}`;
 /** Ports for sensor `index` on its receiver (opened one at a time: a receiver answers one request at a time). */
 export async function openPorts(index: number, receiver: Receiver): Promise<Record<string, number>> {
   return receiver.open([
-    { id: lidarId(index), kind: 'lidar', layout: headerLayout(PROFILE), packetsPerFrame: packetsPerFrame(MODE), periodMs: 1000 / nominalPacketRate(MODE), recordJitter: false },
+    {
+      id: lidarId(index),
+      kind: 'lidar',
+      layout: headerLayout(PROFILE),
+      packetsPerFrame: packetsPerFrame(MODE),
+      periodMs: 1000 / nominalPacketRate(MODE),
+      recordJitter: false,
+    },
     { id: imuId(index), kind: 'sink' },
   ]);
 }
 
-async function addMember(ctx: BenchContext, index: number, receiver: Receiver, ports: Record<string, number>): Promise<Member> {
+async function addMember(
+  ctx: BenchContext,
+  index: number,
+  receiver: Receiver,
+  ports: Record<string, number>,
+): Promise<Member> {
   const host = `127.0.0.${FIRST_HOST + index}`;
   // Start-up under the load of an already streaming fleet can be slow; allow it.
   const sensor = await spawnSensor({ host, dataDir: ctx.dataDir(`fleet-${index}`), readyTimeoutMs: 60_000 });
   const sentAt = process.hrtime.bigint();
-  await configureStream(sensor.baseUrl, { udp_dest: '127.0.0.1', udp_port_lidar: ports[lidarId(index)], udp_port_imu: ports[imuId(index)], lidar_mode: MODE, udp_profile_lidar: PROFILE });
+  await configureStream(sensor.baseUrl, {
+    udp_dest: '127.0.0.1',
+    udp_port_lidar: ports[lidarId(index)],
+    udp_port_imu: ports[imuId(index)],
+    lidar_mode: MODE,
+    udp_profile_lidar: PROFILE,
+  });
   await receiver.waitForInit(lidarId(index), sentAt, 30_000);
   return { index, sensor, receiver };
 }
@@ -158,11 +176,30 @@ export async function benchFleet(ctx: BenchContext): Promise<Section> {
   const sustained = results.filter((r) => r.ok).reduce((max, r) => Math.max(max, r.sensors), 0);
   const met = sustained >= FLEET_TARGET;
   const figures: Figure[] = [
-    { name: `Fleet: OS-1-128 ${MODE} sensors sustained (every stream within ${TOLERANCE * 100}%)`, value: sustained, unit: 'sensors', target: `>= ${FLEET_TARGET}`, met, note: `stopped: ${limit}` },
-    ...results.map((r) => ({ name: `Fleet: ${r.sensors} sensors, worst stream rate / nominal`, value: r.worstRatio, unit: 'ratio', note: `machine CPU ${fmt(r.machineBusy * 100, 0)}%, sensors ${fmt(r.sensorsCpu)} CPU s/s, receivers ${fmt(r.receiversCpu)} CPU s/s, lost ${r.lost}` })),
+    {
+      name: `Fleet: OS-1-128 ${MODE} sensors sustained (every stream within ${TOLERANCE * 100}%)`,
+      value: sustained,
+      unit: 'sensors',
+      target: `>= ${FLEET_TARGET}`,
+      met,
+      note: `stopped: ${limit}`,
+    },
+    ...results.map((r) => ({
+      name: `Fleet: ${r.sensors} sensors, worst stream rate / nominal`,
+      value: r.worstRatio,
+      unit: 'ratio',
+      note: `machine CPU ${fmt(r.machineBusy * 100, 0)}%, sensors ${fmt(r.sensorsCpu)} CPU s/s, receivers ${fmt(r.receiversCpu)} CPU s/s, lost ${r.lost}`,
+    })),
   ];
   const rows: TableRow[] = [
-    { figure: `Fleet: OS-1-128 ${MODE} sensors sustained`, value: `${sustained} (stopped: ${limit})`, reference: '', ratio: '', target: `>= ${FLEET_TARGET}`, met: metText(met) },
+    {
+      figure: `Fleet: OS-1-128 ${MODE} sensors sustained`,
+      value: `${sustained} (stopped: ${limit})`,
+      reference: '',
+      ratio: '',
+      target: `>= ${FLEET_TARGET}`,
+      met: metText(met),
+    },
     ...results.map(stepRow),
   ];
   return { figures, rows };

@@ -40,7 +40,9 @@ export const WRITE_P99_TARGET_MS = 5;
 async function record(baseUrl: string, endpoint: Endpoint): Promise<RecordedResponse> {
   const response = await fetch(baseUrl + endpoint.path, {
     method: endpoint.method,
-    ...(endpoint.body !== undefined ? { body: endpoint.body.replace('[<id>]', 'recording'), headers: JSON_HEADERS } : {}),
+    ...(endpoint.body !== undefined
+      ? { body: endpoint.body.replace('[<id>]', 'recording'), headers: JSON_HEADERS }
+      : {}),
   });
   return {
     method: endpoint.method,
@@ -51,9 +53,17 @@ async function record(baseUrl: string, endpoint: Endpoint): Promise<RecordedResp
   };
 }
 
-async function startReference(kind: ReferenceKind, routes: RecordedResponse[]): Promise<{ child: ChildProcess; url: string }> {
+async function startReference(
+  kind: ReferenceKind,
+  routes: RecordedResponse[],
+): Promise<{ child: ChildProcess; url: string }> {
   const child = forkTs(new URL('./reference-server.ts', import.meta.url), [kind, HOST]);
-  const listening = nextMessage(child, (m: unknown): m is FromReference => (m as FromReference | undefined)?.type === 'listening', 15_000, `the ${kind} reference`);
+  const listening = nextMessage(
+    child,
+    (m: unknown): m is FromReference => (m as FromReference | undefined)?.type === 'listening',
+    15_000,
+    `the ${kind} reference`,
+  );
   child.send({ type: 'serve', routes } satisfies ToReference);
   return { child, url: `http://${HOST}:${(await listening).port}` };
 }
@@ -72,28 +82,51 @@ interface Measured {
 function endpointSection(endpoint: Endpoint, m: Measured): Section {
   const label = `HTTP ${endpoint.method} ${endpoint.path}`;
   const isWrite = endpoint.target === 'write-latency';
-  const throughputMet = isWrite ? undefined : m.sensor.requestsPerSecond / m.fastify.requestsPerSecond >= GET_THROUGHPUT_TARGET;
+  const throughputMet = isWrite
+    ? undefined
+    : m.sensor.requestsPerSecond / m.fastify.requestsPerSecond >= GET_THROUGHPUT_TARGET;
   const writeMet = isWrite ? m.sensor.latencyMs.p99 <= WRITE_P99_TARGET_MS : undefined;
   const refs = (pick: (r: Measurement) => number) => [
     { name: 'bare Fastify', value: pick(m.fastify) },
     { name: 'bare node:http', value: pick(m.nodeHttp) },
   ];
   const errors = m.sensor.non2xx + m.sensor.errors + m.sensor.timeouts;
-  const note = errors ? { note: `${m.sensor.non2xx} non-2xx, ${m.sensor.errors} errors, ${m.sensor.timeouts} timeouts` } : {};
+  const note = errors
+    ? { note: `${m.sensor.non2xx} non-2xx, ${m.sensor.errors} errors, ${m.sensor.timeouts} timeouts` }
+    : {};
   const figures: Figure[] = [
     figureWithReferences(
-      { name: `${label} requests/s`, value: m.sensor.requestsPerSecond, unit: 'req/s', ...(isWrite ? {} : { target: `>= ${GET_THROUGHPUT_TARGET} x bare Fastify`, met: throughputMet }), ...note },
+      {
+        name: `${label} requests/s`,
+        value: m.sensor.requestsPerSecond,
+        unit: 'req/s',
+        ...(isWrite ? {} : { target: `>= ${GET_THROUGHPUT_TARGET} x bare Fastify`, met: throughputMet }),
+        ...note,
+      },
       refs((r) => r.requestsPerSecond),
     ),
-    figureWithReferences({ name: `${label} latency p50`, value: m.sensor.latencyMs.p50, unit: 'ms' }, refs((r) => r.latencyMs.p50)),
     figureWithReferences(
-      { name: `${label} latency p99`, value: m.sensor.latencyMs.p99, unit: 'ms', ...(isWrite ? { target: `<= ${WRITE_P99_TARGET_MS} ms`, met: writeMet } : {}) },
+      { name: `${label} latency p50`, value: m.sensor.latencyMs.p50, unit: 'ms' },
+      refs((r) => r.latencyMs.p50),
+    ),
+    figureWithReferences(
+      {
+        name: `${label} latency p99`,
+        value: m.sensor.latencyMs.p99,
+        unit: 'ms',
+        ...(isWrite ? { target: `<= ${WRITE_P99_TARGET_MS} ms`, met: writeMet } : {}),
+      },
       refs((r) => r.latencyMs.p99),
     ),
-    figureWithReferences({ name: `${label} server CPU per request`, value: m.sensor.cpuMicrosPerRequest, unit: 'µs' }, refs((r) => r.cpuMicrosPerRequest)),
+    figureWithReferences(
+      { name: `${label} server CPU per request`, value: m.sensor.cpuMicrosPerRequest, unit: 'µs' },
+      refs((r) => r.cpuMicrosPerRequest),
+    ),
   ];
-  const summary = (r: Measurement) => `${fmt(r.requestsPerSecond, 0)} req/s, p50 ${fmt(r.latencyMs.p50)} / p99 ${fmt(r.latencyMs.p99)} ms, ${fmt(r.cpuMicrosPerRequest, 0)} µs CPU/req`;
-  const ratio = (pick: (r: Measurement) => number) => `${fmt(pick(m.sensor) / pick(m.fastify))} / ${fmt(pick(m.sensor) / pick(m.nodeHttp))}`;
+  const summary = (r: Measurement) =>
+    `${fmt(r.requestsPerSecond, 0)} req/s, p50 ${fmt(r.latencyMs.p50)} / p99 ${fmt(r.latencyMs.p99)} ms, ${fmt(r.cpuMicrosPerRequest, 0)} µs CPU/req`;
+  const ratio = (pick: (r: Measurement) => number) =>
+    `${fmt(pick(m.sensor) / pick(m.fastify))} / ${fmt(pick(m.sensor) / pick(m.nodeHttp))}`;
   return {
     figures,
     rows: [
@@ -118,7 +151,13 @@ function writersSection(label: string, connections: number, r: Measurement): Sec
     figures: [
       { name: `${label} requests/s, ${each}`, value: r.requestsPerSecond, unit: 'req/s' },
       { name: `${label} latency p50, ${each}`, value: r.latencyMs.p50, unit: 'ms' },
-      { name: `${label} latency p99, ${each}`, value: r.latencyMs.p99, unit: 'ms', target: `<= ${WRITE_P99_TARGET_MS} ms`, met: r.latencyMs.p99 <= WRITE_P99_TARGET_MS },
+      {
+        name: `${label} latency p99, ${each}`,
+        value: r.latencyMs.p99,
+        unit: 'ms',
+        target: `<= ${WRITE_P99_TARGET_MS} ms`,
+        met: r.latencyMs.p99 <= WRITE_P99_TARGET_MS,
+      },
       { name: `${label} server CPU per request, ${each}`, value: r.cpuMicrosPerRequest, unit: 'µs' },
     ],
     rows: [
@@ -200,13 +239,20 @@ export async function benchHttp(ctx: BenchContext): Promise<Section> {
       const silent = Object.entries(measured).find(([, r]) => r.requests === 0);
       if (silent) {
         const r = silent[1];
-        sections.push(unavailable(label, 'req/s', `no 2xx answers from ${silent[0]} (${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts)`));
+        sections.push(
+          unavailable(
+            label,
+            'req/s',
+            `no 2xx answers from ${silent[0]} (${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts)`,
+          ),
+        );
         continue;
       }
       sections.push(endpointSection(endpoint, measured));
       if (endpoint.target === 'write-latency') {
         // One writer alone is the cost of one durable commit; 50 show how commits queue (or group).
-        for (const writers of OTHER_WRITER_COUNTS) sections.push(writersSection(label, writers, await measure(sensor.baseUrl, sensor.pid, writers)));
+        for (const writers of OTHER_WRITER_COUNTS)
+          sections.push(writersSection(label, writers, await measure(sensor.baseUrl, sensor.pid, writers)));
       }
     }
     return mergeSections(sections);

@@ -32,14 +32,24 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
 };
 
 function usage(): never {
-  process.stderr.write(`usage: npm run bench -- [--quick] [--json <path>] [--compare <earlier.json>] [--only ${Object.keys(PARTS).join(',')}]\n`);
+  process.stderr.write(
+    `usage: npm run bench -- [--quick] [--json <path>] [--compare <earlier.json>] [--only ${Object.keys(PARTS).join(',')}]\n`,
+  );
   process.exit(2);
 }
 
 async function main(): Promise<void> {
   let values;
   try {
-    ({ values } = parseArgs({ options: { quick: { type: 'boolean' }, json: { type: 'string' }, compare: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      options: {
+        quick: { type: 'boolean' },
+        json: { type: 'string' },
+        compare: { type: 'string' },
+        only: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     usage();
@@ -84,7 +94,9 @@ async function main(): Promise<void> {
     rows: all.figures,
   };
   const m = report.machine;
-  process.stdout.write(`\nBenchmark (${report.mode}), ${report.date.slice(0, 10)}, ${m.cpus} cores (${m.cpuModel}), Node ${m.node}, ${report.durationS} s\n\n`);
+  process.stdout.write(
+    `\nBenchmark (${report.mode}), ${report.date.slice(0, 10)}, ${m.cpus} cores (${m.cpuModel}), Node ${m.node}, ${report.durationS} s\n\n`,
+  );
   process.stdout.write(`${renderMarkdown(all.rows)}\n`);
   if (earlier) process.stdout.write(`\n${renderComparison(earlier, report)}\n`);
   if (values.json) {

@@ -20,7 +20,8 @@ export class LoadGenerator {
     const seq = ++this.seq;
     const reply = nextMessage(
       this.child,
-      (m: unknown): m is FromLoadGenerator => typeof m === 'object' && m !== null && (m as { seq?: unknown }).seq === seq,
+      (m: unknown): m is FromLoadGenerator =>
+        typeof m === 'object' && m !== null && (m as { seq?: unknown }).seq === seq,
       options.durationS * 1000 + 30_000,
       `load run on ${options.url}`,
     );

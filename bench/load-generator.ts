@@ -24,7 +24,11 @@ function bodyOptions(options: LoadOptions): Pick<autocannon.Options, 'body' | 'r
   if (!options.uniqueBody) return { body: options.body };
   const template = options.body;
   let counter = 0;
-  return { requests: [{ setupRequest: (request) => ({ ...request, body: template.replace('[<id>]', `${process.pid}-${++counter}`) }) }] };
+  return {
+    requests: [
+      { setupRequest: (request) => ({ ...request, body: template.replace('[<id>]', `${process.pid}-${++counter}`) }) },
+    ],
+  };
 }
 
 function run(options: LoadOptions): Promise<LoadResult> {
@@ -74,7 +78,8 @@ process.on('message', (raw: unknown) => {
   if (message.type !== 'run') return;
   run(message.options).then(
     (result) => process.send?.({ type: 'result', seq: message.seq, result } satisfies FromLoadGenerator),
-    (error: unknown) => process.send?.({ type: 'error', seq: message.seq, message: String(error) } satisfies FromLoadGenerator),
+    (error: unknown) =>
+      process.send?.({ type: 'error', seq: message.seq, message: String(error) } satisfies FromLoadGenerator),
   );
 });
 

@@ -24,4 +24,6 @@ export interface LoadResult {
 }
 
 export type ToLoadGenerator = { type: 'run'; seq: number; options: LoadOptions };
-export type FromLoadGenerator = { type: 'result'; seq: number; result: LoadResult } | { type: 'error'; seq: number; message: string };
+export type FromLoadGenerator =
+  | { type: 'result'; seq: number; result: LoadResult }
+  | { type: 'error'; seq: number; message: string };

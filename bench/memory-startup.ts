@@ -49,8 +49,21 @@ export async function benchMemoryAndStartup(ctx: BenchContext): Promise<Section>
   const startupTarget = `<= ${STARTUP_TARGET_MS} ms`;
   const references = `bare Fastify ${fmt(startup.fastify, 0)} ms; bare node:http ${fmt(startup.nodeHttp, 0)} ms`;
   if (sensorInfoMissing) {
-    figures.push({ name: startupName, value: null, unit: 'ms', target: startupTarget, note: `sensor_info missing; first HTTP answer after ${fmt(startup.sensor, 0)} ms` });
-    rows.push({ figure: startupName, value: `n/a (endpoint missing; first HTTP answer ${fmt(startup.sensor, 0)} ms)`, reference: references, ratio: '', target: startupTarget, met: 'NO' });
+    figures.push({
+      name: startupName,
+      value: null,
+      unit: 'ms',
+      target: startupTarget,
+      note: `sensor_info missing; first HTTP answer after ${fmt(startup.sensor, 0)} ms`,
+    });
+    rows.push({
+      figure: startupName,
+      value: `n/a (endpoint missing; first HTTP answer ${fmt(startup.sensor, 0)} ms)`,
+      reference: references,
+      ratio: '',
+      target: startupTarget,
+      met: 'NO',
+    });
   } else {
     const met = startup.sensor <= STARTUP_TARGET_MS;
     figures.push(
@@ -76,8 +89,25 @@ export async function benchMemoryAndStartup(ctx: BenchContext): Promise<Section>
   const idleRss = mb(rssBytes(running.pid));
   const fastifyRss = mb(rssBytes(bareFastify.pid));
   await stopProcess(bareFastify.child);
-  figures.push(figureWithReferences({ name: 'RSS idle', value: idleRss, unit: 'MB', note: `anonymous ${fmt(mb(idle.anon), 1)} MB, file-backed ${fmt(mb(idle.file), 1)} MB` }, [{ name: 'bare Fastify idle', value: fastifyRss }]));
-  rows.push({ figure: 'RSS idle', value: `${fmt(idleRss, 1)} MB (anon ${fmt(mb(idle.anon), 1)}, file ${fmt(mb(idle.file), 1)})`, reference: `bare Fastify ${fmt(fastifyRss, 1)} MB`, ratio: fmt(idleRss / fastifyRss), target: '', met: '' });
+  figures.push(
+    figureWithReferences(
+      {
+        name: 'RSS idle',
+        value: idleRss,
+        unit: 'MB',
+        note: `anonymous ${fmt(mb(idle.anon), 1)} MB, file-backed ${fmt(mb(idle.file), 1)} MB`,
+      },
+      [{ name: 'bare Fastify idle', value: fastifyRss }],
+    ),
+  );
+  rows.push({
+    figure: 'RSS idle',
+    value: `${fmt(idleRss, 1)} MB (anon ${fmt(mb(idle.anon), 1)}, file ${fmt(mb(idle.file), 1)})`,
+    reference: `bare Fastify ${fmt(fastifyRss, 1)} MB`,
+    ratio: fmt(idleRss / fastifyRss),
+    target: '',
+    met: '',
+  });
 
   const rig = await StreamRig.start(ctx, running.host, running);
   const streamingName = 'RSS while streaming 2048x10 RNG19_RFL8_SIG16_NIR16_DUAL, 128 ch (max)';
@@ -95,7 +125,14 @@ export async function benchMemoryAndStartup(ctx: BenchContext): Promise<Section>
       await sleep(200);
     }
     const met = mb(peak) <= RSS_TARGET_MB;
-    figures.push({ name: streamingName, value: mb(peak), unit: 'MB', target: `<= ${RSS_TARGET_MB} MB`, met, note: `anonymous ${fmt(mb(parts.anon), 1)} MB, file-backed ${fmt(mb(parts.file), 1)} MB` });
+    figures.push({
+      name: streamingName,
+      value: mb(peak),
+      unit: 'MB',
+      target: `<= ${RSS_TARGET_MB} MB`,
+      met,
+      note: `anonymous ${fmt(mb(parts.anon), 1)} MB, file-backed ${fmt(mb(parts.file), 1)} MB`,
+    });
     rows.push({
       figure: 'RSS while streaming 2048x10 dual return, 128 ch (max)',
       value: `${fmt(mb(peak), 1)} MB (anon ${fmt(mb(parts.anon), 1)}, file ${fmt(mb(parts.file), 1)})`,
@@ -106,8 +143,21 @@ export async function benchMemoryAndStartup(ctx: BenchContext): Promise<Section>
     });
   } catch (error) {
     if (!(error instanceof NoPacketsError)) throw error;
-    figures.push({ name: streamingName, value: null, unit: 'MB', target: `<= ${RSS_TARGET_MB} MB`, note: error.message });
-    rows.push({ figure: 'RSS while streaming 2048x10 dual return, 128 ch', value: 'n/a (data plane not streaming)', reference: '', ratio: '', target: `<= ${RSS_TARGET_MB} MB`, met: 'NO' });
+    figures.push({
+      name: streamingName,
+      value: null,
+      unit: 'MB',
+      target: `<= ${RSS_TARGET_MB} MB`,
+      note: error.message,
+    });
+    rows.push({
+      figure: 'RSS while streaming 2048x10 dual return, 128 ch',
+      value: 'n/a (data plane not streaming)',
+      reference: '',
+      ratio: '',
+      target: `<= ${RSS_TARGET_MB} MB`,
+      met: 'NO',
+    });
   } finally {
     await rig.close();
   }

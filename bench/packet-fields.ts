@@ -31,10 +31,18 @@ export function readLidarIds(packet: Buffer, layout: HeaderLayout): LidarIds | n
   if (packet.length < FIRST_MEASUREMENT_ID + 2) return null;
   if (layout === 'fusa') {
     if (packet[0] !== 1) return null;
-    return { initId: packet.readUIntLE(1, 3), frameId: packet.readUInt32LE(4), measurementId: packet.readUInt16LE(FIRST_MEASUREMENT_ID) };
+    return {
+      initId: packet.readUIntLE(1, 3),
+      frameId: packet.readUInt32LE(4),
+      measurementId: packet.readUInt16LE(FIRST_MEASUREMENT_ID),
+    };
   }
   if (packet.readUInt16LE(0) !== 1) return null;
-  return { initId: packet.readUIntLE(4, 3), frameId: packet.readUInt16LE(2), measurementId: packet.readUInt16LE(FIRST_MEASUREMENT_ID) };
+  return {
+    initId: packet.readUIntLE(4, 3),
+    frameId: packet.readUInt16LE(2),
+    measurementId: packet.readUInt16LE(FIRST_MEASUREMENT_ID),
+  };
 }
 
 /** Packets per frame for a `lidar_mode` such as "2048x10" (full azimuth window). */

@@ -52,7 +52,9 @@ export function machineCpu(): { busy: number; total: number } {
 
 /** Datagrams the kernel dropped because a receiving socket's buffer was full (machine-wide counter). */
 export function udpReceiveBufferErrors(): number {
-  const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((l) => l.startsWith('Udp:'));
+  const lines = readFileSync('/proc/net/snmp', 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('Udp:'));
   if (lines.length < 2) return 0;
   const names = lines[0].split(/\s+/);
   const values = lines[1].split(/\s+/);

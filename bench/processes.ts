@@ -20,7 +20,13 @@ const TSX_LOADER = import.meta.resolve('tsx');
 
 /** Forks a TypeScript module of bench/ as a child with an IPC channel. */
 export function forkTs(moduleUrl: URL, args: string[] = [], options: ForkOptions = {}): ChildProcess {
-  return track(fork(moduleUrl, args, { execArgv: ['--import', TSX_LOADER], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...options }));
+  return track(
+    fork(moduleUrl, args, {
+      execArgv: ['--import', TSX_LOADER],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      ...options,
+    }),
+  );
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
@@ -56,7 +62,12 @@ export function installCleanup(afterStop: () => void): void {
 }
 
 /** Messages from a forked child, one at a time, with a deadline. */
-export function nextMessage<T>(child: ChildProcess, accept: (message: unknown) => message is T, timeoutMs: number, what: string): Promise<T> {
+export function nextMessage<T>(
+  child: ChildProcess,
+  accept: (message: unknown) => message is T,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
     const onMessage = (message: unknown) => {

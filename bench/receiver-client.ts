@@ -59,7 +59,12 @@ export class Receiver {
    * Resolves with the first init_id change on stream `id` that arrived after `afterNs` (hrtime)
    * and satisfies `accept`; rejects after `timeoutMs`.
    */
-  waitForInit(id: string, afterNs: bigint, timeoutMs: number, accept: (initId: number) => boolean = () => true): Promise<InitEvent> {
+  waitForInit(
+    id: string,
+    afterNs: bigint,
+    timeoutMs: number,
+    accept: (initId: number) => boolean = () => true,
+  ): Promise<InitEvent> {
     const fits = (e: InitEvent) => e.id === id && BigInt(e.atNs) > afterNs && accept(e.initId);
     const seen = this.lastInit.get(id);
     if (seen && fits(seen)) return Promise.resolve(seen);

@@ -34,7 +34,9 @@ async function serveFastify(routes: RecordedResponse[]): Promise<number> {
 }
 
 async function serveNodeHttp(routes: RecordedResponse[]): Promise<number> {
-  const table = new Map(routes.map((r) => [`${r.method} ${r.path}`, { ...r, body: Buffer.from(r.bodyBase64, 'base64') }]));
+  const table = new Map(
+    routes.map((r) => [`${r.method} ${r.path}`, { ...r, body: Buffer.from(r.bodyBase64, 'base64') }]),
+  );
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     const route = table.get(`${request.method} ${path}`);

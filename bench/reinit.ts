@@ -22,7 +22,8 @@ export async function benchReinit(ctx: BenchContext): Promise<Section> {
     try {
       await rig.configure('1024x10', PROFILE, false);
     } catch (error) {
-      if (error instanceof NoPacketsError) return unavailable('Reinit latency', 'ms', 'data plane not streaming', `p50 <= ${REINIT_P50_TARGET_MS} ms`);
+      if (error instanceof NoPacketsError)
+        return unavailable('Reinit latency', 'ms', 'data plane not streaming', `p50 <= ${REINIT_P50_TARGET_MS} ms`);
       throw error;
     }
     ctx.log(`reinit: ${count} lidar_mode changes`);

@@ -60,9 +60,15 @@ export function fmt(value: number | null | undefined, digits = 2): string {
   return value.toFixed(digits);
 }
 
-export function figureWithReferences(base: Omit<Figure, 'reference' | 'ratio' | 'references'>, references: { name: string; value: number | null }[]): Figure {
+export function figureWithReferences(
+  base: Omit<Figure, 'reference' | 'ratio' | 'references'>,
+  references: { name: string; value: number | null }[],
+): Figure {
   const usable = references.filter((r): r is { name: string; value: number } => r.value !== null && r.value > 0);
-  const refs = base.value === null ? [] : usable.map((r) => ({ name: r.name, value: r.value, ratio: (base.value as number) / r.value }));
+  const refs =
+    base.value === null
+      ? []
+      : usable.map((r) => ({ name: r.name, value: r.value, ratio: (base.value as number) / r.value }));
   const figure: Figure = { ...base };
   if (refs.length) {
     figure.references = refs;
@@ -76,7 +82,16 @@ export function figureWithReferences(base: Omit<Figure, 'reference' | 'ratio' | 
 export function unavailable(name: string, unit: string, reason: string, target?: string): Section {
   return {
     figures: [{ name, value: null, unit, note: reason, ...(target ? { target } : {}) }],
-    rows: [{ figure: name, value: `n/a (${reason})`, reference: '', ratio: '', target: target ?? '', met: target ? 'NO' : '' }],
+    rows: [
+      {
+        figure: name,
+        value: `n/a (${reason})`,
+        reference: '',
+        ratio: '',
+        target: target ?? '',
+        met: target ? 'NO' : '',
+      },
+    ],
   };
 }
 
@@ -93,7 +108,9 @@ const escapeCell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, '
 
 export function renderMarkdown(rows: TableRow[]): string {
   const header = '| Figure | Value | Reference | Ratio | Target | Met |\n|---|---|---|---|---|---|';
-  const lines = rows.map((r) => `| ${[r.figure, r.value, r.reference, r.ratio, r.target, r.met].map(escapeCell).join(' | ')} |`);
+  const lines = rows.map(
+    (r) => `| ${[r.figure, r.value, r.reference, r.ratio, r.target, r.met].map(escapeCell).join(' | ')} |`,
+  );
   return [header, ...lines].join('\n');
 }
 

@@ -48,11 +48,31 @@ export async function spawnSensor(options: SensorOptions): Promise<SensorProcess
   const port = await freePort(options.host);
   const baseUrl = `http://${options.host}:${port}`;
   const ready = await spawnReady({
-    args: [CLI_PATH, '--host', options.host, '--port', String(port), '--data-dir', options.dataDir, '--log-level', 'warn', '--product', options.product ?? 'OS-1-128', ...(options.args ?? [])],
+    args: [
+      CLI_PATH,
+      '--host',
+      options.host,
+      '--port',
+      String(port),
+      '--data-dir',
+      options.dataDir,
+      '--log-level',
+      'warn',
+      '--product',
+      options.product ?? 'OS-1-128',
+      ...(options.args ?? []),
+    ],
     url: baseUrl + (options.readyPath ?? CONFIG_PATH),
     // 404: the server is up but the polled route does not exist (yet); the caller reports that.
     readyStatuses: [200, 404],
     timeoutMs: options.readyTimeoutMs ?? 20_000,
   });
-  return { ...ready, host: options.host, port, baseUrl, readyStatus: ready.status, stop: () => stopProcess(ready.child) };
+  return {
+    ...ready,
+    host: options.host,
+    port,
+    baseUrl,
+    readyStatus: ready.status,
+    stop: () => stopProcess(ready.child),
+  };
 }

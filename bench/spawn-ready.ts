@@ -26,7 +26,12 @@ export interface SpawnReadyOptions {
 export async function spawnReady(options: SpawnReadyOptions): Promise<ReadyProcess> {
   const readyStatuses = options.readyStatuses ?? [200];
   const startedAt = performance.now();
-  const child = track(spawn(process.execPath, options.args, { stdio: ['ignore', 'ignore', 'pipe'], ...(options.cwd ? { cwd: options.cwd } : {}) }));
+  const child = track(
+    spawn(process.execPath, options.args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    }),
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     // Keep the tail only: a process that logs a lot must not grow the orchestrator's memory.
@@ -38,11 +43,13 @@ export async function spawnReady(options: SpawnReadyOptions): Promise<ReadyProce
       if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}: ${stderr}`);
       try {
         const status = (await fetch(options.url)).status;
-        if (readyStatuses.includes(status)) return { child, pid: child.pid as number, startupMs: performance.now() - startedAt, status };
+        if (readyStatuses.includes(status))
+          return { child, pid: child.pid as number, startupMs: performance.now() - startedAt, status };
       } catch {
         // Not listening yet.
       }
-      if (performance.now() > deadline) throw new Error(`${options.url} not answering after ${options.timeoutMs} ms: ${stderr}`);
+      if (performance.now() > deadline)
+        throw new Error(`${options.url} not answering after ${options.timeoutMs} ms: ${stderr}`);
       // A short poll interval: start-up time is one of the figures.
       await new Promise((r) => setTimeout(r, 2));
     }

@@ -22,9 +22,13 @@ const built = outputs.length > 0 ? Math.min(...outputs) : -Infinity;
 
 if (newestInput > built) {
   process.stderr.write('lidar-sensor: sources changed since the last build; compiling (npm run build)…\n');
-  const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  const tsc = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   process.exit(tsc.status ?? 1);
 }

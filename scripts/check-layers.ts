@@ -35,7 +35,18 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['routes', 'http', 'faults', 'metrics', 'web', 'app'],
   // Composition roots: the only modules that parse options, pick the HAL and wire units together (one
   // unit, or a fleet of them), and the container health check that reads the same options.
-  ['cli-options', 'unit', 'server', 'cli', 'cli-logger', 'startup-failure', 'compile-cache', 'healthcheck', 'health', 'fleet'],
+  [
+    'cli-options',
+    'unit',
+    'server',
+    'cli',
+    'cli-logger',
+    'startup-failure',
+    'compile-cache',
+    'healthcheck',
+    'health',
+    'fleet',
+  ],
 ];
 
 /** Layers below the routes: the device core and everything under it never sees the web framework. */

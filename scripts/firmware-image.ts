@@ -47,11 +47,13 @@ async function main(): Promise<void> {
   }
   if (!values.rev) fail('--rev is required');
   if (!values.out) fail('--out is required');
-  if (values.payload !== undefined && values['payload-size'] !== undefined) fail('give --payload or --payload-size, not both');
+  if (values.payload !== undefined && values['payload-size'] !== undefined)
+    fail('give --payload or --payload-size, not both');
   let payloadSize: number | undefined;
   if (values['payload-size'] !== undefined) {
     payloadSize = Number(values['payload-size']);
-    if (!Number.isSafeInteger(payloadSize) || payloadSize < 0) fail(`--payload-size must be a non-negative integer; got ${values['payload-size']}`);
+    if (!Number.isSafeInteger(payloadSize) || payloadSize < 0)
+      fail(`--payload-size must be a non-negative integer; got ${values['payload-size']}`);
   }
   const manifest: Record<string, string> = {};
   for (const entry of values.manifest ?? []) {
@@ -60,7 +62,13 @@ async function main(): Promise<void> {
     manifest[entry.slice(0, eq)] = entry.slice(eq + 1);
   }
   try {
-    const { bytes, payloadSha256 } = await writeImageFile({ imageRev: values.rev, out: values.out, payloadPath: values.payload, payloadSize, manifest });
+    const { bytes, payloadSha256 } = await writeImageFile({
+      imageRev: values.rev,
+      out: values.out,
+      payloadPath: values.payload,
+      payloadSize,
+      manifest,
+    });
     process.stdout.write(`${values.out}: ${bytes} bytes, image_rev ${values.rev}, payload sha256 ${payloadSha256}\n`);
   } catch (error) {
     if (error instanceof ImageFormatError) fail(error.message);

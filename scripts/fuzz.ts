@@ -10,10 +10,24 @@ import { parseArgs } from 'node:util';
 import { ANSWER_BOUND_BYTES, runFuzz, type FuzzOptions, type FuzzReport } from './fuzz/runner.js';
 
 export const QUICK: Omit<FuzzOptions, 'progress'> = {
-  requests: 1200, rawRequests: 200, attackSeconds: 3, seed: 11, headersTimeout: 1, requestTimeout: 1, uploadIdleTimeout: 1, maxConnections: 256,
+  requests: 1200,
+  rawRequests: 200,
+  attackSeconds: 3,
+  seed: 11,
+  headersTimeout: 1,
+  requestTimeout: 1,
+  uploadIdleTimeout: 1,
+  maxConnections: 256,
 };
 export const LONG: Omit<FuzzOptions, 'progress'> = {
-  requests: 100_000, rawRequests: 5000, attackSeconds: 20, seed: 11, headersTimeout: 2, requestTimeout: 2, uploadIdleTimeout: 2, maxConnections: 256,
+  requests: 100_000,
+  rawRequests: 5000,
+  attackSeconds: 20,
+  seed: 11,
+  headersTimeout: 2,
+  requestTimeout: 2,
+  uploadIdleTimeout: 2,
+  maxConnections: 256,
 };
 
 /** The issue's memory target for the whole run (VmRSS of the server process). */
@@ -29,7 +43,10 @@ export function verdicts(report: FuzzReport): [string, boolean][] {
     ['every stalled connection closed within its limit', report.stalls.late === 0],
     ['the stalled upload released the lock', report.uploadLockReleasedAfterMs !== undefined],
     ['the well-behaved client was always served', report.wellBehaved.failures === 0],
-    ['the flood was answered (200 or 503) or closed, and served after', !report.failures.some((f) => f.kind === 'flood')],
+    [
+      'the flood was answered (200 or 503) or closed, and served after',
+      !report.failures.some((f) => f.kind === 'flood'),
+    ],
   ];
 }
 
@@ -39,7 +56,9 @@ export function reportMarkdown(report: FuzzReport): string {
     `| Figure | Value |`,
     `|---|---|`,
     `| Requests | ${r.total} in ${report.durationS.toFixed(0)} s: ${r.routes} over the routes (${r.writes} writes, each checked against a state snapshot), ${r.snapshots} snapshot reads, ${r.raw} malformed on raw sockets, ${r.attack} slow/idle/flood connections, ${r.wellBehaved} by the well-behaved client |`,
-    `| Statuses | ${Object.entries(report.statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} |`,
+    `| Statuses | ${Object.entries(report.statuses)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')} |`,
     `| 5xx | ${report.serverErrors} (503 with Retry-After during reinit: ${report.documented503}) |`,
     `| Crashes | ${report.crashed ? 1 : 0} |`,
     `| State changes after a 4xx | ${report.stateChangesOn4xx} |`,
@@ -81,13 +100,20 @@ async function main(): Promise<number> {
     ok &&= met;
   }
   for (const failure of report.failures.slice(0, 20)) process.stdout.write(`  ${failure.kind}: ${failure.detail}\n`);
-  if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: new Date().toISOString(), options: { ...options, progress: undefined }, report }, null, 2)}\n`);
+  if (values.json)
+    writeFileSync(
+      values.json,
+      `${JSON.stringify({ date: new Date().toISOString(), options: { ...options, progress: undefined }, report }, null, 2)}\n`,
+    );
   return ok ? 0 : 1;
 }
 
 if (process.argv[1]?.endsWith('fuzz.ts')) {
-  main().then((code) => (process.exitCode = code), (error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  });
+  main().then(
+    (code) => (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -12,7 +12,12 @@
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { crc64BigInt } from '../src/udp/crc64.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS, lidarPacketBytes, type ProfileLayout } from '../src/udp/lidar-profiles.js';
+import {
+  COLUMNS_PER_PACKET,
+  PROFILE_LAYOUTS,
+  lidarPacketBytes,
+  type ProfileLayout,
+} from '../src/udp/lidar-profiles.js';
 import { LIDAR_PROFILES, type LidarProfile } from '../src/config/registry.js';
 
 const USAGE = `usage: udp-monitor [--port 7502] [--imu-port 7503] [--bind 0.0.0.0] [--sensor HOST[:PORT]] [--configure] [--duration SECONDS]
@@ -36,7 +41,12 @@ interface Format {
 
 interface Metadata {
   sensor_info: { initialization_id: number };
-  lidar_data_format: { udp_profile_lidar: LidarProfile; pixels_per_column: number; column_window: [number, number]; columns_per_frame: number };
+  lidar_data_format: {
+    udp_profile_lidar: LidarProfile;
+    pixels_per_column: number;
+    column_window: [number, number];
+    columns_per_frame: number;
+  };
   config_params: { lidar_mode: string };
 }
 
@@ -95,7 +105,8 @@ async function readFormat(sensor: string): Promise<Format> {
 function candidatesForSize(size: number): Format[] {
   const found: Format[] = [];
   for (const profile of LIDAR_PROFILES) {
-    for (const pixels of [16, 32, 64, 128]) if (lidarPacketBytes(PROFILE_LAYOUTS[profile], pixels) === size) found.push({ profile, pixels });
+    for (const pixels of [16, 32, 64, 128])
+      if (lidarPacketBytes(PROFILE_LAYOUTS[profile], pixels) === size) found.push({ profile, pixels });
   }
   return found;
 }
@@ -104,7 +115,9 @@ function candidatesForSize(size: number): Format[] {
 function guessFormat(packet: Buffer): Format | undefined {
   const fits = candidatesForSize(packet.length).filter(({ profile }) => {
     const fusa = PROFILE_LAYOUTS[profile].header === 'FUSA';
-    return fusa ? packet[0] === 1 && packet.subarray(packet.length - 32).every((b) => b === 0) : packet.readUInt16LE(0) === 1 && crcOk(packet);
+    return fusa
+      ? packet[0] === 1 && packet.subarray(packet.length - 32).every((b) => b === 0)
+      : packet.readUInt16LE(0) === 1 && crcOk(packet);
   });
   // Ambiguous sizes (e.g. DUAL with 32 channels and RNG15 with 128) share the column size, so frame
   // counting still works; only the label is uncertain.
@@ -193,7 +206,10 @@ async function main() {
     const h = header(p, layout);
     if (last && h.initId !== last.initId && args.sensor) {
       // A reinit: the profile or pixel count may have changed.
-      void readFormat(args.sensor).then((f) => (format = f), () => undefined);
+      void readFormat(args.sensor).then(
+        (f) => (format = f),
+        () => undefined,
+      );
     }
     last = h;
     if (!frame || frame.id !== h.frameId) {
@@ -226,7 +242,9 @@ async function main() {
     format = await readFormat(args.sensor);
   }
 
-  process.stdout.write(`listening on ${args.bind}:${args.port} (lidar)${imu ? ` and :${args.imuPort} (IMU)` : ''}${format ? `; expecting ${format.profile}, ${format.pixels} channels, ${format.mode}` : ''}\n`);
+  process.stdout.write(
+    `listening on ${args.bind}:${args.port} (lidar)${imu ? ` and :${args.imuPort} (IMU)` : ''}${format ? `; expecting ${format.profile}, ${format.pixels} channels, ${format.mode}` : ''}\n`,
+  );
   const started = Date.now();
   const timer = setInterval(() => {
     const i = interval;
@@ -235,8 +253,12 @@ async function main() {
     const fmt = format
       ? `${format.profile} ${format.pixels}ch${format.mode ? ` ${format.mode}` : ''}${format.alsoFits ? ` (or ${format.alsoFits}: use --sensor)` : ''}`
       : 'waiting for packets';
-    const id = last ? `init_id ${last.initId} sn ${last.serial} alert_flags 0x${last.alertFlags.toString(16).padStart(2, '0')}` : '';
-    const problems = [i.badSize && `${i.badSize} of unexpected size`, i.badCrc && `${i.badCrc} bad CRC`].filter(Boolean).join(', ');
+    const id = last
+      ? `init_id ${last.initId} sn ${last.serial} alert_flags 0x${last.alertFlags.toString(16).padStart(2, '0')}`
+      : '';
+    const problems = [i.badSize && `${i.badSize} of unexpected size`, i.badCrc && `${i.badCrc} bad CRC`]
+      .filter(Boolean)
+      .join(', ');
     process.stdout.write(
       `${time} lidar ${i.lidarPackets} pkt/s, frames ${i.framesComplete} complete / ${i.framesIncomplete} incomplete | imu ${i.imuPackets} pkt/s | ${fmt} ${id}${from ? ` from ${from}` : ''}${problems ? ` | ${problems}` : ''}\n`,
     );

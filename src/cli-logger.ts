@@ -15,10 +15,20 @@ export function prettyTransportTarget(): string | undefined {
   }
 }
 
-export function createCliLogger(level: string, recent: DestinationStream, isTty = process.stdout.isTTY === true): Logger {
+export function createCliLogger(
+  level: string,
+  recent: DestinationStream,
+  isTty = process.stdout.isTTY === true,
+): Logger {
   const pretty = isTty ? prettyTransportTarget() : undefined;
   const output = pretty
     ? pino.transport({ target: pretty, options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } })
     : pino.destination(1);
-  return pino({ level }, pino.multistream([{ level, stream: output }, { level, stream: recent }]));
+  return pino(
+    { level },
+    pino.multistream([
+      { level, stream: output },
+      { level, stream: recent },
+    ]),
+  );
 }

@@ -81,26 +81,166 @@ export interface OptionSpec {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const OPTION_SPECS: readonly OptionSpec[] = [
-  { flag: 'host', key: 'host', env: 'SENSOR_HOST', default: SIM_DEFAULT_HOST, valueName: 'ADDRESS', help: `listen address (default loopback for --hal sim, ${LINUX_DEFAULT_HOST} for --hal linux; 0.0.0.0 exposes a simulated unit to the network); a specific address (e.g. 127.0.0.2) is also the source address of the UDP data` },
-  { flag: 'port', key: 'port', env: 'SENSOR_PORT', default: '8080', valueName: 'PORT', help: 'HTTP port (real units and the Docker image use 80)' },
-  { flag: 'data-dir', key: 'dataDir', env: 'SENSOR_DATA_DIR', default: './data', valueName: 'DIR', help: 'where the unit keeps its database (configuration, user data, identity, alerts, firmware slots)' },
-  { flag: 'product', key: 'product', env: 'SENSOR_PRODUCT', default: DEFAULT_PRODUCT, valueName: 'MODEL', help: 'product model, e.g. OS-1-128, OS-2-32, OS-0-64-T1' },
-  { flag: 'serial', key: 'serial', env: 'SENSOR_SERIAL', default: undefined, valueName: 'DIGITS', help: 'serial number (decimal, < 2^40); default: generated once and kept in the data directory' },
-  { flag: 'hal', key: 'hal', env: 'SENSOR_HAL', default: 'sim', valueName: HAL_KINDS.join('|'), help: 'hardware layer: sim (simulated unit) or linux (a real unit: iproute2, chrony, ptp4l)' },
-  { flag: 'firmware-max-bytes', key: 'firmwareMaxBytes', env: 'SENSOR_FIRMWARE_MAX_BYTES', default: String(DEFAULT_FIRMWARE_MAX_BYTES), valueName: 'BYTES', help: 'largest firmware image an upload may hold (413 above it)' },
-  { flag: 'firmware-boot-attempts', key: 'firmwareBootAttempts', env: 'SENSOR_FIRMWARE_BOOT_ATTEMPTS', default: String(DEFAULT_MAX_BOOT_ATTEMPTS), valueName: 'N', help: 'boots a new firmware image gets to come up healthy before the unit rolls back' },
-  { flag: 'firmware-hook', key: 'firmwareHook', env: 'SENSOR_FIRMWARE_HOOK', default: undefined, valueName: 'PATH', help: 'linux HAL: executable connecting the A/B firmware slots to the bootloader (U-Boot env, RAUC); without it a linux unit refuses firmware uploads' },
-  { flag: 'interface', key: 'networkInterface', env: 'SENSOR_INTERFACE', default: undefined, valueName: 'NAME', help: 'linux HAL: the Ethernet interface the network resources read and configure; default: the one holding --host, else the default route\'s' },
-  { flag: 'network-hook', key: 'networkHook', env: 'SENSOR_NETWORK_HOOK', default: undefined, valueName: 'PATH', help: 'linux HAL: executable run as `PATH static IF CIDR` / `PATH dynamic IF` when the IPv4 override is set / removed (e.g. to stop/start DHCP)' },
-  { flag: 'chronyc-host', key: 'chronycHost', env: 'SENSOR_CHRONYC_HOST', default: undefined, valueName: 'HOST|SOCKET', help: 'linux HAL: chronyc -h argument (chronyd host or command socket path); default chronyc\'s own' },
-  { flag: 'ptp4l-socket', key: 'ptp4lSocket', env: 'SENSOR_PTP4L_SOCKET', default: undefined, valueName: 'PATH', help: 'linux HAL: ptp4l\'s management socket (uds_address); default /var/run/ptp4l' },
-  { flag: 'ptp4l-config', key: 'ptp4lConfig', env: 'SENSOR_PTP4L_CONFIG', default: undefined, valueName: 'FILE', help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)' },
-  { flag: 'ptp4l-restart-command', key: 'ptp4lRestartCommand', env: 'SENSOR_PTP4L_RESTART_COMMAND', default: undefined, valueName: 'COMMAND', help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"' },
-  { flag: 'headers-timeout', key: 'headersTimeout', env: 'SENSOR_HEADERS_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.headersTimeoutMs), valueName: 'SECONDS', help: 'a request\'s headers must arrive within this time (408, then the connection is closed)' },
-  { flag: 'request-timeout', key: 'requestTimeout', env: 'SENSOR_REQUEST_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.requestTimeoutMs), valueName: 'SECONDS', help: 'the body of a request (other than a firmware upload) must arrive within this time after its headers (408, then closed)' },
-  { flag: 'upload-idle-timeout', key: 'uploadIdleTimeout', env: 'SENSOR_UPLOAD_IDLE_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.uploadIdleTimeoutMs), valueName: 'SECONDS', help: 'a firmware upload that sends no byte for this long is cut: the upload lock is released and the partial image discarded' },
-  { flag: 'keep-alive-timeout', key: 'keepAliveTimeout', env: 'SENSOR_KEEP_ALIVE_TIMEOUT', default: seconds(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs), valueName: 'SECONDS', help: 'an idle keep-alive connection is closed after this time' },
-  { flag: 'max-connections', key: 'maxConnections', env: 'SENSOR_MAX_CONNECTIONS', default: String(DEFAULT_HTTP_LIMITS.maxConnections), valueName: 'N', help: 'open connections served at once; the next ones get 503 with Retry-After and are closed' },
+  {
+    flag: 'host',
+    key: 'host',
+    env: 'SENSOR_HOST',
+    default: SIM_DEFAULT_HOST,
+    valueName: 'ADDRESS',
+    help: `listen address (default loopback for --hal sim, ${LINUX_DEFAULT_HOST} for --hal linux; 0.0.0.0 exposes a simulated unit to the network); a specific address (e.g. 127.0.0.2) is also the source address of the UDP data`,
+  },
+  {
+    flag: 'port',
+    key: 'port',
+    env: 'SENSOR_PORT',
+    default: '8080',
+    valueName: 'PORT',
+    help: 'HTTP port (real units and the Docker image use 80)',
+  },
+  {
+    flag: 'data-dir',
+    key: 'dataDir',
+    env: 'SENSOR_DATA_DIR',
+    default: './data',
+    valueName: 'DIR',
+    help: 'where the unit keeps its database (configuration, user data, identity, alerts, firmware slots)',
+  },
+  {
+    flag: 'product',
+    key: 'product',
+    env: 'SENSOR_PRODUCT',
+    default: DEFAULT_PRODUCT,
+    valueName: 'MODEL',
+    help: 'product model, e.g. OS-1-128, OS-2-32, OS-0-64-T1',
+  },
+  {
+    flag: 'serial',
+    key: 'serial',
+    env: 'SENSOR_SERIAL',
+    default: undefined,
+    valueName: 'DIGITS',
+    help: 'serial number (decimal, < 2^40); default: generated once and kept in the data directory',
+  },
+  {
+    flag: 'hal',
+    key: 'hal',
+    env: 'SENSOR_HAL',
+    default: 'sim',
+    valueName: HAL_KINDS.join('|'),
+    help: 'hardware layer: sim (simulated unit) or linux (a real unit: iproute2, chrony, ptp4l)',
+  },
+  {
+    flag: 'firmware-max-bytes',
+    key: 'firmwareMaxBytes',
+    env: 'SENSOR_FIRMWARE_MAX_BYTES',
+    default: String(DEFAULT_FIRMWARE_MAX_BYTES),
+    valueName: 'BYTES',
+    help: 'largest firmware image an upload may hold (413 above it)',
+  },
+  {
+    flag: 'firmware-boot-attempts',
+    key: 'firmwareBootAttempts',
+    env: 'SENSOR_FIRMWARE_BOOT_ATTEMPTS',
+    default: String(DEFAULT_MAX_BOOT_ATTEMPTS),
+    valueName: 'N',
+    help: 'boots a new firmware image gets to come up healthy before the unit rolls back',
+  },
+  {
+    flag: 'firmware-hook',
+    key: 'firmwareHook',
+    env: 'SENSOR_FIRMWARE_HOOK',
+    default: undefined,
+    valueName: 'PATH',
+    help: 'linux HAL: executable connecting the A/B firmware slots to the bootloader (U-Boot env, RAUC); without it a linux unit refuses firmware uploads',
+  },
+  {
+    flag: 'interface',
+    key: 'networkInterface',
+    env: 'SENSOR_INTERFACE',
+    default: undefined,
+    valueName: 'NAME',
+    help: "linux HAL: the Ethernet interface the network resources read and configure; default: the one holding --host, else the default route's",
+  },
+  {
+    flag: 'network-hook',
+    key: 'networkHook',
+    env: 'SENSOR_NETWORK_HOOK',
+    default: undefined,
+    valueName: 'PATH',
+    help: 'linux HAL: executable run as `PATH static IF CIDR` / `PATH dynamic IF` when the IPv4 override is set / removed (e.g. to stop/start DHCP)',
+  },
+  {
+    flag: 'chronyc-host',
+    key: 'chronycHost',
+    env: 'SENSOR_CHRONYC_HOST',
+    default: undefined,
+    valueName: 'HOST|SOCKET',
+    help: "linux HAL: chronyc -h argument (chronyd host or command socket path); default chronyc's own",
+  },
+  {
+    flag: 'ptp4l-socket',
+    key: 'ptp4lSocket',
+    env: 'SENSOR_PTP4L_SOCKET',
+    default: undefined,
+    valueName: 'PATH',
+    help: "linux HAL: ptp4l's management socket (uds_address); default /var/run/ptp4l",
+  },
+  {
+    flag: 'ptp4l-config',
+    key: 'ptp4lConfig',
+    env: 'SENSOR_PTP4L_CONFIG',
+    default: undefined,
+    valueName: 'FILE',
+    help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)',
+  },
+  {
+    flag: 'ptp4l-restart-command',
+    key: 'ptp4lRestartCommand',
+    env: 'SENSOR_PTP4L_RESTART_COMMAND',
+    default: undefined,
+    valueName: 'COMMAND',
+    help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"',
+  },
+  {
+    flag: 'headers-timeout',
+    key: 'headersTimeout',
+    env: 'SENSOR_HEADERS_TIMEOUT',
+    default: seconds(DEFAULT_HTTP_LIMITS.headersTimeoutMs),
+    valueName: 'SECONDS',
+    help: "a request's headers must arrive within this time (408, then the connection is closed)",
+  },
+  {
+    flag: 'request-timeout',
+    key: 'requestTimeout',
+    env: 'SENSOR_REQUEST_TIMEOUT',
+    default: seconds(DEFAULT_HTTP_LIMITS.requestTimeoutMs),
+    valueName: 'SECONDS',
+    help: 'the body of a request (other than a firmware upload) must arrive within this time after its headers (408, then closed)',
+  },
+  {
+    flag: 'upload-idle-timeout',
+    key: 'uploadIdleTimeout',
+    env: 'SENSOR_UPLOAD_IDLE_TIMEOUT',
+    default: seconds(DEFAULT_HTTP_LIMITS.uploadIdleTimeoutMs),
+    valueName: 'SECONDS',
+    help: 'a firmware upload that sends no byte for this long is cut: the upload lock is released and the partial image discarded',
+  },
+  {
+    flag: 'keep-alive-timeout',
+    key: 'keepAliveTimeout',
+    env: 'SENSOR_KEEP_ALIVE_TIMEOUT',
+    default: seconds(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
+    valueName: 'SECONDS',
+    help: 'an idle keep-alive connection is closed after this time',
+  },
+  {
+    flag: 'max-connections',
+    key: 'maxConnections',
+    env: 'SENSOR_MAX_CONNECTIONS',
+    default: String(DEFAULT_HTTP_LIMITS.maxConnections),
+    valueName: 'N',
+    help: 'open connections served at once; the next ones get 503 with Retry-After and are closed',
+  },
   {
     flag: 'replay',
     key: 'replay',
@@ -143,27 +283,58 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     help: 'start the replay this far into the recording',
   },
   {
-    flag: 'control', key: 'control', env: 'SENSOR_CONTROL', default: undefined, valueName: 'HOST:PORT',
+    flag: 'control',
+    key: 'control',
+    env: 'SENSOR_CONTROL',
+    default: undefined,
+    valueName: 'HOST:PORT',
     help:
       'fault-injection control listener (docs/faults.md), e.g. 127.0.0.1:8081; ' +
       'loopback only unless --control-allow-remote',
   },
   {
-    flag: 'control-allow-remote', key: 'controlAllowRemote', env: 'SENSOR_CONTROL_ALLOW_REMOTE',
-    default: undefined, valueName: '', boolean: true,
+    flag: 'control-allow-remote',
+    key: 'controlAllowRemote',
+    env: 'SENSOR_CONTROL_ALLOW_REMOTE',
+    default: undefined,
+    valueName: '',
+    boolean: true,
     help: 'let --control bind a non-loopback address (anyone who reaches it can break the unit)',
   },
   {
-    flag: 'faults', key: 'faultsFile', env: 'SENSOR_FAULTS', default: undefined, valueName: 'FILE',
+    flag: 'faults',
+    key: 'faultsFile',
+    env: 'SENSOR_FAULTS',
+    default: undefined,
+    valueName: 'FILE',
     help: 'scenario file (YAML or JSON): fault rules on a timeline from start (docs/faults.md)',
   },
   {
-    flag: 'realistic-timing', key: 'realisticTiming', env: 'SENSOR_REALISTIC_TIMING',
-    default: undefined, valueName: '', boolean: true,
+    flag: 'realistic-timing',
+    key: 'realisticTiming',
+    env: 'SENSOR_REALISTIC_TIMING',
+    default: undefined,
+    valueName: '',
+    boolean: true,
     help: 'reinit, restart and firmware update take as long as on a real unit (default: fast, for tests)',
   },
-  { flag: 'mdns', key: 'mdns', env: 'SENSOR_MDNS', default: 'auto', valueName: MDNS_MODES.join('|'), negatable: true, help: 'mDNS / DNS-SD advertisement (_roger._tcp, _ouster-lidar._tcp): `--mdns` on, `--no-mdns` off; auto: on when --host is not a loopback address' },
-  { flag: 'log-level', key: 'logLevel', env: 'SENSOR_LOG_LEVEL', default: 'info', valueName: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}` },
+  {
+    flag: 'mdns',
+    key: 'mdns',
+    env: 'SENSOR_MDNS',
+    default: 'auto',
+    valueName: MDNS_MODES.join('|'),
+    negatable: true,
+    help: 'mDNS / DNS-SD advertisement (_roger._tcp, _ouster-lidar._tcp): `--mdns` on, `--no-mdns` off; auto: on when --host is not a loopback address',
+  },
+  {
+    flag: 'log-level',
+    key: 'logLevel',
+    env: 'SENSOR_LOG_LEVEL',
+    default: 'info',
+    valueName: 'LEVEL',
+    help: `log level: ${LOG_LEVELS.join(', ')}`,
+  },
 ];
 
 export class UsageError extends Error {}
@@ -173,7 +344,13 @@ const SWITCH_TRUE = ['1', 'true', 'yes'];
 const SWITCH_FALSE = ['0', 'false', 'no', ''];
 
 export function helpText(program = 'lidar-sensor'): string {
-  const lines = [`Usage: ${program} [options]`, '', 'Starts a lidar sensor management server (a simulated sensor by default).', '', 'Options:'];
+  const lines = [
+    `Usage: ${program} [options]`,
+    '',
+    'Starts a lidar sensor management server (a simulated sensor by default).',
+    '',
+    'Options:',
+  ];
   for (const o of OPTION_SPECS) {
     const left = o.negatable
       ? `  --${o.flag}, --no-${o.flag}`
@@ -188,7 +365,9 @@ export function helpText(program = 'lidar-sensor'): string {
   lines.push('', 'Commands:');
   lines.push(`  ${program} faults --help           the fault-injection client (add, list, remove, clear rules)`);
   lines.push(`  ${program} fleet --help            many simulated units from one command (docs/fleet.md)`);
-  lines.push(`  ${program} recording info FILE   what a recording holds (sensor, profile, mode, packets, frames, gaps)`);
+  lines.push(
+    `  ${program} recording info FILE   what a recording holds (sensor, profile, mode, packets, frames, gaps)`,
+  );
   return lines.join('\n');
 }
 
@@ -201,9 +380,14 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       options: {
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(
-          OPTION_SPECS.map((o) => [o.flag, { type: o.boolean || o.negatable ? ('boolean' as const) : ('string' as const) }]),
+          OPTION_SPECS.map((o) => [
+            o.flag,
+            { type: o.boolean || o.negatable ? ('boolean' as const) : ('string' as const) },
+          ]),
         ),
-        ...Object.fromEntries(OPTION_SPECS.filter((o) => o.negatable).map((o) => [`no-${o.flag}`, { type: 'boolean' as const }])),
+        ...Object.fromEntries(
+          OPTION_SPECS.filter((o) => o.negatable).map((o) => [`no-${o.flag}`, { type: 'boolean' as const }]),
+        ),
       },
       strict: true,
       allowPositionals: false,
@@ -224,23 +408,37 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   const hostGiven = (parsed.values as Record<string, string | undefined>).host ?? env.SENSOR_HOST;
   if (hostGiven === undefined && raw.hal === 'linux') raw.host = LINUX_DEFAULT_HOST;
   const port = Number(raw.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0..65535; got ${JSON.stringify(raw.port)}`);
-  if (!(HAL_KINDS as readonly string[]).includes(raw.hal ?? '')) throw new UsageError(`--hal must be one of ${HAL_KINDS.join(', ')}; got ${JSON.stringify(raw.hal)}`);
-  if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel ?? '')) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(raw.logLevel)}`);
-  if (!(MDNS_MODES as readonly string[]).includes(raw.mdns ?? '')) throw new UsageError(`SENSOR_MDNS must be one of ${MDNS_MODES.join(', ')}; got ${JSON.stringify(raw.mdns)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be an integer 0..65535; got ${JSON.stringify(raw.port)}`);
+  if (!(HAL_KINDS as readonly string[]).includes(raw.hal ?? ''))
+    throw new UsageError(`--hal must be one of ${HAL_KINDS.join(', ')}; got ${JSON.stringify(raw.hal)}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel ?? ''))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(raw.logLevel)}`);
+  if (!(MDNS_MODES as readonly string[]).includes(raw.mdns ?? ''))
+    throw new UsageError(`SENSOR_MDNS must be one of ${MDNS_MODES.join(', ')}; got ${JSON.stringify(raw.mdns)}`);
   if (!raw.host) throw new UsageError('--host must not be empty');
   if (!raw.dataDir) throw new UsageError('--data-dir must not be empty');
   const firmwareMaxBytes = Number(raw.firmwareMaxBytes);
-  if (!Number.isSafeInteger(firmwareMaxBytes) || firmwareMaxBytes < 1) throw new UsageError(`--firmware-max-bytes must be a positive integer; got ${JSON.stringify(raw.firmwareMaxBytes)}`);
+  if (!Number.isSafeInteger(firmwareMaxBytes) || firmwareMaxBytes < 1)
+    throw new UsageError(
+      `--firmware-max-bytes must be a positive integer; got ${JSON.stringify(raw.firmwareMaxBytes)}`,
+    );
   const firmwareBootAttempts = Number(raw.firmwareBootAttempts);
-  if (!Number.isInteger(firmwareBootAttempts) || firmwareBootAttempts < 1 || firmwareBootAttempts > 100) throw new UsageError(`--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`);
+  if (!Number.isInteger(firmwareBootAttempts) || firmwareBootAttempts < 1 || firmwareBootAttempts > 100)
+    throw new UsageError(
+      `--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`,
+    );
   const positiveSeconds = (key: keyof CliOptions, flag: string): number => {
     const value = Number(raw[key]);
-    if (!Number.isFinite(value) || value <= 0 || value > 86_400) throw new UsageError(`--${flag} must be a number of seconds > 0 (at most 86400); got ${JSON.stringify(raw[key])}`);
+    if (!Number.isFinite(value) || value <= 0 || value > 86_400)
+      throw new UsageError(
+        `--${flag} must be a number of seconds > 0 (at most 86400); got ${JSON.stringify(raw[key])}`,
+      );
     return value;
   };
   const maxConnections = Number(raw.maxConnections);
-  if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 100_000) throw new UsageError(`--max-connections must be an integer 1..100000; got ${JSON.stringify(raw.maxConnections)}`);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 100_000)
+    throw new UsageError(`--max-connections must be an integer 1..100000; got ${JSON.stringify(raw.maxConnections)}`);
   const replayRate = Number(raw.replayRate);
   if (!Number.isFinite(replayRate) || replayRate < 0.01 || replayRate > 100) {
     throw new UsageError(`--replay-rate must be a number 0.01..100; got ${JSON.stringify(raw.replayRate)}`);

@@ -14,9 +14,11 @@ enableCompileCache();
 let dataDirLock: DataDirLock | undefined;
 
 async function main(): Promise<number> {
-  if (process.argv[2] === 'fleet') return (await import('./fleet/fleet-command.js')).runFleetCommand(process.argv.slice(3));
+  if (process.argv[2] === 'fleet')
+    return (await import('./fleet/fleet-command.js')).runFleetCommand(process.argv.slice(3));
   if (process.argv[2] === 'faults') return (await import('./faults/faults-cli.js')).runFaultsCli(process.argv.slice(3));
-  if (process.argv[2] === 'recording') return (await import('./replay/recording-info.js')).runRecordingCommand(process.argv);
+  if (process.argv[2] === 'recording')
+    return (await import('./replay/recording-info.js')).runRecordingCommand(process.argv);
   if (process.argv.slice(2).includes('--version')) {
     process.stdout.write(`${(await import('./version.js')).packageVersion()}\n`);
     return 0;
@@ -59,7 +61,15 @@ async function main(): Promise<number> {
     }
     throw error;
   }
-  logger.info({ url: server.url, product: server.sensor.product.name, serial: server.sensor.identity.serialNumber, hal: options.hal }, 'sensor ready');
+  logger.info(
+    {
+      url: server.url,
+      product: server.sensor.product.name,
+      serial: server.sensor.identity.serialNumber,
+      hal: options.hal,
+    },
+    'sensor ready',
+  );
   const running = server;
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

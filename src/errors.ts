@@ -54,7 +54,10 @@ export class ApiError extends Error {
 export const badRequest = (detail: string, errors?: FieldError[]) => new ApiError('bad-request', detail, errors);
 /** `uncheckedKeys`: keys not looked at because enough errors were found already (bounded work and answer). */
 export const invalidConfiguration = (errors: FieldError[], uncheckedKeys = 0) => {
-  const listed = errors.slice(0, 5).map((e) => `${e.pointer.slice(1) || 'body'}: ${e.detail}`).join('; ');
+  const listed = errors
+    .slice(0, 5)
+    .map((e) => `${e.pointer.slice(1) || 'body'}: ${e.detail}`)
+    .join('; ');
   const more = errors.length > 5 ? `; … (${errors.length - 5} more in "errors")` : '';
   const unchecked = uncheckedKeys > 0 ? `; ${uncheckedKeys} more keys were not checked` : '';
   return new ApiError(

@@ -12,7 +12,10 @@ interface SystemError {
   message?: string;
 }
 
-export function describeStartupFailure(error: unknown, options: Pick<CliOptions, 'host' | 'port' | 'dataDir'>): string | undefined {
+export function describeStartupFailure(
+  error: unknown,
+  options: Pick<CliOptions, 'host' | 'port' | 'dataDir'>,
+): string | undefined {
   if (error instanceof DataDirInUseError) return error.message;
   const e = (error ?? {}) as SystemError;
   const where = `${options.host}:${options.port}`;
@@ -25,8 +28,10 @@ export function describeStartupFailure(error: unknown, options: Pick<CliOptions,
     case 'EACCES':
     case 'EPERM':
       if (listening) {
-        return `no permission to listen on ${where}: ports below 1024 need root or the cap_net_bind_service capability ` +
-          '(e.g. `sudo setcap cap_net_bind_service=+ep "$(readlink -f "$(command -v node)")"`), or use a --port of 1024 or more';
+        return (
+          `no permission to listen on ${where}: ports below 1024 need root or the cap_net_bind_service capability ` +
+          '(e.g. `sudo setcap cap_net_bind_service=+ep "$(readlink -f "$(command -v node)")"`), or use a --port of 1024 or more'
+        );
       }
       return `no permission to use the data directory ${e.path ?? options.dataDir}; make it writable for this user or choose another --data-dir`;
     case 'EROFS':

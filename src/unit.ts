@@ -25,7 +25,13 @@ export class StartupError extends Error {}
 
 type LinuxHalOptions = Pick<
   CliOptions,
-  'firmwareHook' | 'networkInterface' | 'networkHook' | 'chronycHost' | 'ptp4lSocket' | 'ptp4lConfig' | 'ptp4lRestartCommand'
+  | 'firmwareHook'
+  | 'networkInterface'
+  | 'networkHook'
+  | 'chronycHost'
+  | 'ptp4lSocket'
+  | 'ptp4lConfig'
+  | 'ptp4lRestartCommand'
 >;
 
 export interface UnitOptions extends Partial<LinuxHalOptions> {
@@ -82,7 +88,8 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
   let sensor: Sensor | undefined;
   let faults: FaultInjection | undefined;
   try {
-    const identity = options.replay?.identity ?? resolveIdentity(db, options.product ?? DEFAULT_PRODUCT, options.serial);
+    const identity =
+      options.replay?.identity ?? resolveIdentity(db, options.product ?? DEFAULT_PRODUCT, options.serial);
     const alerts = createPersistentAlertLog(db, log);
     const built = await createHal(options, identity, alerts, host, log);
     hal = options.wrapHal ? options.wrapHal(built) : built;
@@ -166,7 +173,9 @@ async function createHal(
 function resolveIdentity(db: SqliteDatabase, productName: string, serial: string | undefined): SensorIdentity {
   const product = findProduct(productName);
   if (!product) {
-    throw new StartupError(`unknown product model ${JSON.stringify(productName)}; valid models: ${PRODUCT_NAMES.join(', ')}`);
+    throw new StartupError(
+      `unknown product model ${JSON.stringify(productName)}; valid models: ${PRODUCT_NAMES.join(', ')}`,
+    );
   }
   if (serial !== undefined) {
     const problem = serialProblem(serial);

@@ -28,8 +28,12 @@ function builtAtMs(): number {
 export default function setup(): void {
   const sourcesMs = Math.max(...BUILD_INPUTS.map((input) => newestMtimeMs(join(ROOT, input))));
   if (builtAtMs() >= sourcesMs) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+    },
+  );
 }

@@ -23,7 +23,7 @@ const el = (tag, props = {}, ...children) => {
   for (const c of children) node.append(c);
   return node;
 };
-const problemText = (body) => (typeof body === 'object' && body ? body.detail ?? body.title : String(body));
+const problemText = (body) => (typeof body === 'object' && body ? (body.detail ?? body.title) : String(body));
 const nsToDate = (ns) => new Date(Number(BigInt(ns) / 1000000n));
 const timeOf = (d) => d.toLocaleTimeString([], { hour12: false });
 
@@ -39,7 +39,13 @@ async function refreshStatus() {
     $('serial').textContent = `serial ${info.body.prod_sn}`;
     $('part-number').textContent = info.body.prod_pn;
     document.title = `${info.body.prod_line} ${info.body.prod_sn}`;
-    showStatus({ reachable: true, status: info.body.status, fw: fw.body.fw, commitPending: fw.body.commit_pending, initId: info.body.initialization_id });
+    showStatus({
+      reachable: true,
+      status: info.body.status,
+      fw: fw.body.fw,
+      commitPending: fw.body.commit_pending,
+      initId: info.body.initialization_id,
+    });
   } catch {
     showStatus({ reachable: false, status: 'UNREACHABLE' });
   }
@@ -90,7 +96,15 @@ function inputFor(param) {
     const item = s.items ?? {};
     const pair = el('span', { className: 'pair' });
     for (let i = 0; i < (s.minItems ?? 2); i++) {
-      pair.append(el('input', { type: 'number', name: `${param.name}.${i}`, step: '1', min: item.minimum ?? '', max: item.maximum ?? '' }));
+      pair.append(
+        el('input', {
+          type: 'number',
+          name: `${param.name}.${i}`,
+          step: '1',
+          min: item.minimum ?? '',
+          max: item.maximum ?? '',
+        }),
+      );
     }
     return pair;
   }
@@ -105,9 +119,15 @@ function buildForm() {
     const input = inputFor(p);
     if (input.name) input.id = id;
     const range = p.schema.minimum !== undefined ? ` (${p.schema.minimum}..${p.schema.maximum})` : '';
-    const field = el('div', { className: 'field', id: `field-${p.name}` }, input, el('span', { className: 'hint', textContent: p.description + range }), el('span', { className: 'error', id: `err-${p.name}` }));
+    const field = el(
+      'div',
+      { className: 'field', id: `field-${p.name}` },
+      input,
+      el('span', { className: 'hint', textContent: p.description + range }),
+      el('span', { className: 'error', id: `err-${p.name}` }),
+    );
     fields.append(el('label', { htmlFor: id, textContent: p.name, title: p.description }), field);
-    if (p.readOnly) field.querySelectorAll('input, select').forEach((i) => (i.disabled = true));
+    if (p.readOnly) for (const input of field.querySelectorAll('input, select')) input.disabled = true;
     field.addEventListener('input', () => markChanged(p));
     field.addEventListener('change', () => markChanged(p));
   }
@@ -128,8 +148,9 @@ function formValue(p) {
 
 function setFormValue(p, value) {
   const inputs = [...$(`field-${p.name}`).querySelectorAll('input, select')];
-  if (p.schema.type === 'array') inputs.forEach((i, k) => (i.value = String(value?.[k] ?? '')));
-  else if (inputs[0].tagName === 'SELECT') inputs[0].value = JSON.stringify(value);
+  if (p.schema.type === 'array') {
+    for (const [k, input] of inputs.entries()) input.value = String(value?.[k] ?? '');
+  } else if (inputs[0].tagName === 'SELECT') inputs[0].value = JSON.stringify(value);
   else if (inputs[0].type === 'checkbox') inputs[0].checked = Boolean(value);
   else inputs[0].value = String(value ?? '');
 }
@@ -173,7 +194,9 @@ async function applyConfig(changes) {
     if (res.ok) {
       await loadConfig(true);
       await refreshStatus();
-      const summary = Object.entries(changes).map(([k, v]) => `${k} = ${JSON.stringify(active[k] ?? v)}`).join(', ');
+      const summary = Object.entries(changes)
+        .map(([k, v]) => `${k} = ${JSON.stringify(active[k] ?? v)}`)
+        .join(', ');
       $('config-result').textContent = `Applied and persisted: ${summary} (initialization ${unit.initId}).`;
       return;
     }
@@ -217,7 +240,14 @@ $('stream-here').addEventListener('click', () => void applyConfig({ udp_dest: '@
 // ---------------------------------------------------------------- live range / reflectivity image
 const PALETTE = (() => {
   // A perceptual rainbow (near: warm, far: cold); index 0 = no return = black.
-  const stops = [[0.6, 0.05, 0.1], [0.95, 0.35, 0.1], [0.98, 0.8, 0.2], [0.4, 0.85, 0.4], [0.15, 0.6, 0.85], [0.2, 0.2, 0.6]];
+  const stops = [
+    [0.6, 0.05, 0.1],
+    [0.95, 0.35, 0.1],
+    [0.98, 0.8, 0.2],
+    [0.4, 0.85, 0.4],
+    [0.15, 0.6, 0.85],
+    [0.2, 0.2, 0.6],
+  ];
   const table = new Uint8ClampedArray(256 * 4);
   for (let i = 1; i < 256; i++) {
     const t = ((i - 1) / 254) * (stops.length - 1);
@@ -259,10 +289,12 @@ function watchLive() {
     draw($('reflectivity-image'), fromBase64(f.reflectivity), f.width, f.height, false);
     $('image-size').textContent = `${f.width} × ${f.height} px (every 4th of ${f.columnsPerFrame} columns)`;
     $('image-size').dataset.width = String(f.width);
-    $('image-state').textContent = `Streaming: initialization ${f.initId}, ${f.packetsSent.toLocaleString()} lidar packets sent, up to ${(f.rangeScaleMm / 1000).toFixed(1)} m.`;
+    $('image-state').textContent =
+      `Streaming: initialization ${f.initId}, ${f.packetsSent.toLocaleString()} lidar packets sent, up to ${(f.rangeScaleMm / 1000).toFixed(1)} m.`;
   });
   live.addEventListener('idle', () => {
-    $('image-state').textContent = 'No lidar data is being sent: set udp_dest (e.g. "Stream to this computer") in NORMAL mode.';
+    $('image-state').textContent =
+      'No lidar data is being sent: set udp_dest (e.g. "Stream to this computer") in NORMAL mode.';
   });
   live.addEventListener('unavailable', () => ($('image-state').textContent = 'This unit has no live view.'));
   live.onerror = () => ($('image-state').textContent = 'Live view reconnecting…');
@@ -282,7 +314,14 @@ const alertLog = new Map();
 function alertItem(a, asLog) {
   const when = el('span', { className: 'when', textContent: timeOf(nsToDate(a.realtime)) });
   const kind = asLog ? (a.active ? 'TRIGGER ' : 'CLEAR ') : '';
-  const li = el('li', { className: `${a.level}${asLog && !a.active ? ' clear' : ''}` }, when, el('strong', { textContent: `${kind}${a.level} ` }), el('span', { className: 'id', textContent: `${a.id} ${a.category}` }), el('div', { textContent: a.msg, title: a.msg_verbose ?? '' }));
+  const li = el(
+    'li',
+    { className: `${a.level}${asLog && !a.active ? ' clear' : ''}` },
+    when,
+    el('strong', { textContent: `${kind}${a.level} ` }),
+    el('span', { className: 'id', textContent: `${a.id} ${a.category}` }),
+    el('div', { textContent: a.msg, title: a.msg_verbose ?? '' }),
+  );
   li.dataset.id = a.id;
   return li;
 }
@@ -293,7 +332,9 @@ async function refreshAlerts() {
   for (const entry of res.body.log) alertLog.set(`${entry.cursor}`, entry);
   alertCursor = res.body.next_cursor;
   $('alerts-active').replaceChildren(...res.body.active.map((a) => alertItem(a, false)));
-  const history = [...alertLog.values()].sort((a, b) => (BigInt(b.realtime) > BigInt(a.realtime) ? 1 : -1)).slice(0, 200);
+  const history = [...alertLog.values()]
+    .sort((a, b) => (BigInt(b.realtime) > BigInt(a.realtime) ? 1 : -1))
+    .slice(0, 200);
   $('alerts-log').replaceChildren(...history.map((a) => alertItem(a, true)));
   $('alert-count').textContent = `${res.body.active.length} active`;
 }
@@ -343,7 +384,13 @@ function plotTelemetry() {
     const [at, v] = points[points.length - 1];
     ctx.fillStyle = s.colour;
     ctx.beginPath();
-    ctx.arc(40 + ((at - (now - TELEMETRY_WINDOW_MS)) / TELEMETRY_WINDOW_MS) * (W - 44) - 3, top + 14 + (1 - (v - lo) / (hi - lo)) * (band - 20), 3, 0, 2 * Math.PI);
+    ctx.arc(
+      40 + ((at - (now - TELEMETRY_WINDOW_MS)) / TELEMETRY_WINDOW_MS) * (W - 44) - 3,
+      top + 14 + (1 - (v - lo) / (hi - lo)) * (band - 20),
+      3,
+      0,
+      2 * Math.PI,
+    );
     ctx.fill();
   });
   ctx.fillStyle = '#6a7585';
@@ -359,7 +406,8 @@ async function refreshTelemetry() {
   telemetry = telemetry.filter((s) => s.at > Date.now() - TELEMETRY_WINDOW_MS);
   const v = t.input_voltage_mv !== undefined ? `${(t.input_voltage_mv / 1000).toFixed(2)} V` : 'n/a';
   const i = t.input_current_ma !== undefined ? `${t.input_current_ma} mA` : 'n/a';
-  $('telemetry-now').textContent = `${v} · ${i} · ${t.internal_temperature_deg_c ?? 'n/a'} °C · phase lock ${t.phase_lock_status}`;
+  $('telemetry-now').textContent =
+    `${v} · ${i} · ${t.internal_temperature_deg_c ?? 'n/a'} °C · phase lock ${t.phase_lock_status}`;
   plotTelemetry();
 }
 
@@ -369,7 +417,9 @@ function facts(target, entries) {
 }
 
 async function refreshTimeNetwork() {
-  const [system, sensor, ptp, network] = await Promise.all(['/time/system', '/time/sensor', '/time/ptp', '/system/network'].map((p) => api(p)));
+  const [system, sensor, ptp, network] = await Promise.all(
+    ['/time/system', '/time/sensor', '/time/ptp', '/system/network'].map((p) => api(p)),
+  );
   if (system.ok && sensor.ok && ptp.ok) {
     facts($('time-facts'), [
       ['System clock', new Date(system.body.realtime * 1000).toISOString()],

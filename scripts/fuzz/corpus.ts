@@ -39,7 +39,10 @@ const CONFIG_VALUES: Record<string, unknown[]> = {
   udp_port_lidar: [7502, 0, 65535],
   udp_port_imu: [7503, 0],
   udp_profile_lidar: ['RNG19_RFL8_SIG16_NIR16', 'RNG15_RFL8_NIR8'],
-  azimuth_window: [[0, 360000], [90000, 270000]],
+  azimuth_window: [
+    [0, 360000],
+    [90000, 270000],
+  ],
   signal_multiplier: [1, 2],
   phase_lock_enable: [true, false],
   timestamp_mode: ['TIME_FROM_INTERNAL_OSC', 'TIME_FROM_PTP_1588'],
@@ -64,36 +67,111 @@ function templates(r: Rand): Template[] {
     { method: 'GET', path: '/api/v1/sensor/config', write: false },
     { method: 'GET', path: '/api/v1/sensor/config?staging=true', write: false },
     { method: 'GET', path: `/api/v1/sensor/config/${param}`, write: false },
-    { method: 'POST', path: '/api/v1/sensor/config', body: () => ({ [param]: pick(r, CONFIG_VALUES[param]) }), write: true },
-    { method: 'POST', path: '/api/v1/sensor/config?reinit=false&persist=false', body: () => ({ [param]: pick(r, CONFIG_VALUES[param]) }), write: true },
-    { method: 'PUT', path: `/api/v1/sensor/config/${param === 'udp_ip' || param === 'auto_start_flag' ? 'lidar_mode' : param}`, body: () => pick(r, CONFIG_VALUES[param === 'udp_ip' || param === 'auto_start_flag' ? 'lidar_mode' : param]), write: true },
+    {
+      method: 'POST',
+      path: '/api/v1/sensor/config',
+      body: () => ({ [param]: pick(r, CONFIG_VALUES[param]) }),
+      write: true,
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/sensor/config?reinit=false&persist=false',
+      body: () => ({ [param]: pick(r, CONFIG_VALUES[param]) }),
+      write: true,
+    },
+    {
+      method: 'PUT',
+      path: `/api/v1/sensor/config/${param === 'udp_ip' || param === 'auto_start_flag' ? 'lidar_mode' : param}`,
+      body: () => pick(r, CONFIG_VALUES[param === 'udp_ip' || param === 'auto_start_flag' ? 'lidar_mode' : param]),
+      write: true,
+    },
     { method: 'GET', path: '/api/v1/user/data', write: false },
     { method: 'GET', path: '/api/v1/user/data?include_metadata=true', write: false },
-    { method: 'PUT', path: '/api/v1/user/data?policy=keep_on_config_delete', body: () => `rack ${int(r, 100)}`, write: true },
+    {
+      method: 'PUT',
+      path: '/api/v1/user/data?policy=keep_on_config_delete',
+      body: () => `rack ${int(r, 100)}`,
+      write: true,
+    },
     { method: 'DELETE', path: '/api/v1/user/data', write: true },
     { method: 'GET', path: '/api/v1/sensor/metadata', write: false },
-    { method: 'GET', path: `/api/v1/sensor/metadata/${pick(r, ['sensor_info', 'lidar_data_format', 'beam_intrinsics', 'imu_intrinsics', 'lidar_intrinsics', 'calibration_status'])}`, write: false },
-    { method: 'GET', path: `/api/v1/sensor/alerts?cursor=${int(r, 5)}&mode=${pick(r, ['summary', 'default'])}`, write: false },
+    {
+      method: 'GET',
+      path: `/api/v1/sensor/metadata/${pick(r, ['sensor_info', 'lidar_data_format', 'beam_intrinsics', 'imu_intrinsics', 'lidar_intrinsics', 'calibration_status'])}`,
+      write: false,
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/sensor/alerts?cursor=${int(r, 5)}&mode=${pick(r, ['summary', 'default'])}`,
+      write: false,
+    },
     { method: 'GET', path: '/api/v1/sensor/telemetry', write: false },
     { method: 'GET', path: `/api/v1/time${pick(r, ['', '/system', '/sensor', '/ptp', '/ptp/profile'])}`, write: false },
     { method: 'PUT', path: '/api/v1/time/ptp/profile', body: () => pick(r, ['default', 'gptp', '']), write: true },
-    { method: 'GET', path: `/api/v1/system/network${pick(r, ['', '/ipv4', '/ipv4/override', '/speed_override'])}`, write: false },
-    { method: 'PUT', path: '/api/v1/system/network/ipv4/override', body: () => `192.0.2.${10 + int(r, 200)}/24`, write: true },
+    {
+      method: 'GET',
+      path: `/api/v1/system/network${pick(r, ['', '/ipv4', '/ipv4/override', '/speed_override'])}`,
+      write: false,
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/system/network/ipv4/override',
+      body: () => `192.0.2.${10 + int(r, 200)}/24`,
+      write: true,
+    },
     { method: 'DELETE', path: '/api/v1/system/network/ipv4/override', write: true },
     { method: 'PUT', path: '/api/v1/system/network/speed_override', body: () => 100, write: true },
     { method: 'GET', path: '/api/v1/system/firmware', write: false },
     // Invalid images only (a valid one reboots the unit): random bytes, a truncated header.
-    { method: 'POST', path: '/api/v1/system/firmware', rawType: 'application/octet-stream', body: () => Buffer.alloc(1 + int(r, 300_000), int(r, 256)), write: true },
-    { method: 'GET', path: `/api/v1/sensor/cmd/get_config_param?args=${pick(r, ['active', 'staged', param])}`, write: false },
-    { method: 'GET', path: `/api/v1/sensor/cmd/set_config_param?args=${param}+${encodeURIComponent(JSON.stringify(pick(r, CONFIG_VALUES[param])))}`, write: true },
-    { method: 'GET', path: `/api/v1/sensor/cmd/${pick(r, ['reinitialize', 'save_config_params', 'set_udp_dest_auto'])}`, write: true },
+    {
+      method: 'POST',
+      path: '/api/v1/system/firmware',
+      rawType: 'application/octet-stream',
+      body: () => Buffer.alloc(1 + int(r, 300_000), int(r, 256)),
+      write: true,
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/sensor/cmd/get_config_param?args=${pick(r, ['active', 'staged', param])}`,
+      write: false,
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/sensor/cmd/set_config_param?args=${param}+${encodeURIComponent(JSON.stringify(pick(r, CONFIG_VALUES[param])))}`,
+      write: true,
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/sensor/cmd/${pick(r, ['reinitialize', 'save_config_params', 'set_udp_dest_auto'])}`,
+      write: true,
+    },
   ];
 }
 
 const WEIRD_VALUES: (r: Rand) => unknown = (r) =>
   pick(r, [
-    null, true, -1, 1e308, -0, 0.5, 2 ** 53 + 1, '', ' ', '\u0000', '\ud800', 'x'.repeat(1 + int(r, 5000)), [], {}, [[[[[]]]]],
-    Array.from({ length: int(r, 50_000) }, () => 'x'), { a: { b: { c: 1 } } }, 'NaN', '1024X10', '../../etc/passwd', '@auto', '%00',
+    null,
+    true,
+    -1,
+    1e308,
+    -0,
+    0.5,
+    2 ** 53 + 1,
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    'x'.repeat(1 + int(r, 5000)),
+    [],
+    {},
+    [[[[[]]]]],
+    Array.from({ length: int(r, 50_000) }, () => 'x'),
+    { a: { b: { c: 1 } } },
+    'NaN',
+    '1024X10',
+    '../../etc/passwd',
+    '@auto',
+    '%00',
   ]);
 
 function deepNesting(depth: number): string {
@@ -109,7 +187,8 @@ function mutateBody(r: Rand, template: Template): { body?: Buffer; label: string
       return { body: Buffer.from(JSON.stringify(WEIRD_VALUES(r))), label: 'weird value' };
     case 1: {
       const keys: Record<string, unknown> = {};
-      for (let i = 0, n = 1 + int(r, 20_000); i < n; i++) keys[`k${i}_${'z'.repeat(int(r, 30))}`] = pick(r, [1, 'v', null, [0, 1]]);
+      for (let i = 0, n = 1 + int(r, 20_000); i < n; i++)
+        keys[`k${i}_${'z'.repeat(int(r, 30))}`] = pick(r, [1, 'v', null, [0, 1]]);
       return { body: Buffer.from(JSON.stringify(keys)), label: 'many unknown keys' };
     }
     case 2: {
@@ -126,14 +205,27 @@ function mutateBody(r: Rand, template: Template): { body?: Buffer; label: string
     case 6:
       return { body: Buffer.alloc(1024 * 1024 + int(r, 512 * 1024), 0x20), label: 'oversized' };
     case 7:
-      return { body: Buffer.from('{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}}'), label: 'prototype keys' };
+      return {
+        body: Buffer.from('{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}}'),
+        label: 'prototype keys',
+      };
     case 8: {
-      const obj = typeof valid === 'object' && valid !== null && !Buffer.isBuffer(valid) ? { ...(valid as object) } : {};
+      const obj =
+        typeof valid === 'object' && valid !== null && !Buffer.isBuffer(valid) ? { ...(valid as object) } : {};
       (obj as Record<string, unknown>)[pick(r, PARAMETERS)] = WEIRD_VALUES(r);
       return { body: Buffer.from(JSON.stringify(obj)), label: 'one wrong value' };
     }
     case 9:
-      return { body: Buffer.from(text), label: 'wrong content type', type: pick(r, ['text/plain; charset=latin1', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16']) };
+      return {
+        body: Buffer.from(text),
+        label: 'wrong content type',
+        type: pick(r, [
+          'text/plain; charset=latin1',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=utf-16',
+        ]),
+      };
     case 10:
       return { body: Buffer.from(text), label: 'content-encoding', type: 'gzip' };
     default:
@@ -167,21 +259,59 @@ export function* fuzzRequests(seed: number): Generator<FuzzRequest> {
     const encode = (value: unknown) => (Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value)));
     const roll = r();
     if (roll < 0.25) {
-      yield { method: template.method, path: template.path, headers: validBody === undefined ? {} : { 'content-type': baseType }, body: validBody === undefined ? undefined : encode(validBody), write: template.write, label: 'valid' };
+      yield {
+        method: template.method,
+        path: template.path,
+        headers: validBody === undefined ? {} : { 'content-type': baseType },
+        body: validBody === undefined ? undefined : encode(validBody),
+        write: template.write,
+        label: 'valid',
+      };
     } else if (roll < 0.7 && template.body) {
       const mutated = mutateBody(r, template);
-      const headers: Record<string, string> = { 'content-type': mutated.label === 'wrong content type' ? mutated.type! : baseType };
+      const headers: Record<string, string> = {
+        'content-type': mutated.label === 'wrong content type' ? mutated.type! : baseType,
+      };
       if (mutated.label === 'content-encoding') headers['content-encoding'] = 'gzip';
-      yield { method: template.method, path: template.path, headers, body: mutated.body, write: template.write, label: mutated.label };
+      yield {
+        method: template.method,
+        path: template.path,
+        headers,
+        body: mutated.body,
+        write: template.write,
+        label: mutated.label,
+      };
     } else if (roll < 0.85) {
       const path = mutatePath(r, template.path);
-      yield { method: template.method, path, headers: validBody === undefined ? {} : { 'content-type': baseType }, body: validBody === undefined ? undefined : encode(validBody), write: template.write || template.method !== 'GET', label: 'mutated path' };
+      yield {
+        method: template.method,
+        path,
+        headers: validBody === undefined ? {} : { 'content-type': baseType },
+        body: validBody === undefined ? undefined : encode(validBody),
+        write: template.write || template.method !== 'GET',
+        label: 'mutated path',
+      };
     } else {
       const method = pick(r, ['PATCH', 'OPTIONS', 'TRACE', 'DELETE', 'PUT', 'POST', 'HEAD', 'PROPFIND']);
       // Restart and factory reset are left out (see above); everything else with a wrong method.
-      if (template.path.startsWith('/api/v1/sensor/config') && method === 'DELETE' && !template.path.includes('/config/')) continue;
-      const headers: Record<string, string> = { 'content-type': pick(r, [baseType, 'application/json', 'text/plain']), accept: pick(r, ['application/problem+json', '*/*', 'text/html']) };
-      yield { method, path: template.path, headers, body: Buffer.from(JSON.stringify(WEIRD_VALUES(r))), write: method !== 'GET' && method !== 'HEAD' || template.write, label: `method ${method}` };
+      if (
+        template.path.startsWith('/api/v1/sensor/config') &&
+        method === 'DELETE' &&
+        !template.path.includes('/config/')
+      )
+        continue;
+      const headers: Record<string, string> = {
+        'content-type': pick(r, [baseType, 'application/json', 'text/plain']),
+        accept: pick(r, ['application/problem+json', '*/*', 'text/html']),
+      };
+      yield {
+        method,
+        path: template.path,
+        headers,
+        body: Buffer.from(JSON.stringify(WEIRD_VALUES(r))),
+        write: (method !== 'GET' && method !== 'HEAD') || template.write,
+        label: `method ${method}`,
+      };
     }
   }
 }
@@ -195,9 +325,18 @@ export function malformedRequests(seed: number): Generator<{ bytes: Buffer; labe
     () => ['GET  HTTP/1.1\r\n\r\n', 'empty target'],
     () => ['GET /a b c HTTP/1.1\r\nHost: s\r\n\r\n', 'spaces in target'],
     () => ['PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Length: -5\r\n\r\n', 'negative length'],
-    () => ['PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n"x"', 'two lengths'],
-    () => ['PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nxx\r\n0\r\n\r\n', 'bad chunk size'],
-    () => ['PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n3\r\n"x"\r\n0\r\n\r\n', 'chunked and length'],
+    () => [
+      'PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n"x"',
+      'two lengths',
+    ],
+    () => [
+      'PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nxx\r\n0\r\n\r\n',
+      'bad chunk size',
+    ],
+    () => [
+      'PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n3\r\n"x"\r\n0\r\n\r\n',
+      'chunked and length',
+    ],
     () => [`GET / HTTP/1.1\r\nHost: s\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`, 'header overflow'],
     () => ['GET / HTTP/1.1\r\nHo st: s\r\n\r\n', 'space in header name'],
     () => ['GET / HTTP/1.1\r\nHost: s\r\nX: a\u0000b\r\n\r\n', 'NUL in header'],

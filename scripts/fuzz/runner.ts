@@ -35,7 +35,15 @@ export interface Failure {
 
 export interface FuzzReport {
   durationS: number;
-  requests: { routes: number; writes: number; snapshots: number; raw: number; attack: number; wellBehaved: number; total: number };
+  requests: {
+    routes: number;
+    writes: number;
+    snapshots: number;
+    raw: number;
+    attack: number;
+    wellBehaved: number;
+    total: number;
+  };
   statuses: Record<string, number>;
   serverErrors: number;
   documented503: number;
@@ -75,7 +83,12 @@ interface Answer {
   retryAfter: boolean;
 }
 
-function send(port: number, agent: Agent, req: Pick<FuzzRequest, 'method' | 'path' | 'headers' | 'body'>, timeoutMs = 30_000): Promise<Answer | 'closed'> {
+function send(
+  port: number,
+  agent: Agent,
+  req: Pick<FuzzRequest, 'method' | 'path' | 'headers' | 'body'>,
+  timeoutMs = 30_000,
+): Promise<Answer | 'closed'> {
   return new Promise((done) => {
     let settled = false;
     const finish = (value: Answer | 'closed') => {
@@ -85,12 +98,25 @@ function send(port: number, agent: Agent, req: Pick<FuzzRequest, 'method' | 'pat
     };
     let outgoing;
     try {
-      outgoing = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.path, headers: req.headers, agent, timeout: timeoutMs }, (res) => {
-        let bytes = 0;
-        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        res.on('end', () => finish({ status: res.statusCode ?? 0, bytes, retryAfter: res.headers['retry-after'] !== undefined }));
-        res.on('error', () => finish({ status: res.statusCode ?? 0, bytes, retryAfter: false }));
-      });
+      outgoing = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: req.method,
+          path: req.path,
+          headers: req.headers,
+          agent,
+          timeout: timeoutMs,
+        },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          res.on('end', () =>
+            finish({ status: res.statusCode ?? 0, bytes, retryAfter: res.headers['retry-after'] !== undefined }),
+          );
+          res.on('error', () => finish({ status: res.statusCode ?? 0, bytes, retryAfter: false }));
+        },
+      );
     } catch {
       // node:http refuses some targets itself (control characters): nothing reached the server.
       finish('closed');
@@ -139,7 +165,9 @@ async function snapshot(port: number, agent: Agent): Promise<string> {
               }
               done(`${res.statusCode} ${text}`);
             });
-          }).on('error', (e) => done(`error ${e.message}`)).end();
+          })
+            .on('error', (e) => done(`error ${e.message}`))
+            .end();
         }),
     ),
   );
@@ -183,9 +211,29 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     }
   };
 
-  const child: ChildProcess = spawn(process.execPath, [CLI, '--host', '127.0.0.1', '--port', String(port), '--data-dir', dataDir, '--log-level', 'silent',
-    '--headers-timeout', String(options.headersTimeout), '--request-timeout', String(options.requestTimeout),
-    '--upload-idle-timeout', String(options.uploadIdleTimeout), '--max-connections', String(options.maxConnections)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      CLI,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'silent',
+      '--headers-timeout',
+      String(options.headersTimeout),
+      '--request-timeout',
+      String(options.requestTimeout),
+      '--upload-idle-timeout',
+      String(options.uploadIdleTimeout),
+      '--max-connections',
+      String(options.maxConnections),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   let crashed = false;
@@ -199,7 +247,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let maxRssMb = 0;
   const rssTimer = setInterval(() => (maxRssMb = Math.max(maxRssMb, rssMb(child.pid!))), 100);
 
-  const agents = [new Agent({ keepAlive: true, maxSockets: 1 }), new Agent({ keepAlive: true, maxSockets: 4 }), new Agent({ keepAlive: true, maxSockets: 8 })];
+  const agents = [
+    new Agent({ keepAlive: true, maxSockets: 1 }),
+    new Agent({ keepAlive: true, maxSockets: 4 }),
+    new Agent({ keepAlive: true, maxSockets: 8 }),
+  ];
   const [writeAgent, readAgent, snapshotAgent] = agents;
   const counts = { routes: 0, writes: 0, snapshots: 0, raw: 0, attack: 0, wellBehaved: 0 };
   const stalls = { opened: 0, closedInTime: 0, late: 0 };
@@ -211,7 +263,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   try {
     const readyBy = Date.now() + 30_000;
     for (;;) {
-      const answer = await send(port, readAgent, { method: 'GET', path: '/api/v1/sensor/config', headers: {} }).catch(() => 'closed' as const);
+      const answer = await send(port, readAgent, { method: 'GET', path: '/api/v1/sensor/config', headers: {} }).catch(
+        () => 'closed' as const,
+      );
       if (answer !== 'closed' && answer.status === 200) break;
       if (crashed || Date.now() > readyBy) throw new Error(`server did not start: ${stderr}`);
       await sleep(50);
@@ -236,7 +290,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         const after = await snapshot(port, snapshotAgent);
         counts.snapshots += SNAPSHOT_PATHS.length;
         if (answer !== 'closed' && answer.status >= 400 && answer.status < 500 && after !== baseline) {
-          fail('state change on 4xx', `${answer.status} for ${what} (previous: ${previous}):\nbefore ${baseline}\nafter ${after}`);
+          fail(
+            'state change on 4xx',
+            `${answer.status} for ${what} (previous: ${previous}):\nbefore ${baseline}\nafter ${after}`,
+          );
         }
         previous = `${answer === 'closed' ? 'closed' : answer.status} ${what}`;
         baseline = after;
@@ -249,7 +306,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         if (req.write) continue;
         record(await send(port, readAgent, req), `${req.method} ${req.path.slice(0, 120)} (${req.label})`);
         counts.routes += 1;
-        if (counts.routes % 10_000 === 0) progress(`  ${counts.routes} route requests, ${counts.writes} writes, max RSS ${maxRssMb.toFixed(0)} MB`);
+        if (counts.routes % 10_000 === 0)
+          progress(`  ${counts.routes} route requests, ${counts.writes} writes, max RSS ${maxRssMb.toFixed(0)} MB`);
         if (counts.routes >= options.requests) done = true;
       }
     };
@@ -263,7 +321,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         counts.raw += 1;
         const { bytes, label } = raw.next().value as { bytes: Buffer; label: string };
         const outcome = await rawExchange(port, bytes, options.headersTimeout * 1000 + SLACK_MS);
-        if (outcome.status !== undefined) record({ status: outcome.status, bytes: outcome.bodyBytes, retryAfter: outcome.retryAfter }, `raw ${label}`);
+        if (outcome.status !== undefined)
+          record({ status: outcome.status, bytes: outcome.bodyBytes, retryAfter: outcome.retryAfter }, `raw ${label}`);
         if (!outcome.closed && outcome.status === undefined) fail('raw hang', `${label}: neither answered nor closed`);
       }
     };
@@ -288,42 +347,69 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       {
         n: 30,
         limitMs: options.requestTimeout * 1000,
-        start: (s: Socket) => s.write('PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"stalled'),
+        start: (s: Socket) =>
+          s.write(
+            'PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"stalled',
+          ),
       },
     ];
     for (const kind of stallKinds) {
       for (let i = 0; i < kind.n; i++) {
-        attackers.push((async () => {
-          while (Date.now() < attackEnd && !crashed) {
-            counts.attack += 1;
-            stalls.opened += 1;
-            const closedAfter = await stalledConnection(port, kind.start, kind.limitMs + SLACK_MS * 2);
-            if (closedAfter !== undefined && closedAfter <= kind.limitMs + SLACK_MS) stalls.closedInTime += 1;
-            else {
-              stalls.late += 1;
-              fail('stall', `a stalled connection (limit ${kind.limitMs} ms) was ${closedAfter === undefined ? 'never closed' : `closed after ${closedAfter} ms`}`);
+        attackers.push(
+          (async () => {
+            while (Date.now() < attackEnd && !crashed) {
+              counts.attack += 1;
+              stalls.opened += 1;
+              const closedAfter = await stalledConnection(port, kind.start, kind.limitMs + SLACK_MS * 2);
+              if (closedAfter !== undefined && closedAfter <= kind.limitMs + SLACK_MS) stalls.closedInTime += 1;
+              else {
+                stalls.late += 1;
+                fail(
+                  'stall',
+                  `a stalled connection (limit ${kind.limitMs} ms) was ${closedAfter === undefined ? 'never closed' : `closed after ${closedAfter} ms`}`,
+                );
+              }
             }
-          }
-        })());
+          })(),
+        );
       }
     }
     const uploadStall = (async () => {
       const startedAt = Date.now();
       // A valid header announcing a 5 MB image, then nothing: the upload holds the lock until cut.
-      const header = encodeImageHeader({ imageRev: 'ousteros-image-prod-bootes-v3.2.0+20250101120000', payloadLength: 5_000_000, payloadSha256: Buffer.alloc(32, 7) });
-      const closedAfter = await stalledConnection(port, (s) => {
-        s.write(`POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: ${header.length + 5_000_000}\r\n\r\n`);
-        s.write(Buffer.concat([header, Buffer.alloc(8192, 1)]));
-      }, options.uploadIdleTimeout * 1000 + SLACK_MS * 2);
+      const header = encodeImageHeader({
+        imageRev: 'ousteros-image-prod-bootes-v3.2.0+20250101120000',
+        payloadLength: 5_000_000,
+        payloadSha256: Buffer.alloc(32, 7),
+      });
+      const closedAfter = await stalledConnection(
+        port,
+        (s) => {
+          s.write(
+            `POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: ${header.length + 5_000_000}\r\n\r\n`,
+          );
+          s.write(Buffer.concat([header, Buffer.alloc(8192, 1)]));
+        },
+        options.uploadIdleTimeout * 1000 + SLACK_MS * 2,
+      );
       counts.attack += 1;
       stalls.opened += 1;
-      if (closedAfter !== undefined && closedAfter <= options.uploadIdleTimeout * 1000 + SLACK_MS) stalls.closedInTime += 1;
+      if (closedAfter !== undefined && closedAfter <= options.uploadIdleTimeout * 1000 + SLACK_MS)
+        stalls.closedInTime += 1;
       else {
         stalls.late += 1;
-        fail('stall', `the stalled firmware upload was ${closedAfter === undefined ? 'never cut' : `cut after ${closedAfter} ms`}`);
+        fail(
+          'stall',
+          `the stalled firmware upload was ${closedAfter === undefined ? 'never cut' : `cut after ${closedAfter} ms`}`,
+        );
       }
       for (;;) {
-        const answer = await send(port, readAgent, { method: 'POST', path: '/api/v1/system/firmware', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(16, 3) });
+        const answer = await send(port, readAgent, {
+          method: 'POST',
+          path: '/api/v1/system/firmware',
+          headers: { 'content-type': 'application/octet-stream' },
+          body: Buffer.alloc(16, 3),
+        });
         counts.attack += 1;
         if (answer !== 'closed' && answer.status !== 409) {
           uploadLockReleasedAfterMs = Date.now() - startedAt;
@@ -378,7 +464,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       fresh.destroy();
       if (after !== 'closed' && after.status === 200) break;
       if (Date.now() > servedBy) {
-        fail('flood', `the unit did not serve within 5 s after the flood (${after === 'closed' ? 'closed' : after.status})`);
+        fail(
+          'flood',
+          `the unit did not serve within 5 s after the flood (${after === 'closed' ? 'closed' : after.status})`,
+        );
         break;
       }
       await sleep(50);
@@ -411,7 +500,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     stalls,
     uploadLockReleasedAfterMs,
     flood,
-    wellBehaved: { count: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? 0, failures: wellBehavedFailures },
+    wellBehaved: {
+      count: sorted.length,
+      p50Ms: percentile(sorted, 50),
+      p99Ms: percentile(sorted, 99),
+      maxMs: sorted.at(-1) ?? 0,
+      failures: wellBehavedFailures,
+    },
     failures,
   };
 }
@@ -460,29 +555,42 @@ function rawExchange(port: number, bytes: Buffer, waitMs: number): Promise<RawOu
  */
 async function floodExchange(port: number, n: number, waitMs: number): Promise<RawOutcome[]> {
   const sockets: Socket[] = [];
-  const outcomes = await Promise.all(Array.from({ length: n }, () => new Promise<RawOutcome>((done) => {
-    const socket = connect(port, '127.0.0.1');
-    sockets.push(socket);
-    let received = '';
-    let settled = false;
-    const finish = (closed: boolean) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      const match = /^HTTP\/1\.1 (\d{3})/.exec(received);
-      done({ status: match ? Number(match[1]) : undefined, bodyBytes: 0, retryAfter: /\r\nretry-after:/i.test(received), closed });
-    };
-    const timer = setTimeout(() => finish(false), waitMs);
-    socket.on('error', () => finish(true));
-    socket.on('close', () => finish(true));
-    socket.on('data', (d: Buffer) => {
-      received += d.toString('latin1');
-      const end = received.indexOf('\r\n\r\n');
-      const length = /\r\ncontent-length: (\d+)/i.exec(received);
-      if (end >= 0 && length && received.length >= end + 4 + Number(length[1])) finish(false);
-    });
-    socket.once('connect', () => socket.write('GET /api/v1/sensor/config/lidar_mode HTTP/1.1\r\nHost: s\r\n\r\n'));
-  })));
+  const outcomes = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<RawOutcome>((done) => {
+          const socket = connect(port, '127.0.0.1');
+          sockets.push(socket);
+          let received = '';
+          let settled = false;
+          const finish = (closed: boolean) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            const match = /^HTTP\/1\.1 (\d{3})/.exec(received);
+            done({
+              status: match ? Number(match[1]) : undefined,
+              bodyBytes: 0,
+              retryAfter: /\r\nretry-after:/i.test(received),
+              closed,
+            });
+          };
+          const timer = setTimeout(() => finish(false), waitMs);
+          socket.on('error', () => finish(true));
+          socket.on('close', () => finish(true));
+          socket.on('data', (d: Buffer) => {
+            received += d.toString('latin1');
+            const end = received.indexOf('\r\n\r\n');
+            const length = /\r\ncontent-length: (\d+)/i.exec(received);
+            if (end >= 0 && length && received.length >= end + 4 + Number(length[1])) finish(false);
+          });
+          socket.once('connect', () =>
+            socket.write('GET /api/v1/sensor/config/lidar_mode HTTP/1.1\r\nHost: s\r\n\r\n'),
+          );
+        }),
+    ),
+  );
   for (const socket of sockets) socket.destroy();
   return outcomes;
 }

@@ -10,6 +10,10 @@ const CURSOR_BITS = 0x3f;
  * bits 0-5 = the low 6 bits of next_cursor. A client that sees the byte change knows to poll
  * GET /api/v1/sensor/alerts.
  */
-export function alertFlags(state: Pick<AlertLogSnapshot, 'nextCursor' | 'overflowed'> & { activeCount: number }): number {
-  return (state.activeCount > 0 ? ACTIVE_BIT : 0) | (state.overflowed ? OVERFLOW_BIT : 0) | (state.nextCursor & CURSOR_BITS);
+export function alertFlags(
+  state: Pick<AlertLogSnapshot, 'nextCursor' | 'overflowed'> & { activeCount: number },
+): number {
+  return (
+    (state.activeCount > 0 ? ACTIVE_BIT : 0) | (state.overflowed ? OVERFLOW_BIT : 0) | (state.nextCursor & CURSOR_BITS)
+  );
 }

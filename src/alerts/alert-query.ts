@@ -67,7 +67,10 @@ export function parseAlertQuery(query: Readonly<Record<string, unknown>>): Alert
     if (typeof rawCursor !== 'string') {
       errors.push({ pointer: '/query/cursor', detail: 'must be given once' });
     } else if (!U32_TEXT.test(rawCursor) || Number(rawCursor) >= CURSOR_MODULUS) {
-      errors.push({ pointer: '/query/cursor', detail: `must be an integer from 0 to ${CURSOR_MODULUS - 1}, got ${JSON.stringify(rawCursor)}` });
+      errors.push({
+        pointer: '/query/cursor',
+        detail: `must be an integer from 0 to ${CURSOR_MODULUS - 1}, got ${JSON.stringify(rawCursor)}`,
+      });
     } else {
       cursor = Number(rawCursor);
     }
@@ -78,20 +81,32 @@ export function parseAlertQuery(query: Readonly<Record<string, unknown>>): Alert
     if (typeof rawMode !== 'string') {
       errors.push({ pointer: '/query/mode', detail: 'must be given once' });
     } else if (!(ALERT_MODES as readonly string[]).includes(rawMode)) {
-      errors.push({ pointer: '/query/mode', detail: `must be "summary" or "default" (case sensitive), got ${JSON.stringify(rawMode)}` });
+      errors.push({
+        pointer: '/query/mode',
+        detail: `must be "summary" or "default" (case sensitive), got ${JSON.stringify(rawMode)}`,
+      });
     } else {
       mode = rawMode as AlertMode;
     }
   }
 
   if (errors.length > 0) {
-    throw badRequest(errors.length === 1 ? `${errors[0].pointer.slice('/query/'.length)} ${errors[0].detail}` : errors.map((e) => `${e.pointer.slice('/query/'.length)} ${e.detail}`).join('; '), errors);
+    throw badRequest(
+      errors.length === 1
+        ? `${errors[0].pointer.slice('/query/'.length)} ${errors[0].detail}`
+        : errors.map((e) => `${e.pointer.slice('/query/'.length)} ${e.detail}`).join('; '),
+      errors,
+    );
   }
   return cursor === undefined ? { mode } : { cursor, mode };
 }
 
 /** The log entries a client holding `cursor` is given (see the module comment). */
-export function selectLogEntries(log: readonly AlertEntry[], nextCursor: number, cursor: number | undefined): AlertEntry[] {
+export function selectLogEntries(
+  log: readonly AlertEntry[],
+  nextCursor: number,
+  cursor: number | undefined,
+): AlertEntry[] {
   if (cursor === undefined || cursor > nextCursor) return [...log];
   return log.filter((entry) => cursor <= entry.cursor && entry.cursor < nextCursor);
 }

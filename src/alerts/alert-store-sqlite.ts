@@ -18,7 +18,9 @@ export class SqliteAlertLogStore implements AlertLogStore {
     );
     const dropLog = db.prepare<[number]>('DELETE FROM alert_log WHERE cursor = ?');
     const appendLog = db.prepare<[number, string]>('INSERT INTO alert_log (cursor, entry) VALUES (?, ?)');
-    const addActive = db.prepare<[string, number, string]>('INSERT OR REPLACE INTO alert_active (id, cursor, entry) VALUES (?, ?, ?)');
+    const addActive = db.prepare<[string, number, string]>(
+      'INSERT OR REPLACE INTO alert_active (id, cursor, entry) VALUES (?, ?, ?)',
+    );
     const removeActive = db.prepare<[string]>('DELETE FROM alert_active WHERE id = ?');
     this.recordTx = db.transaction((change: AlertLogChange) => {
       const json = JSON.stringify(change.entry);
@@ -31,7 +33,11 @@ export class SqliteAlertLogStore implements AlertLogStore {
   }
 
   load(): PersistedAlertState | undefined {
-    const state = this.db.prepare<[], { next_cursor: number; overflowed: number }>('SELECT next_cursor, overflowed FROM alert_state WHERE id = 1').get();
+    const state = this.db
+      .prepare<[], { next_cursor: number; overflowed: number }>(
+        'SELECT next_cursor, overflowed FROM alert_state WHERE id = 1',
+      )
+      .get();
     if (!state) return undefined;
     const parse = (rows: { entry: string }[]) => rows.map((row) => JSON.parse(row.entry) as AlertEntry);
     return {

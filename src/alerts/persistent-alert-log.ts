@@ -16,7 +16,13 @@ export function createPersistentAlertLog(db: SqliteDatabase, log: Logger): Alert
     const entry = alerts.latest();
     if (!entry) return;
     // `alert_level`, not `level`: pino's own numeric level is `level`, and log tools read the last one.
-    const fields = { alert: entry.id, category: entry.category, alert_level: entry.level, cursor: entry.cursor, detail: entry.msg_verbose };
+    const fields = {
+      alert: entry.id,
+      category: entry.category,
+      alert_level: entry.level,
+      cursor: entry.cursor,
+      detail: entry.msg_verbose,
+    };
     if (entry.active) log.warn(fields, `alert raised: ${entry.msg}`);
     else log.info(fields, `alert cleared: ${entry.msg}`);
   });

@@ -20,7 +20,8 @@ import {
 } from './registry.js';
 
 /** Host names as RFC 1123 allows them: dot-separated labels of letters, digits and inner hyphens. */
-const HOST_NAME = /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 /** A name made only of digits and dots is a malformed IPv4 address, never a host name. */
 const NUMERIC_NAME = /^[0-9.]+$/;
 
@@ -50,8 +51,11 @@ function explain(error: ErrorObject, value: unknown): string {
   switch (error.keyword) {
     case 'enum': {
       const allowed = p.allowedValues as unknown[];
-      const caseless = allowed.find((a) => typeof a === 'string' && typeof value === 'string' && a.toLowerCase() === value.toLowerCase());
-      if (caseless !== undefined) return `${quote(value)} has the wrong letter case: keywords are case-sensitive, use ${JSON.stringify(caseless)}`;
+      const caseless = allowed.find(
+        (a) => typeof a === 'string' && typeof value === 'string' && a.toLowerCase() === value.toLowerCase(),
+      );
+      if (caseless !== undefined)
+        return `${quote(value)} has the wrong letter case: keywords are case-sensitive, use ${JSON.stringify(caseless)}`;
       return `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}; got ${describeType(value)}`;
     }
     case 'type':
@@ -149,11 +153,17 @@ export function normalizeInput(
       continue;
     }
     if (parameter.readOnly && JSON.stringify(value) !== JSON.stringify(current[name as ParameterName])) {
-      errors.push({ pointer: `/${key}`, detail: `is read-only; only its current value ${JSON.stringify(current[name as ParameterName])} is accepted` });
+      errors.push({
+        pointer: `/${key}`,
+        detail: `is read-only; only its current value ${JSON.stringify(current[name as ParameterName])} is accepted`,
+      });
       continue;
     }
     if (name in values && JSON.stringify(values[name]) !== JSON.stringify(value)) {
-      errors.push({ pointer: `/${key}`, detail: `conflicts with another key that sets ${name} to ${JSON.stringify(values[name])}` });
+      errors.push({
+        pointer: `/${key}`,
+        detail: `conflicts with another key that sets ${name} to ${JSON.stringify(values[name])}`,
+      });
       continue;
     }
     values[name] = value;
@@ -181,7 +191,10 @@ export function combinationErrors(config: SensorConfig, context: CombinationCont
     });
   }
   if (!context.lidarModes.includes(config.lidar_mode)) {
-    errors.push({ pointer: '/lidar_mode', detail: `${config.lidar_mode} is not supported by this product; supported: ${context.lidarModes.join(', ')}` });
+    errors.push({
+      pointer: '/lidar_mode',
+      detail: `${config.lidar_mode} is not supported by this product; supported: ${context.lidarModes.join(', ')}`,
+    });
   }
   return errors;
 }

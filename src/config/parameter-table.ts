@@ -10,13 +10,15 @@ function describeSchema(schema: TSchema): string {
     if (min !== undefined && max !== undefined) return min === max ? `${min}` : `${schema.type} ${min}..${max}`;
     return schema.type;
   }
-  if (schema.type === 'array') return `[${describeSchema(schema.items as TSchema)}, ${describeSchema(schema.items as TSchema)}]`;
+  if (schema.type === 'array')
+    return `[${describeSchema(schema.items as TSchema)}, ${describeSchema(schema.items as TSchema)}]`;
   return String(schema.type);
 }
 
 export function parameterTableMarkdown(): string {
   const rows = PARAMETERS.map(
-    (p) => `| \`${p.name}\` | ${JSON.stringify(p.default)} | ${describeSchema(p.schema)}${p.readOnly ? ' (read-only)' : ''} | ${p.description} |`,
+    (p) =>
+      `| \`${p.name}\` | ${JSON.stringify(p.default)} | ${describeSchema(p.schema)}${p.readOnly ? ' (read-only)' : ''} | ${p.description} |`,
   );
   const aliases = DEPRECATED_ALIASES.map((a) => `\`${a.name}\` → \`${a.replacement}\``).join(', ');
   return [

@@ -55,7 +55,9 @@ async function writeEntries(pack: tar.Pack, options: DumpArchiveOptions): Promis
   const now = options.now ?? (() => new Date());
   const mtime = now();
   const files = ['manifest.json', ...options.sections.map((s) => s.file), ...(options.logLines ? [LOG_FILE] : [])];
-  await writeFile(pack, 'manifest.json', mtime, [json({ ...options.manifest, generated_at: mtime.toISOString(), files })]);
+  await writeFile(pack, 'manifest.json', mtime, [
+    json({ ...options.manifest, generated_at: mtime.toISOString(), files }),
+  ]);
 
   for (const section of options.sections) {
     if (pack.destroyed) return;

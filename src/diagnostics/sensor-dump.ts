@@ -48,7 +48,10 @@ export interface SensorDump {
 
 /** `diagnostics-<serial>-<UTC time>.tar.gz`, e.g. diagnostics-122201000123-20240426T041747Z.tar.gz. */
 export function dumpFileName(serialNumber: string, at: Date): string {
-  const stamp = at.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  const stamp = at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
   return `diagnostics-${serialNumber.replace(/[^A-Za-z0-9_-]/g, '_')}-${stamp}.tar.gz`;
 }
 

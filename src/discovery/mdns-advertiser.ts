@@ -49,7 +49,9 @@ const isWildcard = (host: string) => host === '0.0.0.0' || host === '::' || host
  */
 function servingAddress(host: string): string | undefined {
   if (!isWildcard(host)) return host;
-  const external = Object.values(networkInterfaces()).filter((list) => list?.some((a) => a.family === 'IPv4' && !a.internal));
+  const external = Object.values(networkInterfaces()).filter((list) =>
+    list?.some((a) => a.family === 'IPv4' && !a.internal),
+  );
   return external.length === 1 ? external[0]?.find((a) => a.family === 'IPv4' && !a.internal)?.address : undefined;
 }
 

@@ -61,10 +61,17 @@ export function unitRecords(ad: UnitAdvertisement): MdnsRecord[] {
     const instance = `${instanceName(ad.serialNumber)}.${type}`;
     records.push({ name: SERVICE_ENUMERATION, type: 'PTR', ttl: OTHER_TTL_S, unique: false, data: type });
     records.push({ name: type, type: 'PTR', ttl: OTHER_TTL_S, unique: false, data: instance });
-    records.push({ name: instance, type: 'SRV', ttl: HOST_TTL_S, unique: true, data: { target: host, port: ad.port, priority: 0, weight: 0 } });
+    records.push({
+      name: instance,
+      type: 'SRV',
+      ttl: HOST_TTL_S,
+      unique: true,
+      data: { target: host, port: ad.port, priority: 0, weight: 0 },
+    });
     records.push({ name: instance, type: 'TXT', ttl: OTHER_TTL_S, unique: true, data: txtStrings(ad) });
   }
-  for (const address of ad.addresses) records.push({ name: host, type: 'A', ttl: HOST_TTL_S, unique: true, data: address });
+  for (const address of ad.addresses)
+    records.push({ name: host, type: 'A', ttl: HOST_TTL_S, unique: true, data: address });
   return records;
 }
 
@@ -76,6 +83,10 @@ export function sameName(a: string, b: string): boolean {
 /** Identity of a record's content, to tell which records a change removed. */
 export function recordKey(r: Pick<MdnsRecord, 'name' | 'type' | 'data'>): string {
   const d = r.data;
-  const data = Array.isArray(d) ? d.map((b) => b.toString('base64')).join(',') : typeof d === 'string' ? d.toLowerCase() : `${d.target.toLowerCase()}:${d.port}`;
+  const data = Array.isArray(d)
+    ? d.map((b) => b.toString('base64')).join(',')
+    : typeof d === 'string'
+      ? d.toLowerCase()
+      : `${d.target.toLowerCase()}:${d.port}`;
   return `${r.name.toLowerCase()}|${r.type}|${data}`;
 }

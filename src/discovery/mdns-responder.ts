@@ -63,14 +63,24 @@ export class MdnsResponder {
       return mdns;
     };
     // Bound to the wildcard: a socket bound to a unicast address would not receive the group's datagrams.
-    const group = await open(makeMdns({ port: MDNS_PORT, bind: '0.0.0.0', interface: options.interfaceAddress, reuseAddr: true, loopback: true }));
+    const group = await open(
+      makeMdns({
+        port: MDNS_PORT,
+        bind: '0.0.0.0',
+        interface: options.interfaceAddress,
+        reuseAddr: true,
+        loopback: true,
+      }),
+    );
     // The kernel hands a unicast datagram to the socket bound to its destination address rather than the wildcard one.
     const address = options.interfaceAddress;
     const unicast = address
-      ? await open(makeMdns({ port: MDNS_PORT, bind: address, multicast: false, reuseAddr: true })).catch((error: unknown) => {
-          warn(error as Error);
-          return null;
-        })
+      ? await open(makeMdns({ port: MDNS_PORT, bind: address, multicast: false, reuseAddr: true })).catch(
+          (error: unknown) => {
+            warn(error as Error);
+            return null;
+          },
+        )
       : null;
     return new MdnsResponder(group, unicast);
   }
@@ -107,17 +117,35 @@ export class MdnsResponder {
     this.announceTimer.unref();
   }
 
-  private send(response: { answers: Answer[]; additionals?: Answer[] }, to?: RemoteInfo, id?: number, questions?: Question[], via = this.mdns) {
-    const packet = { id: id ?? 0, questions: questions ?? [], answers: response.answers, additionals: response.additionals ?? [] };
+  private send(
+    response: { answers: Answer[]; additionals?: Answer[] },
+    to?: RemoteInfo,
+    id?: number,
+    questions?: Question[],
+    via = this.mdns,
+  ) {
+    const packet = {
+      id: id ?? 0,
+      questions: questions ?? [],
+      answers: response.answers,
+      additionals: response.additionals ?? [],
+    };
     via.respond(packet, to ?? undefined, (error?: Error | null) => {
       if (error && !this.closed) via.emit('warning', error);
     });
   }
 
   /** `direct`: the query came by unicast to the unit's address (§5.5). */
-  private answer(query: { id?: number; questions?: Question[]; answers?: Answer[] }, rinfo: RemoteInfo, via: Mdns, direct: boolean): void {
+  private answer(
+    query: { id?: number; questions?: Question[]; answers?: Answer[] },
+    rinfo: RemoteInfo,
+    via: Mdns,
+    direct: boolean,
+  ): void {
     if (this.closed) return;
-    const questions = (query.questions ?? []).filter((q) => q.class === undefined || ['IN', 'ANY'].includes(q.class) || isQu(q.class));
+    const questions = (query.questions ?? []).filter(
+      (q) => q.class === undefined || ['IN', 'ANY'].includes(q.class) || isQu(q.class),
+    );
     if (!questions.length) return;
     const known = new Map((query.answers ?? []).map((a) => [answerKey(a), 'ttl' in a ? (a.ttl ?? 0) : 0]));
     const isKnown = (r: MdnsRecord) => (known.get(recordKey(r)) ?? -1) >= r.ttl / 2;
@@ -125,7 +153,8 @@ export class MdnsResponder {
     const answers: MdnsRecord[] = [];
     for (const q of questions) {
       for (const r of this.records) {
-        if (sameName(r.name, q.name) && (isAny(q.type) || q.type === r.type) && !answers.includes(r) && !isKnown(r)) answers.push(r);
+        if (sameName(r.name, q.name) && (isAny(q.type) || q.type === r.type) && !answers.includes(r) && !isKnown(r))
+          answers.push(r);
       }
     }
     if (!answers.length) return;
@@ -135,11 +164,23 @@ export class MdnsResponder {
     if (legacy) {
       const echo = questions.map((q) => ({ name: q.name, type: q.type, class: 'IN' as const }));
       const cap = { legacy: true };
-      this.send({ answers: answers.map((r) => toAnswer(r, cap)), additionals: additionals.map((r) => toAnswer(r, cap)) }, rinfo, query.id, echo, via);
+      this.send(
+        { answers: answers.map((r) => toAnswer(r, cap)), additionals: additionals.map((r) => toAnswer(r, cap)) },
+        rinfo,
+        query.id,
+        echo,
+        via,
+      );
       return;
     }
     const unicast = direct || questions.every((q) => isQu(q.class));
-    this.send({ answers: answers.map((r) => toAnswer(r)), additionals: additionals.map((r) => toAnswer(r)) }, unicast ? rinfo : undefined, 0, [], via);
+    this.send(
+      { answers: answers.map((r) => toAnswer(r)), additionals: additionals.map((r) => toAnswer(r)) },
+      unicast ? rinfo : undefined,
+      0,
+      [],
+      via,
+    );
   }
 
   /** §12 of RFC 6763: after a PTR the SRV, TXT and addresses; after an SRV the addresses. */
@@ -148,7 +189,8 @@ export class MdnsResponder {
     const add = (r: MdnsRecord) => {
       if (!answers.includes(r) && !extra.includes(r)) extra.push(r);
     };
-    const addressesOf = (host: string) => this.records.filter((r) => r.type === 'A' && sameName(r.name, host)).forEach(add);
+    const addressesOf = (host: string) =>
+      this.records.filter((r) => r.type === 'A' && sameName(r.name, host)).forEach(add);
     for (const a of answers) {
       if (a.type === 'PTR' && !sameName(a.name, SERVICE_ENUMERATION)) {
         for (const r of this.records) {
@@ -177,5 +219,9 @@ function toAnswer(r: MdnsRecord, options: { ttl?: number; legacy?: boolean } = {
 function answerKey(a: Answer): string {
   if (!['PTR', 'SRV', 'TXT', 'A'].includes(a.type)) return '';
   // Decoded PTR/A data are strings, TXT a list of buffers, SRV an object with target and port: as MdnsRecord's.
-  return recordKey({ name: a.name, type: a.type as MdnsRecord['type'], data: (a as { data: MdnsRecord['data'] }).data });
+  return recordKey({
+    name: a.name,
+    type: a.type as MdnsRecord['type'],
+    data: (a as { data: MdnsRecord['data'] }).data,
+  });
 }

@@ -15,7 +15,14 @@ import type { SqliteDatabase } from '../store/database.js';
 import { crashPoint } from './crash-point.js';
 import { parseImageHeader } from '../model/image-format.js';
 import { buildOfImageRev } from '../model/image-rev.js';
-import { ensureSlotDirectory, removeStaleTemporaries, slotImageOf, slotPath, verifySlotFile, writeFileDurably } from './slot-files.js';
+import {
+  ensureSlotDirectory,
+  removeStaleTemporaries,
+  slotImageOf,
+  slotPath,
+  verifySlotFile,
+  writeFileDurably,
+} from './slot-files.js';
 import {
   abandonTrial,
   commitPending,
@@ -100,12 +107,17 @@ export class FirmwareManager {
     return new FirmwareManager(deps, store, state);
   }
 
-  private static async installFactoryImage(deps: FirmwareManagerDeps, store: SlotStore, slot: SlotName): Promise<SlotState> {
+  private static async installFactoryImage(
+    deps: FirmwareManagerDeps,
+    store: SlotStore,
+    slot: SlotName,
+  ): Promise<SlotState> {
     const bytes = deps.hal.factoryImage(deps.factoryImageRev);
     const header = parseImageHeader(bytes.subarray(0, bytes.readUInt16BE(10)));
     await writeFileDurably(deps.hal.slotDirectory, slotPath(deps.hal.slotDirectory, slot), bytes);
     const image = slotImageOf(header);
-    const state: SlotState = slot === 'a' ? factoryState(image) : { slots: { a: null, b: image }, primary: 'b', trial: null, bootAttempts: 0 };
+    const state: SlotState =
+      slot === 'a' ? factoryState(image) : { slots: { a: null, b: image }, primary: 'b', trial: null, bootAttempts: 0 };
     store.save(state);
     return state;
   }
@@ -125,7 +137,10 @@ export class FirmwareManager {
   }
 
   get status(): FirmwareStatus {
-    return { commit_pending: commitPending(this.state), fw: this.current?.image.imageRev ?? this.state.slots[this.state.primary]!.imageRev };
+    return {
+      commit_pending: commitPending(this.state),
+      fw: this.current?.image.imageRev ?? this.state.slots[this.state.primary]!.imageRev,
+    };
   }
 
   /**
@@ -135,7 +150,9 @@ export class FirmwareManager {
    */
   checkUpload(contentLength: number | undefined): void {
     if (contentLength !== undefined && contentLength > this.maxImageBytes) {
-      throw payloadTooLarge(`the firmware image is ${contentLength} bytes; this unit accepts at most ${this.maxImageBytes}`);
+      throw payloadTooLarge(
+        `the firmware image is ${contentLength} bytes; this unit accepts at most ${this.maxImageBytes}`,
+      );
     }
     const unavailable = this.deps.hal.installUnavailable();
     if (unavailable) throw conflict(unavailable);
@@ -167,7 +184,10 @@ export class FirmwareManager {
         this.save(abandonTrial(this.state));
         throw error;
       }
-      this.deps.log.info({ slot: target, image_rev: image.imageRev }, 'firmware image installed; it boots on the next restart');
+      this.deps.log.info(
+        { slot: target, image_rev: image.imageRev },
+        'firmware image installed; it boots on the next restart',
+      );
       return image;
     } finally {
       this.uploading = false;
@@ -184,7 +204,8 @@ export class FirmwareManager {
     for (;;) {
       const plan = planBoot(this.state, this.deps.hal.maxBootAttempts);
       // The alert comes first: a power loss right after would otherwise lose it with the rollback already saved.
-      if (plan.kind === 'rollback') this.raiseRollback(plan.abandoned, `it did not boot healthy in ${this.deps.hal.maxBootAttempts} attempts`);
+      if (plan.kind === 'rollback')
+        this.raiseRollback(plan.abandoned, `it did not boot healthy in ${this.deps.hal.maxBootAttempts} attempts`);
       if (plan.state !== this.state) this.save(plan.state);
       crashPoint('boot-after-plan');
       const image = this.state.slots[plan.slot]!;
@@ -203,11 +224,18 @@ export class FirmwareManager {
       callbacks.starting(plan.kind);
       const outcome = await this.deps.hal.bootImage(image, plan.kind);
       if (outcome === 'failed' && plan.kind === 'trial') {
-        this.deps.log.warn({ slot: plan.slot, image_rev: image.imageRev, attempt: plan.attempt }, 'new firmware image failed to boot');
+        this.deps.log.warn(
+          { slot: plan.slot, image_rev: image.imageRev, attempt: plan.attempt },
+          'new firmware image failed to boot',
+        );
         await callbacks.failedAttempt();
         continue;
       }
-      if (outcome === 'failed') this.deps.log.error({ slot: plan.slot, image_rev: image.imageRev }, 'the committed firmware image reports a failed boot; running it anyway (there is nothing to fall back to)');
+      if (outcome === 'failed')
+        this.deps.log.error(
+          { slot: plan.slot, image_rev: image.imageRev },
+          'the committed firmware image reports a failed boot; running it anyway (there is nothing to fall back to)',
+        );
       return running;
     }
   }
@@ -243,10 +271,16 @@ export class FirmwareManager {
       }
     } else if (booted !== this.state.primary) {
       if (this.state.slots[booted]) {
-        this.deps.log.warn({ booted, primary: this.state.primary }, 'the bootloader started the other slot; adopting it as the committed one');
+        this.deps.log.warn(
+          { booted, primary: this.state.primary },
+          'the bootloader started the other slot; adopting it as the committed one',
+        );
         this.save({ ...this.state, primary: booted });
       } else {
-        this.deps.log.error({ booted }, 'the bootloader started a slot with no recorded image; reporting the committed one');
+        this.deps.log.error(
+          { booted },
+          'the bootloader started a slot with no recorded image; reporting the committed one',
+        );
         booted = this.state.primary;
       }
     }
@@ -295,7 +329,11 @@ export class FirmwareManager {
     this.deps.log.error({ abandoned: abandoned?.imageRev, running: to }, `firmware update rolled back: ${why}`);
     // An alert still active from an earlier rollback would hide this one (raise is idempotent).
     this.deps.alerts.clear(FIRMWARE_ROLLBACK_ALERT, 'a newer firmware update was rolled back.');
-    this.deps.alerts.raise(FIRMWARE_ROLLBACK_ALERT, { image_rev: abandoned?.imageRev ?? 'unknown', previous_image_rev: to, reason: why });
+    this.deps.alerts.raise(FIRMWARE_ROLLBACK_ALERT, {
+      image_rev: abandoned?.imageRev ?? 'unknown',
+      previous_image_rev: to,
+      reason: why,
+    });
   }
 
   private save(state: SlotState): void {

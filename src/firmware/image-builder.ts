@@ -34,7 +34,12 @@ export async function writeImageFile(spec: ImageFileSpec): Promise<{ bytes: numb
     payloadLength = payload.length;
     digest = createHash('sha256').update(payload).digest();
   }
-  const header = encodeImageHeader({ imageRev: spec.imageRev, payloadLength, payloadSha256: digest, manifest: spec.manifest });
+  const header = encodeImageHeader({
+    imageRev: spec.imageRev,
+    payloadLength,
+    payloadSha256: digest,
+    manifest: spec.manifest,
+  });
   const payloadSource = payload ? [payload] : createReadStream(spec.payloadPath!);
   async function* image() {
     yield header;
@@ -42,6 +47,9 @@ export async function writeImageFile(spec: ImageFileSpec): Promise<{ bytes: numb
   }
   await pipeline(image(), createWriteStream(spec.out));
   const written = (await stat(spec.out)).size;
-  if (written !== header.length + payloadLength) throw new Error(`the payload changed while the image was written (${written} bytes written, ${header.length + payloadLength} expected)`);
+  if (written !== header.length + payloadLength)
+    throw new Error(
+      `the payload changed while the image was written (${written} bytes written, ${header.length + payloadLength} expected)`,
+    );
   return { bytes: written, payloadSha256: digest.toString('hex') };
 }

@@ -68,7 +68,11 @@ export async function verifySlotFile(path: string, expected: SlotImage): Promise
   const verifier = new ImageVerifier();
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) verifier.push(chunk as Buffer);
   const header = verifier.finish();
-  if (header.imageRev !== expected.imageRev || header.payloadSha256 !== expected.payloadSha256 || verifier.bytesSeen !== expected.imageLength) {
+  if (
+    header.imageRev !== expected.imageRev ||
+    header.payloadSha256 !== expected.payloadSha256 ||
+    verifier.bytesSeen !== expected.imageLength
+  ) {
     throw new Error(`${path} holds ${header.imageRev}, not the recorded ${expected.imageRev}`);
   }
   return header;
@@ -76,5 +80,10 @@ export async function verifySlotFile(path: string, expected: SlotImage): Promise
 
 /** The slot record of a verified image. */
 export function slotImageOf(header: ImageHeader): SlotImage {
-  return { imageRev: header.imageRev, payloadSha256: header.payloadSha256, imageLength: header.headerLength + header.payloadLength, manifest: header.manifest };
+  return {
+    imageRev: header.imageRev,
+    payloadSha256: header.payloadSha256,
+    imageLength: header.headerLength + header.payloadLength,
+    manifest: header.manifest,
+  };
 }

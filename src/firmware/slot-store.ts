@@ -29,8 +29,12 @@ export class SlotStore {
   private readonly saveTx;
 
   constructor(db: SqliteDatabase) {
-    this.selectSlots = db.prepare<[], SlotRow>('SELECT slot, image_rev, payload_sha256, image_length, manifest FROM firmware_slot');
-    this.selectState = db.prepare<[], StateRow>('SELECT primary_slot, trial_slot, boot_attempts FROM firmware_state WHERE id = 1');
+    this.selectSlots = db.prepare<[], SlotRow>(
+      'SELECT slot, image_rev, payload_sha256, image_length, manifest FROM firmware_slot',
+    );
+    this.selectState = db.prepare<[], StateRow>(
+      'SELECT primary_slot, trial_slot, boot_attempts FROM firmware_state WHERE id = 1',
+    );
     this.upsertSlot = db.prepare<[SlotName, string, string, number, string]>(
       `INSERT INTO firmware_slot (slot, image_rev, payload_sha256, image_length, manifest) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(slot) DO UPDATE SET image_rev = excluded.image_rev, payload_sha256 = excluded.payload_sha256,
@@ -45,7 +49,14 @@ export class SlotStore {
     this.saveTx = db.transaction((state: SlotState) => {
       for (const slot of SLOT_NAMES) {
         const image = state.slots[slot];
-        if (image) this.upsertSlot.run(slot, image.imageRev, image.payloadSha256, image.imageLength, JSON.stringify(image.manifest));
+        if (image)
+          this.upsertSlot.run(
+            slot,
+            image.imageRev,
+            image.payloadSha256,
+            image.imageLength,
+            JSON.stringify(image.manifest),
+          );
         else this.deleteSlot.run(slot);
       }
       this.upsertState.run(state.primary, state.trial, state.bootAttempts);
@@ -58,9 +69,19 @@ export class SlotStore {
     if (!row) return undefined;
     const slots: Record<SlotName, SlotImage | null> = { a: null, b: null };
     for (const r of this.selectSlots.all()) {
-      slots[r.slot] = { imageRev: r.image_rev, payloadSha256: r.payload_sha256, imageLength: r.image_length, manifest: JSON.parse(r.manifest) as Record<string, string> };
+      slots[r.slot] = {
+        imageRev: r.image_rev,
+        payloadSha256: r.payload_sha256,
+        imageLength: r.image_length,
+        manifest: JSON.parse(r.manifest) as Record<string, string>,
+      };
     }
-    const state: SlotState = { slots, primary: row.primary_slot, trial: row.trial_slot, bootAttempts: row.boot_attempts };
+    const state: SlotState = {
+      slots,
+      primary: row.primary_slot,
+      trial: row.trial_slot,
+      bootAttempts: row.boot_attempts,
+    };
     const problem = stateProblem(state);
     if (problem) throw new Error(`stored firmware slot state is inconsistent: ${problem}`);
     return state;

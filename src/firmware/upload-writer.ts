@@ -18,7 +18,10 @@ export interface UploadTarget {
   maxBytes: number;
 }
 
-export async function writeUploadToSlot(body: AsyncIterable<Buffer | string>, target: UploadTarget): Promise<ImageHeader> {
+export async function writeUploadToSlot(
+  body: AsyncIterable<Buffer | string>,
+  target: UploadTarget,
+): Promise<ImageHeader> {
   const temp = tempSlotPath(target.dir, target.slot);
   const verifier = new ImageVerifier();
   const handle = await open(temp, 'w', 0o644);
@@ -57,7 +60,11 @@ function asUploadError(error: unknown): unknown {
   if (error instanceof ImageFormatError) return badRequest(`${error.message}; nothing was installed`);
   // The client went away or the connection broke mid-body: the upload is incomplete.
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error | undefined)?.message === 'aborted') {
+  if (
+    code === 'ECONNRESET' ||
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    (error as Error | undefined)?.message === 'aborted'
+  ) {
     return badRequest('the upload ended before the whole image arrived; nothing was installed');
   }
   return error;

@@ -43,15 +43,20 @@ export function planStreams(run: StreamRun): EmitterPlan | null {
   if (c.operating_mode !== 'NORMAL' || c.udp_dest === '') return null;
   const lidar = c.udp_port_lidar !== 0 ? lidarPlan(run) : null;
   const imu: ImuStreamPlan | null =
-    c.udp_port_imu !== 0 ? { host: c.udp_dest, port: c.udp_port_imu, accelFsr: c.accel_fsr, gyroFsr: c.gyro_fsr, alerts: IMU_ALERTS } : null;
+    c.udp_port_imu !== 0
+      ? { host: c.udp_dest, port: c.udp_port_imu, accelFsr: c.accel_fsr, gyroFsr: c.gyro_fsr, alerts: IMU_ALERTS }
+      : null;
   if (!lidar && !imu) return null;
+  return { ...runFields(run), lidar, imu };
+}
+
+/** What every emitter plan carries of its run: packet header fields and the source address. */
+function runFields(run: StreamRun) {
   return {
     initId: run.initializationId,
     serialNumber: run.serialNumber,
     bindAddress: run.bindAddress,
     timestampOffsetNs: run.timestampOffsetNs,
-    lidar,
-    imu,
   };
 }
 
@@ -93,10 +98,7 @@ export function planReplay(run: StreamRun, replay: ReplaySettings): EmitterPlan 
   const imu = c.udp_port_imu !== 0 ? { host: c.udp_dest, port: c.udp_port_imu, alerts: IMU_ALERTS } : null;
   if (!lidar && !imu) return null;
   return {
-    initId: run.initializationId,
-    serialNumber: run.serialNumber,
-    bindAddress: run.bindAddress,
-    timestampOffsetNs: run.timestampOffsetNs,
+    ...runFields(run),
     lidar: null,
     imu: null,
     replay: { lidar, imu, source: { ...replay, profile: c.udp_profile_lidar, columnWindow: run.plan.columnWindow } },

@@ -118,7 +118,12 @@ export interface TimingInputs {
   syncPulseIn: { count: number; count_unfiltered: number; last_period_nsec: number; locked: boolean };
   nmea: {
     locked: boolean;
-    decoding: { date_decoded_count: number; last_read_message: string; not_valid_count: number; utc_decoded_count: number };
+    decoding: {
+      date_decoded_count: number;
+      last_read_message: string;
+      not_valid_count: number;
+      utc_decoded_count: number;
+    };
     io_checks: { bit_count: number; bit_count_unfiltered: number; char_count: number; start_char_count: number };
   };
 }

@@ -66,7 +66,10 @@ function cutSlowBody(request: FastifyRequest, reply: FastifyReply): void {
   const raw = request.raw;
   for (const event of ['data', 'end', 'error'] as const) raw.removeAllListeners(event);
   raw.on('error', ignoreError);
-  sendProblem(reply, new ApiError('request-timeout', 'the request body did not arrive in time; the connection is closed'));
+  sendProblem(
+    reply,
+    new ApiError('request-timeout', 'the request body did not arrive in time; the connection is closed'),
+  );
 }
 
 export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): void {
@@ -76,7 +79,10 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): voi
   server.requestTimeout = 0;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   // How often Node looks for expired headers (read when listening starts).
-  (server as typeof server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4)));
+  (server as typeof server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
+    50,
+    Math.min(1000, Math.floor(limits.headersTimeoutMs / 4)),
+  );
   server.maxConnections = limits.maxConnections + ANSWERED_EXCESS_CONNECTIONS;
 
   let open = 0;
@@ -102,7 +108,11 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): voi
     }
     const encoding = request.headers['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      done(unsupportedMediaType(`Content-Encoding ${JSON.stringify(encoding.slice(0, 64))} is not decoded here; send the body unencoded`));
+      done(
+        unsupportedMediaType(
+          `Content-Encoding ${JSON.stringify(encoding.slice(0, 64))} is not decoded here; send the body unencoded`,
+        ),
+      );
       return;
     }
     if (isUploadRequest(request)) {

@@ -10,7 +10,9 @@ const MAX_LOGGED_KEYS = 32;
 
 function bodyKeys(body: unknown): string[] | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  return Object.keys(body).slice(0, MAX_LOGGED_KEYS).map((key) => key.slice(0, 64));
+  return Object.keys(body)
+    .slice(0, MAX_LOGGED_KEYS)
+    .map((key) => key.slice(0, 64));
 }
 
 export function installRequestLog(app: FastifyInstance): void {

@@ -68,7 +68,8 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     category: 'ETHERNET_LINK_BAD',
     level: 'WARNING',
     msg: 'The Ethernet link runs below 1 Gbps full duplex.',
-    msgVerbose: 'The link negotiated {speed} Mbps {duplex} duplex; lidar data needs 1000 Mbps full duplex. Check the cable and the switch port.',
+    msgVerbose:
+      'The link negotiated {speed} Mbps {duplex} duplex; lidar data needs 1000 Mbps full duplex. Check the cable and the switch port.',
     scope: 'measured',
   },
   {
@@ -76,7 +77,8 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     category: 'UDP_TRANSMISSION',
     level: 'WARNING',
     msg: 'The lidar data destination reports that nothing listens on its port; check udp_dest and udp_port_lidar.',
-    msgVerbose: 'The host {host} answered lidar packets sent to {host}:{port} with ICMP port unreachable. Start the client, or set udp_dest and udp_port_lidar to where it listens.',
+    msgVerbose:
+      'The host {host} answered lidar packets sent to {host}:{port} with ICMP port unreachable. Start the client, or set udp_dest and udp_port_lidar to where it listens.',
     scope: 'run',
   },
   {
@@ -100,7 +102,8 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     category: 'UDP_TRANSMISSION',
     level: 'WARNING',
     msg: 'The IMU data destination reports that nothing listens on its port; check udp_dest and udp_port_imu.',
-    msgVerbose: 'The host {host} answered IMU packets sent to {host}:{port} with ICMP port unreachable. Start the client, or set udp_dest and udp_port_imu to where it listens.',
+    msgVerbose:
+      'The host {host} answered IMU packets sent to {host}:{port} with ICMP port unreachable. Start the client, or set udp_dest and udp_port_imu to where it listens.',
     scope: 'run',
   },
   {
@@ -124,7 +127,8 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     category: 'INPUT_VOLTAGE',
     level: 'WARNING',
     msg: 'The input voltage is close to the lower limit.',
-    msgVerbose: 'Input voltage {voltage_mv} mV is below the warning level of {threshold_mv} mV. Check the power supply and cable.',
+    msgVerbose:
+      'Input voltage {voltage_mv} mV is below the warning level of {threshold_mv} mV. Check the power supply and cable.',
     scope: 'measured',
   },
   {
@@ -140,7 +144,8 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     category: 'INPUT_VOLTAGE',
     level: 'WARNING',
     msg: 'The input voltage is close to the upper limit.',
-    msgVerbose: 'Input voltage {voltage_mv} mV is above the warning level of {threshold_mv} mV. Check the power supply.',
+    msgVerbose:
+      'Input voltage {voltage_mv} mV is above the warning level of {threshold_mv} mV. Check the power supply.',
     scope: 'measured',
   },
   {
@@ -244,7 +249,8 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     category: 'OVERTEMP',
     level: 'WARNING',
     msg: 'The internal temperature is close to its limit.',
-    msgVerbose: 'Internal temperature {temperature_c} °C is at or above the warning level of {threshold_c} °C. Improve cooling or airflow around the unit.',
+    msgVerbose:
+      'Internal temperature {temperature_c} °C is at or above the warning level of {threshold_c} °C. Improve cooling or airflow around the unit.',
     scope: 'measured',
   },
   {
@@ -261,7 +267,8 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     category: 'FIRMWARE_UPDATE',
     level: 'WARNING',
     msg: 'A firmware update did not boot healthy; the unit went back to the previous firmware.',
-    msgVerbose: 'Firmware {image_rev} was abandoned ({reason}); the unit runs {previous_image_rev} again. Check the image and upload it again.',
+    msgVerbose:
+      'Firmware {image_rev} was abandoned ({reason}); the unit runs {previous_image_rev} again. Check the image and upload it again.',
     scope: 'measured',
   },
 ];

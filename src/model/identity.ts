@@ -21,7 +21,11 @@ export interface FirmwareBuild {
 }
 
 /** What a simulated unit claims by default: firmware 3.1.x, the one the spec describes. */
-export const FACTORY_FIRMWARE: FirmwareBuild = { version: '3.1.0', machine: 'bootes', buildDate: '2024-04-26T04:17:47Z' };
+export const FACTORY_FIRMWARE: FirmwareBuild = {
+  version: '3.1.0',
+  machine: 'bootes',
+  buildDate: '2024-04-26T04:17:47Z',
+};
 
 /** `image_rev` = `ousteros-image-prod-bootes-v3.1.0+20240426041747` (also `fw` of `GET /api/v1/system/firmware`). */
 export function imageRev(fw: FirmwareBuild): string {
@@ -80,7 +84,11 @@ export function calibrationTimestampFor(serial: string): string {
   return new Date(seconds * 1000).toISOString().slice(0, 19);
 }
 
-export function makeIdentity(product: ProductModel, serialNumber: string, firmware: FirmwareBuild = FACTORY_FIRMWARE): SensorIdentity {
+export function makeIdentity(
+  product: ProductModel,
+  serialNumber: string,
+  firmware: FirmwareBuild = FACTORY_FIRMWARE,
+): SensorIdentity {
   const problem = serialProblem(serialNumber);
   if (problem) throw new Error(`invalid serial number "${serialNumber}": ${problem}`);
   return { product, serialNumber, firmware, calibrationTimestamp: calibrationTimestampFor(serialNumber) };

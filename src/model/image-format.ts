@@ -75,12 +75,18 @@ const MANIFEST_VALUE = /^[^\u0000-\u001f\u007f]{0,255}$/u;
 
 export function encodeManifest(manifest: Readonly<Record<string, string>>): Buffer {
   const lines = Object.entries(manifest).map(([key, value]) => {
-    if (!MANIFEST_KEY.test(key)) throw new ImageFormatError('invalid-manifest', `manifest key "${key}" must match ${MANIFEST_KEY}`);
-    if (!MANIFEST_VALUE.test(value)) throw new ImageFormatError('invalid-manifest', `manifest value of "${key}" must be at most 255 printable characters`);
+    if (!MANIFEST_KEY.test(key))
+      throw new ImageFormatError('invalid-manifest', `manifest key "${key}" must match ${MANIFEST_KEY}`);
+    if (!MANIFEST_VALUE.test(value))
+      throw new ImageFormatError(
+        'invalid-manifest',
+        `manifest value of "${key}" must be at most 255 printable characters`,
+      );
     return `${key}=${value}`;
   });
   const bytes = Buffer.from(lines.join('\n'), 'utf8');
-  if (bytes.length > MAX_MANIFEST_LENGTH) throw new ImageFormatError('invalid-manifest', `manifest is ${bytes.length} bytes; at most ${MAX_MANIFEST_LENGTH}`);
+  if (bytes.length > MAX_MANIFEST_LENGTH)
+    throw new ImageFormatError('invalid-manifest', `manifest is ${bytes.length} bytes; at most ${MAX_MANIFEST_LENGTH}`);
   return bytes;
 }
 
@@ -92,8 +98,10 @@ function decodeManifest(bytes: Buffer): Record<string, string> {
     const eq = line.indexOf('=');
     const key = eq < 0 ? line : line.slice(0, eq);
     const value = eq < 0 ? '' : line.slice(eq + 1);
-    if (eq < 0 || !MANIFEST_KEY.test(key) || !MANIFEST_VALUE.test(value)) throw new ImageFormatError('invalid-manifest', `manifest line "${line.slice(0, 80)}" is not key=value`);
-    if (Object.hasOwn(manifest, key)) throw new ImageFormatError('invalid-manifest', `manifest key "${key}" appears twice`);
+    if (eq < 0 || !MANIFEST_KEY.test(key) || !MANIFEST_VALUE.test(value))
+      throw new ImageFormatError('invalid-manifest', `manifest line "${line.slice(0, 80)}" is not key=value`);
+    if (Object.hasOwn(manifest, key))
+      throw new ImageFormatError('invalid-manifest', `manifest key "${key}" appears twice`);
     manifest[key] = value;
   }
   return manifest;
@@ -111,8 +119,10 @@ export interface HeaderFields {
 export function encodeImageHeader(fields: HeaderFields): Buffer {
   const revProblem = parseImageRev(fields.imageRev).problem;
   if (revProblem) throw new ImageFormatError('invalid-image-rev', revProblem);
-  if (!Number.isSafeInteger(fields.payloadLength) || fields.payloadLength < 0) throw new RangeError(`payload length ${fields.payloadLength} is not a safe non-negative integer`);
-  const digest = typeof fields.payloadSha256 === 'string' ? Buffer.from(fields.payloadSha256, 'hex') : fields.payloadSha256;
+  if (!Number.isSafeInteger(fields.payloadLength) || fields.payloadLength < 0)
+    throw new RangeError(`payload length ${fields.payloadLength} is not a safe non-negative integer`);
+  const digest =
+    typeof fields.payloadSha256 === 'string' ? Buffer.from(fields.payloadSha256, 'hex') : fields.payloadSha256;
   if (digest.length !== DIGEST_LENGTH) throw new RangeError('payload SHA-256 must be 32 bytes');
   const rev = Buffer.from(fields.imageRev, 'latin1');
   const manifest = encodeManifest(fields.manifest ?? {});
@@ -135,7 +145,10 @@ export function encodeImageHeader(fields: HeaderFields): Buffer {
 /** A whole image in memory: for small payloads (tests, the simulated factory image). */
 export function buildImage(imageRev: string, payload: Buffer, manifest: Readonly<Record<string, string>> = {}): Buffer {
   const payloadSha256 = createHash('sha256').update(payload).digest();
-  return Buffer.concat([encodeImageHeader({ imageRev, payloadLength: payload.length, payloadSha256, manifest }), payload]);
+  return Buffer.concat([
+    encodeImageHeader({ imageRev, payloadLength: payload.length, payloadSha256, manifest }),
+    payload,
+  ]);
 }
 
 /**
@@ -146,14 +159,24 @@ export function buildImage(imageRev: string, payload: Buffer, manifest: Readonly
 export function checkPreamble(start: Buffer): number | undefined {
   const magicBytes = Math.min(start.length, IMAGE_MAGIC.length);
   if (!start.subarray(0, magicBytes).equals(IMAGE_MAGIC.subarray(0, magicBytes))) {
-    throw new ImageFormatError('foreign', 'not a firmware image: the file does not start with the image magic "LSFWIMG\\n"');
+    throw new ImageFormatError(
+      'foreign',
+      'not a firmware image: the file does not start with the image magic "LSFWIMG\\n"',
+    );
   }
   if (start.length < IMAGE_PREAMBLE_LENGTH) return undefined;
   const version = start.readUInt16BE(8);
-  if (version !== IMAGE_FORMAT_VERSION) throw new ImageFormatError('unsupported-version', `image format version ${version} is not supported (this unit reads version ${IMAGE_FORMAT_VERSION})`);
+  if (version !== IMAGE_FORMAT_VERSION)
+    throw new ImageFormatError(
+      'unsupported-version',
+      `image format version ${version} is not supported (this unit reads version ${IMAGE_FORMAT_VERSION})`,
+    );
   const headerLength = start.readUInt16BE(10);
   if (headerLength < FIXED_FIELDS_LENGTH + 1 || headerLength > MAX_HEADER_LENGTH) {
-    throw new ImageFormatError('corrupt-header', `image header length ${headerLength} is outside ${FIXED_FIELDS_LENGTH + 1}..${MAX_HEADER_LENGTH}`);
+    throw new ImageFormatError(
+      'corrupt-header',
+      `image header length ${headerLength} is outside ${FIXED_FIELDS_LENGTH + 1}..${MAX_HEADER_LENGTH}`,
+    );
   }
   return headerLength;
 }
@@ -161,17 +184,22 @@ export function checkPreamble(start: Buffer): number | undefined {
 /** Parses a complete header (exactly `headerLength` bytes, as checkPreamble reported). */
 export function parseImageHeader(header: Buffer): ImageHeader {
   const headerLength = checkPreamble(header);
-  if (headerLength === undefined || header.length < headerLength) throw new ImageFormatError('truncated', `the image ends inside its header (${header.length} bytes)`);
+  if (headerLength === undefined || header.length < headerLength)
+    throw new ImageFormatError('truncated', `the image ends inside its header (${header.length} bytes)`);
   const bodyEnd = headerLength - DIGEST_LENGTH;
   const expectedDigest = createHash('sha256').update(header.subarray(0, bodyEnd)).digest();
-  if (!expectedDigest.equals(header.subarray(bodyEnd, headerLength))) throw new ImageFormatError('corrupt-header', 'the image header is corrupt (header SHA-256 mismatch)');
+  if (!expectedDigest.equals(header.subarray(bodyEnd, headerLength)))
+    throw new ImageFormatError('corrupt-header', 'the image header is corrupt (header SHA-256 mismatch)');
   const payloadLength = header.readBigUInt64BE(12);
-  if (payloadLength > BigInt(Number.MAX_SAFE_INTEGER)) throw new ImageFormatError('corrupt-header', `payload length ${payloadLength} is too large`);
+  if (payloadLength > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new ImageFormatError('corrupt-header', `payload length ${payloadLength} is too large`);
   const revLength = header.readUInt16BE(52);
-  if (revLength < 1 || revLength > MAX_IMAGE_REV_LENGTH || 56 + revLength > bodyEnd) throw new ImageFormatError('corrupt-header', `image_rev length ${revLength} is invalid`);
+  if (revLength < 1 || revLength > MAX_IMAGE_REV_LENGTH || 56 + revLength > bodyEnd)
+    throw new ImageFormatError('corrupt-header', `image_rev length ${revLength} is invalid`);
   const imageRev = header.toString('latin1', 54, 54 + revLength);
   const manifestLength = header.readUInt16BE(54 + revLength);
-  if (56 + revLength + manifestLength !== bodyEnd) throw new ImageFormatError('corrupt-header', 'image header field lengths do not add up to the header length');
+  if (56 + revLength + manifestLength !== bodyEnd)
+    throw new ImageFormatError('corrupt-header', 'image header field lengths do not add up to the header length');
   const revProblem = parseImageRev(imageRev).problem;
   if (revProblem) throw new ImageFormatError('invalid-image-rev', revProblem);
   let manifest: Record<string, string>;
@@ -233,7 +261,10 @@ export class ImageVerifier {
     }
     if (payloadPart.length === 0) return;
     if (this.payloadBytesSeen + payloadPart.length > this.parsed.payloadLength) {
-      throw new ImageFormatError('trailing-data', `the image holds more than the ${this.parsed.headerLength + this.parsed.payloadLength} bytes its header announces`);
+      throw new ImageFormatError(
+        'trailing-data',
+        `the image holds more than the ${this.parsed.headerLength + this.parsed.payloadLength} bytes its header announces`,
+      );
     }
     this.hash.update(payloadPart);
     this.payloadBytesSeen += payloadPart.length;
@@ -246,10 +277,14 @@ export class ImageVerifier {
       throw new ImageFormatError('truncated', `the image ends inside its header (${this.totalBytesSeen} bytes)`);
     }
     if (this.payloadBytesSeen < this.parsed.payloadLength) {
-      throw new ImageFormatError('truncated', `the image is truncated: ${this.bytesSeen} of ${this.parsed.headerLength + this.parsed.payloadLength} bytes`);
+      throw new ImageFormatError(
+        'truncated',
+        `the image is truncated: ${this.bytesSeen} of ${this.parsed.headerLength + this.parsed.payloadLength} bytes`,
+      );
     }
     const digest = this.hash.digest('hex');
-    if (digest !== this.parsed.payloadSha256) throw new ImageFormatError('corrupt-payload', 'the image payload is corrupt (payload SHA-256 mismatch)');
+    if (digest !== this.parsed.payloadSha256)
+      throw new ImageFormatError('corrupt-payload', 'the image payload is corrupt (payload SHA-256 mismatch)');
     return this.parsed;
   }
 }

@@ -6,7 +6,8 @@
 import { imageRev, type FirmwareBuild } from './identity.js';
 
 // ousteros-image-prod-<machine>-v<X.Y.Z>+<YYYYMMDDhhmmss>
-const IMAGE_REV = /^ousteros-image-prod-([a-z0-9]{1,32})-v(\d{1,4}\.\d{1,4}\.\d{1,4})\+(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
+const IMAGE_REV =
+  /^ousteros-image-prod-([a-z0-9]{1,32})-v(\d{1,4}\.\d{1,4}\.\d{1,4})\+(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
 
 export const IMAGE_REV_FORM = 'ousteros-image-prod-<machine>-v<X.Y.Z>+<YYYYMMDDhhmmss>';
 

@@ -71,7 +71,8 @@ export function factoryState(image: SlotImage): SlotState {
 
 /** Why an image cannot be installed now, or undefined when it can. */
 export function installProblem(state: SlotState): string | undefined {
-  if (state.trial !== null) return 'a firmware update is already waiting to be committed; wait until commit_pending is false';
+  if (state.trial !== null)
+    return 'a firmware update is already waiting to be committed; wait until commit_pending is false';
   return undefined;
 }
 
@@ -93,10 +94,16 @@ export function install(state: SlotState, image: SlotImage): SlotState {
  * image runs at all, so an attempt that never finishes is still counted.
  */
 export function planBoot(state: SlotState, maxBootAttempts: number): BootPlan {
-  if (!Number.isInteger(maxBootAttempts) || maxBootAttempts < 1) throw new RangeError('maxBootAttempts must be a positive integer');
+  if (!Number.isInteger(maxBootAttempts) || maxBootAttempts < 1)
+    throw new RangeError('maxBootAttempts must be a positive integer');
   if (state.trial === null) return { state, slot: state.primary, kind: 'normal' };
   if (state.bootAttempts >= maxBootAttempts) {
-    return { state: abandonTrial(state), slot: state.primary, kind: 'rollback', abandoned: state.slots[state.trial] ?? undefined };
+    return {
+      state: abandonTrial(state),
+      slot: state.primary,
+      kind: 'rollback',
+      abandoned: state.slots[state.trial] ?? undefined,
+    };
   }
   const attempt = state.bootAttempts + 1;
   return { state: { ...state, bootAttempts: attempt }, slot: state.trial, kind: 'trial', attempt };
@@ -121,6 +128,7 @@ export function stateProblem(state: SlotState): string | undefined {
     if (state.trial === state.primary) return 'trial slot equals primary slot';
     if (state.slots[state.trial] === null) return `trial slot ${state.trial} holds no image`;
   }
-  if (!Number.isInteger(state.bootAttempts) || state.bootAttempts < 0) return `boot attempts ${state.bootAttempts} is invalid`;
+  if (!Number.isInteger(state.bootAttempts) || state.bootAttempts < 0)
+    return `boot attempts ${state.bootAttempts} is invalid`;
   return undefined;
 }

@@ -55,7 +55,8 @@ export function parseCidr(text: string): Ipv4Cidr | undefined {
   return { address, prefix };
 }
 
-const inBlock = (address: number, block: string, prefix: number) => (address & prefixMask(prefix)) >>> 0 === parseIpv4(block);
+const inBlock = (address: number, block: string, prefix: number) =>
+  (address & prefixMask(prefix)) >>> 0 === parseIpv4(block);
 
 export const isLoopback = (address: number) => inBlock(address, '127.0.0.0', 8);
 export const isLinkLocal = (address: number) => inBlock(address, '169.254.0.0', 16);
@@ -71,7 +72,8 @@ export function staticAddressProblem({ address, prefix }: Ipv4Cidr): string | un
   const dotted = formatIpv4(address);
   if (inBlock(address, '0.0.0.0', 8)) return `${dotted} is in 0.0.0.0/8 ("this network"), not a unicast host address`;
   if (isLoopback(address)) return `${dotted} is a loopback address`;
-  if (isLinkLocal(address)) return `${dotted} is a link-local address; the sensor assigns its link-local address itself`;
+  if (isLinkLocal(address))
+    return `${dotted} is a link-local address; the sensor assigns its link-local address itself`;
   if (isMulticast(address)) return `${dotted} is a multicast address`;
   if (address === 0xffffffff) return `${dotted} is the broadcast address`;
   if (inBlock(address, '240.0.0.0', 4)) return `${dotted} is in the reserved block 240.0.0.0/4`;
@@ -93,13 +95,25 @@ export type OverrideParse = { ok: true; cidr: string } | { ok: false; problem: s
  */
 export function parseIpv4Override(value: unknown, defaultPrefix: number): OverrideParse {
   if (typeof value !== 'string') {
-    const got = value === undefined ? 'no body' : value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
-    return { ok: false, problem: `the override must be a JSON string holding an IPv4 address such as "192.0.2.100/24"; got ${got}` };
+    const got =
+      value === undefined ? 'no body' : value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
+    return {
+      ok: false,
+      problem: `the override must be a JSON string holding an IPv4 address such as "192.0.2.100/24"; got ${got}`,
+    };
   }
   const cidr = value.includes('/') ? parseCidr(value) : withPrefix(parseIpv4(value), defaultPrefix);
-  if (!cidr) return { ok: false, problem: `${JSON.stringify(value)} is not an IPv4 address with an optional prefix, such as "192.0.2.100/24" or "192.0.2.100"` };
+  if (!cidr)
+    return {
+      ok: false,
+      problem: `${JSON.stringify(value)} is not an IPv4 address with an optional prefix, such as "192.0.2.100/24" or "192.0.2.100"`,
+    };
   const problem = staticAddressProblem(cidr);
-  if (problem) return { ok: false, problem: `${JSON.stringify(value)} is not a valid unicast IPv4 address for the sensor: ${problem}` };
+  if (problem)
+    return {
+      ok: false,
+      problem: `${JSON.stringify(value)} is not a valid unicast IPv4 address for the sensor: ${problem}`,
+    };
   return { ok: true, cidr: formatCidr(cidr) };
 }
 

@@ -15,14 +15,24 @@ export function macFromSerial(serial: bigint): string {
 
 function macBytes(mac: string): number[] {
   const parts = mac.split(':');
-  if (parts.length !== 6 || parts.some((p) => !/^[0-9a-fA-F]{2}$/.test(p))) throw new Error(`not a MAC address: ${JSON.stringify(mac)}`);
+  if (parts.length !== 6 || parts.some((p) => !/^[0-9a-fA-F]{2}$/.test(p)))
+    throw new Error(`not a MAC address: ${JSON.stringify(mac)}`);
   return parts.map((p) => parseInt(p, 16));
 }
 
 /** Modified EUI-64 interface identifier (RFC 4291): ff:fe in the middle, universal/local bit flipped. */
 export function ipv6LinkLocalFromMac(mac: string): string {
   const b = macBytes(mac);
-  const words = [0xfe80, 0, 0, 0, ((b[0] ^ 0x02) << 8) | b[1], (b[2] << 8) | 0xff, (0xfe << 8) | b[3], (b[4] << 8) | b[5]];
+  const words = [
+    0xfe80,
+    0,
+    0,
+    0,
+    ((b[0] ^ 0x02) << 8) | b[1],
+    (b[2] << 8) | 0xff,
+    (0xfe << 8) | b[3],
+    (b[4] << 8) | b[5],
+  ];
   return `${formatIpv6(words)}/64`;
 }
 

@@ -106,11 +106,11 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'getConfigParameter',
-        summary: 'One parameter\'s value',
+        summary: "One parameter's value",
         tags,
         params: nameParams,
         querystring: readQuery,
-        response: { 200: Json(ParameterValueSchema, 'The parameter\'s value'), ...problems(400, 404) },
+        response: { 200: Json(ParameterValueSchema, "The parameter's value"), ...problems(400, 404) },
       },
     },
     async (request, reply) => {

@@ -8,7 +8,7 @@ import type { RecentLog } from '../diagnostics/sensor-dump.js';
 import { problems } from './api-schemas.js';
 
 const DumpSchema = Type.Unsafe({
-  description: 'A .tar.gz archive of the unit\'s state for support (streamed)',
+  description: "A .tar.gz archive of the unit's state for support (streamed)",
   content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/gzip' } } },
 });
 

@@ -31,12 +31,15 @@ function describeFastifyError(error: FastifyError): string {
 }
 
 function validationErrors(error: FastifyError): FieldError[] {
-  const where = error.validationContext === 'querystring' ? '/query' : error.validationContext === 'params' ? '/path' : '';
+  const where =
+    error.validationContext === 'querystring' ? '/query' : error.validationContext === 'params' ? '/path' : '';
   return (error.validation ?? []).map((v) => {
     const params = v.params as Record<string, unknown>;
     const missing = typeof params.missingProperty === 'string' ? `/${params.missingProperty}` : '';
     const extra = typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : '';
-    const allowed = Array.isArray(params.allowedValues) ? `: one of ${params.allowedValues.map((a) => JSON.stringify(a)).join(', ')}` : '';
+    const allowed = Array.isArray(params.allowedValues)
+      ? `: one of ${params.allowedValues.map((a) => JSON.stringify(a)).join(', ')}`
+      : '';
     const detail = extra ? 'is not a known parameter here' : `${v.message ?? 'is invalid'}${allowed}`;
     return { pointer: `${where}${v.instancePath}${missing}${extra}`, detail };
   });
@@ -65,6 +68,9 @@ export function installErrorHandler(app: FastifyInstance): void {
       return sendProblem(reply, apiError);
     }
     request.log.error({ err: error }, 'unexpected error');
-    return sendProblem(reply, new ApiError('internal', 'the sensor failed to handle this request; the error is in its log'));
+    return sendProblem(
+      reply,
+      new ApiError('internal', 'the sensor failed to handle this request; the error is in its log'),
+    );
   });
 }

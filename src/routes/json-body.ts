@@ -19,7 +19,8 @@ export function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -40,7 +41,8 @@ export function parseJsonText(text: string): unknown {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     const message = (error as Error).message;
-    if (/prototype|constructor/i.test(message)) throw badRequest('the body holds a "__proto__" or "constructor.prototype" key, which is refused');
+    if (/prototype|constructor/i.test(message))
+      throw badRequest('the body holds a "__proto__" or "constructor.prototype" key, which is refused');
     throw badRequest(`the body is not valid JSON: ${message}`);
   }
 }
@@ -58,7 +60,9 @@ function charsetOf(contentType: string | undefined): string | undefined {
 export function decodeJsonBody(contentType: string | undefined, body: Buffer): string {
   const charset = charsetOf(contentType);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw unsupportedMediaType(`JSON bodies are UTF-8; charset ${JSON.stringify(charset.slice(0, 32))} is not accepted`);
+    throw unsupportedMediaType(
+      `JSON bodies are UTF-8; charset ${JSON.stringify(charset.slice(0, 32))} is not accepted`,
+    );
   }
   if (!isUtf8(body)) throw badRequest('the body is not valid UTF-8 (binary data is refused)');
   return body.toString('utf8');
@@ -86,6 +90,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
 export function requireJsonContentType(request: FastifyRequest): void {
   const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') {
-    throw unsupportedMediaType(`this endpoint requires Content-Type: application/json; got ${type ? JSON.stringify(type) : 'none'}`);
+    throw unsupportedMediaType(
+      `this endpoint requires Content-Type: application/json; got ${type ? JSON.stringify(type) : 'none'}`,
+    );
   }
 }

@@ -27,13 +27,19 @@ const tags = ['legacy'];
 /** `args=<key>+<url-encoded JSON>`: the `+` decodes to a space. Older clients send bare keywords unquoted. */
 export function parseSetArgs(args: string): { key: string; value: unknown } {
   const space = args.indexOf(' ');
-  if (space <= 0) throw badRequest('args must be "<parameter> <JSON value>"', [{ pointer: '/query/args', detail: 'expected a parameter name, a space (or +) and a value' }]);
+  if (space <= 0)
+    throw badRequest('args must be "<parameter> <JSON value>"', [
+      { pointer: '/query/args', detail: 'expected a parameter name, a space (or +) and a value' },
+    ]);
   const key = args.slice(0, space);
   const text = args.slice(space + 1);
   try {
     return { key, value: JSON.parse(text) };
   } catch {
-    if (key === '.') throw badRequest('args for "." must hold a JSON object of configuration parameters', [{ pointer: '/query/args', detail: 'the value is not valid JSON' }]);
+    if (key === '.')
+      throw badRequest('args for "." must hold a JSON object of configuration parameters', [
+        { pointer: '/query/args', detail: 'the value is not valid JSON' },
+      ]);
     return { key, value: text };
   }
 }
@@ -61,7 +67,11 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let body: unknown;
       if (args === 'active' || args === 'staged') body = sensor.config(args);
       else if (isParameterName(args)) body = sensor.config('active')[args];
-      else throw badRequest(`args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`, [{ pointer: '/query/args', detail: 'unknown parameter' }]);
+      else
+        throw badRequest(
+          `args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`,
+          [{ pointer: '/query/args', detail: 'unknown parameter' }],
+        );
       return reply.type('application/json').send(JSON.stringify(body));
     },
   );
@@ -72,11 +82,14 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         ...command('legacySetConfigParam', 'Stage a parameter (or an object of them); applied by reinitialize'),
         querystring: setArgs,
-        response: { 200: Json(
+        response: {
+          200: Json(
             // Typed as any string: the handler sends the JSON text itself.
             Type.Unsafe<string>({ type: 'string', const: 'set_config_param' }),
             'Staged',
-          ), ...problems(400, 409) },
+          ),
+          ...problems(400, 409),
+        },
       },
     },
     async (request, reply) => {
@@ -92,7 +105,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/sensor/cmd/set_udp_dest_auto',
     {
       schema: {
-        ...command('legacySetUdpDestAuto', 'Stage udp_dest = the caller\'s address'),
+        ...command('legacySetUdpDestAuto', "Stage udp_dest = the caller's address"),
         querystring: noQuery,
         response: { 200: EmptyObject, ...problems(400, 409) },
       },

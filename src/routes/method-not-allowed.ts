@@ -11,7 +11,9 @@ const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 
 export function installNotFoundHandler(app: FastifyInstance): void {
   const router = FindMyWay({ ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase() as HTTPMethod);
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(
+      (m) => m.toUpperCase() as HTTPMethod,
+    );
     for (const method of methods) {
       if (!router.hasRoute(method, route.url)) router.on(method, route.url, () => {});
     }
@@ -20,7 +22,12 @@ export function installNotFoundHandler(app: FastifyInstance): void {
     const path = request.url.split('?')[0];
     const allowed = METHODS.filter((m) => router.find(m, path) !== null);
     if (allowed.length) {
-      throw new ApiError('method-not-allowed', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, undefined, { Allow: allowed.join(', ') });
+      throw new ApiError(
+        'method-not-allowed',
+        `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+        undefined,
+        { Allow: allowed.join(', ') },
+      );
     }
     throw notFound(`no endpoint at ${path}`);
   });

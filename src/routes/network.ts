@@ -10,7 +10,11 @@ import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './after-response.js';
 import { requireJsonContentType } from './json-body.js';
 
-const Ipv4Schema = Type.Object({ addr: Type.String(), link_local: Type.String(), override: Type.Union([Type.String(), Type.Null()]) });
+const Ipv4Schema = Type.Object({
+  addr: Type.String(),
+  link_local: Type.String(),
+  override: Type.Union([Type.String(), Type.Null()]),
+});
 const NetworkSchema = Type.Object({
   carrier: Type.Boolean(),
   duplex: Type.String(),

@@ -23,7 +23,12 @@ export interface ProblemBody {
 
 export function problemBody(error: ApiError): ProblemBody {
   const detail = shorten(error.detail, MAX_DETAIL_CHARS);
-  const body: ProblemBody = { type: `urn:lidar-sensor:problem:${error.type}`, title: error.title, status: error.status, detail };
+  const body: ProblemBody = {
+    type: `urn:lidar-sensor:problem:${error.type}`,
+    title: error.title,
+    status: error.status,
+    detail,
+  };
   const errors = error.errors ?? [];
   if (errors.length) {
     body.errors = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({
@@ -54,5 +59,8 @@ export function problemContentType(accept: string | undefined): string {
 export function sendProblem(reply: FastifyReply, error: ApiError): FastifyReply {
   if (error.headers) reply.headers(error.headers);
   const type = problemContentType(reply.request.headers.accept);
-  return reply.code(error.status).type(type).send(JSON.stringify(problemBody(error)));
+  return reply
+    .code(error.status)
+    .type(type)
+    .send(JSON.stringify(problemBody(error)));
 }

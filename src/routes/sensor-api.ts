@@ -87,7 +87,8 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   // The spec's JSON responses carry exactly `Content-Type: application/json` (JSON is UTF-8 by definition).
   app.addHook('onSend', (_request, reply, payload, done) => {
     const type = reply.getHeader('content-type');
-    if (typeof type === 'string' && type.endsWith('json; charset=utf-8')) reply.header('content-type', type.slice(0, -'; charset=utf-8'.length));
+    if (typeof type === 'string' && type.endsWith('json; charset=utf-8'))
+      reply.header('content-type', type.slice(0, -'; charset=utf-8'.length));
     done(null, payload);
   });
 

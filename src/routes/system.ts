@@ -40,7 +40,8 @@ function contentLength(request: FastifyRequest): number | undefined {
   const header = request.headers['content-length'];
   if (header === undefined) return undefined;
   const length = Number(header);
-  if (!Number.isSafeInteger(length) || length < 0) throw badRequest(`Content-Length ${JSON.stringify(header)} is not a byte count`);
+  if (!Number.isSafeInteger(length) || length < 0)
+    throw badRequest(`Content-Length ${JSON.stringify(header)} is not a byte count`);
   return length;
 }
 
@@ -104,7 +105,10 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // Everything decidable from the headers is decided before the client sends the image.
     onRequest: async (request) => {
       const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== OCTET_STREAM) throw unsupportedMediaType(`a firmware image is uploaded with Content-Type: ${OCTET_STREAM}; got ${type ? JSON.stringify(type) : 'none'}`);
+      if (type !== OCTET_STREAM)
+        throw unsupportedMediaType(
+          `a firmware image is uploaded with Content-Type: ${OCTET_STREAM}; got ${type ? JSON.stringify(type) : 'none'}`,
+        );
       sensor.firmware.checkUpload(contentLength(request));
     },
     handler: async (request, reply) => {

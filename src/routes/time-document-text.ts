@@ -27,7 +27,9 @@ interface Frame {
   tail: string;
 }
 
-const serializeMultipurposeIo = schemaSerializer<SensorTime['multipurpose_io']>(SensorTimeSchema.properties.multipurpose_io);
+const serializeMultipurposeIo = schemaSerializer<SensorTime['multipurpose_io']>(
+  SensorTimeSchema.properties.multipurpose_io,
+);
 const serializeSyncPulseIn = schemaSerializer<SensorTime['sync_pulse_in']>(SensorTimeSchema.properties.sync_pulse_in);
 const serializePtp = schemaSerializer<PtpTime>(PtpSchema);
 const serializeTracking = schemaSerializer<ChronyTracking>(TrackingSchema);
@@ -35,7 +37,13 @@ const serializeTracking = schemaSerializer<ChronyTracking>(TrackingSchema);
 /** JSON of a finite number, as the schema serializers (and JSON.stringify) write it. */
 const num = (value: number): string => (Number.isFinite(value) ? `${value}` : 'null');
 
-function render(time: TimeService, ptp: PtpTime, tracking: ChronyTracking, config: Readonly<SensorConfig>, inputs: TimingInputs): Frame {
+function render(
+  time: TimeService,
+  ptp: PtpTime,
+  tracking: ChronyTracking,
+  config: Readonly<SensorConfig>,
+  inputs: TimingInputs,
+): Frame {
   // The static members come from the same assembly as GET /time/sensor, so both always agree.
   const sensor = time.sensor();
   return {
@@ -69,9 +77,19 @@ export function timeDocumentText(time: TimeService): () => Promise<string> {
     const clocks = time.sensorClocks(config);
     const system = time.systemClock();
     return (
-      f.head + num(clocks.time) + f.afterTime + num(clocks.internal_osc) + f.afterInternalOsc + num(clocks.ptp_1588) +
-      f.afterPtp1588 + num(clocks.sync_pulse_in) + f.afterSyncPulseIn + num(system.monotonic) + f.afterMonotonic +
-      num(system.realtime) + f.tail
+      f.head +
+      num(clocks.time) +
+      f.afterTime +
+      num(clocks.internal_osc) +
+      f.afterInternalOsc +
+      num(clocks.ptp_1588) +
+      f.afterPtp1588 +
+      num(clocks.sync_pulse_in) +
+      f.afterSyncPulseIn +
+      num(system.monotonic) +
+      f.afterMonotonic +
+      num(system.realtime) +
+      f.tail
     );
   };
 }

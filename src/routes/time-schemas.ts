@@ -82,7 +82,12 @@ export const SensorTimeSchema = Type.Object({
     nmea: Type.Object({
       baud_rate: Str,
       diagnostics: Type.Object({
-        decoding: Type.Object({ date_decoded_count: Int, last_read_message: Str, not_valid_count: Int, utc_decoded_count: Int }),
+        decoding: Type.Object({
+          date_decoded_count: Int,
+          last_read_message: Str,
+          not_valid_count: Int,
+          utc_decoded_count: Int,
+        }),
         io_checks: Type.Object({ bit_count: Int, bit_count_unfiltered: Int, char_count: Int, start_char_count: Int }),
       }),
       ignore_valid_char: Int,

@@ -10,7 +10,7 @@ import { handlerValidated, Json, problems } from './api-schemas.js';
 const PtpProfileSchema = Type.Unsafe<string>({
   type: 'string',
   enum: [...PTP_PROFILES],
-  description: 'PTP profile of the unit\'s PTP daemon',
+  description: "PTP profile of the unit's PTP daemon",
   examples: ['gptp'],
 });
 
@@ -33,7 +33,7 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/time/sensor',
     {
       schema: {
-        ...document('getTimeSensor', 'The sensor\'s timestamp clock and timing inputs'),
+        ...document('getTimeSensor', "The sensor's timestamp clock and timing inputs"),
         response: ok(SensorTimeSchema, 'Sensor time'),
       },
     },
@@ -51,7 +51,7 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/api/v1/time/ptp',
-    { schema: { ...document('getTimePtp', 'The PTP daemon\'s data sets'), response: ok(PtpSchema, 'PTP state') } },
+    { schema: { ...document('getTimePtp', "The PTP daemon's data sets"), response: ok(PtpSchema, 'PTP state') } },
     async () => time.ptp(),
   );
 

@@ -60,7 +60,8 @@ interface Derived {
  */
 export function requireRunning(status: SensorStatus, what: string): void {
   if (status === 'RUNNING') return;
-  if (status === 'INITIALIZING') throw unavailable(`${what} is not available while the sensor is INITIALIZING; retry shortly`);
+  if (status === 'INITIALIZING')
+    throw unavailable(`${what} is not available while the sensor is INITIALIZING; retry shortly`);
   throw conflict(`${what} is only available while the sensor is RUNNING; its status is ${status}`);
 }
 
@@ -120,7 +121,8 @@ export class SensorMetadata {
   private current(): Derived {
     const { initializationId, identity } = this.source;
     const activeConfig = this.source.config();
-    if (this.derived?.initializationId === initializationId && this.derived.activeConfig === activeConfig) return this.derived;
+    if (this.derived?.initializationId === initializationId && this.derived.activeConfig === activeConfig)
+      return this.derived;
     const product = identity.product;
     const config = structuredClone(activeConfig) as SensorConfig;
     this.derived = {

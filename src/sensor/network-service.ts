@@ -176,7 +176,8 @@ export class NetworkService {
   private ipv4From(facts: NetworkFacts): Ipv4Document {
     const override = this.override();
     const linkLocal = facts.ipv4.find(isLinkLocalCidr) ?? '';
-    const global = override !== null && facts.ipv4.includes(override) ? override : facts.ipv4.find((c) => !isLinkLocalCidr(c));
+    const global =
+      override !== null && facts.ipv4.includes(override) ? override : facts.ipv4.find((c) => !isLinkLocalCidr(c));
     return { addr: global ?? linkLocal, link_local: linkLocal, override };
   }
 
@@ -194,7 +195,9 @@ export class NetworkService {
   /** 409 on a model without automotive Ethernet, whatever the request holds. */
   requireT1(): void {
     if (!this.product.automotiveEthernet) {
-      throw conflict(`the speed override exists only on automotive-Ethernet (T1) models; this unit is an ${this.product.name}`);
+      throw conflict(
+        `the speed override exists only on automotive-Ethernet (T1) models; this unit is an ${this.product.name}`,
+      );
     }
   }
 }

@@ -122,11 +122,25 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.userData = new UserDataStore(this.kv);
     this.metadata = new SensorMetadata(this);
     this.alerts = deps.alerts;
-    this.telemetry = new TelemetryMonitor({ source: deps.hal.telemetry, alerts: deps.alerts, onError: (err) => deps.log.warn({ err }, 'telemetry read failed') });
+    this.telemetry = new TelemetryMonitor({
+      source: deps.hal.telemetry,
+      alerts: deps.alerts,
+      onError: (err) => deps.log.warn({ err }, 'telemetry read failed'),
+    });
     // The alert_flags byte of every packet header follows the log.
     this.alerts.subscribe(() => this.hal.lidar.setAlertFlags(this.alerts.flags()));
-    this.time = new TimeService({ hal: deps.hal.time, kv: this.kv, activeConfig: () => this.config('active'), log: deps.log });
-    this.network = new NetworkService({ hal: deps.hal.network, kv: this.kv, product: this.product, log: deps.log.child({ component: 'network' }) });
+    this.time = new TimeService({
+      hal: deps.hal.time,
+      kv: this.kv,
+      activeConfig: () => this.config('active'),
+      log: deps.log,
+    });
+    this.network = new NetworkService({
+      hal: deps.hal.network,
+      kv: this.kv,
+      product: this.product,
+      log: deps.log.child({ component: 'network' }),
+    });
     // A reboot powers the unit on again with its persisted network settings (DELETE config removed the override).
     this.on('restart', () => {
       this.time.powerOn();
@@ -212,7 +226,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
   changeConfig(input: unknown, flags: ChangeFlags): Promise<void> {
     const body = requireObject(input);
     return this.queue.run(async () => {
-      const { values, errors, uncheckedKeys } = normalizeInput(body, this.configs.get('staged'), { autoDestination: flags.autoDestination });
+      const { values, errors, uncheckedKeys } = normalizeInput(body, this.configs.get('staged'), {
+        autoDestination: flags.autoDestination,
+      });
       if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
       const staged: SensorConfig = { ...this.configs.get('staged'), ...values };
       if (flags.reinit) {
@@ -353,13 +369,23 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.initId = this.newInitializationId(previousInitId);
     try {
       await this.bringUp(candidate);
-      this.log.info({ initialization_id: this.initId, lidar_mode: candidate.lidar_mode, persisted: persist }, 'reinitialized');
+      this.log.info(
+        { initialization_id: this.initId, lidar_mode: candidate.lidar_mode, persisted: persist },
+        'reinitialized',
+      );
     } catch (error) {
       this.log.error({ err: error }, 'reinit failed; restoring the previous configuration');
       if (persist) this.persist(previousPersisted);
       this.initId = previousInitId;
-      await this.bringUp(this.configs.get('active')).catch((e: unknown) => this.log.error({ err: e }, 'restoring failed'));
-      throw error instanceof ApiError ? error : new ApiError('internal', 'the sensor could not apply the configuration; the previous configuration stays active');
+      await this.bringUp(this.configs.get('active')).catch((e: unknown) =>
+        this.log.error({ err: e }, 'restoring failed'),
+      );
+      throw error instanceof ApiError
+        ? error
+        : new ApiError(
+            'internal',
+            'the sensor could not apply the configuration; the previous configuration stays active',
+          );
     }
   }
 
@@ -382,7 +408,11 @@ export class Sensor extends EventEmitter<SensorEvents> {
       },
     });
     await this.bringUp(config);
-    await this.firmware.confirmHealthy().catch((error: unknown) => this.log.error({ err: error }, 'committing the new firmware image failed; it stays on trial'));
+    await this.firmware
+      .confirmHealthy()
+      .catch((error: unknown) =>
+        this.log.error({ err: error }, 'committing the new firmware image failed; it stays on trial'),
+      );
   }
 
   /** INITIALIZING → the HAL runs `config` → RUNNING or STANDBY. */
@@ -409,7 +439,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
 function requireObject(input: unknown): Record<string, unknown> {
   if (input === undefined) throw badRequest('the request needs a JSON object of configuration parameters as its body');
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw badRequest(`the body must be a JSON object of configuration parameters; got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`);
+    throw badRequest(
+      `the body must be a JSON object of configuration parameters; got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`,
+    );
   }
   return input as Record<string, unknown>;
 }

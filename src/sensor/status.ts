@@ -1,3 +1,11 @@
 /** Values of `sensor_info.status` (sensor-facts.md). */
-export const SENSOR_STATUSES = ['INITIALIZING', 'WARMUP', 'UPDATING', 'RUNNING', 'STANDBY', 'ERROR', 'UNCONFIGURED'] as const;
+export const SENSOR_STATUSES = [
+  'INITIALIZING',
+  'WARMUP',
+  'UPDATING',
+  'RUNNING',
+  'STANDBY',
+  'ERROR',
+  'UNCONFIGURED',
+] as const;
 export type SensorStatus = (typeof SENSOR_STATUSES)[number];

@@ -34,12 +34,48 @@ export interface ThresholdRule {
  * Voltage alerts carry `voltage_mv`/`threshold_mv`, temperature alerts `temperature_c`/`threshold_c`.
  */
 export const TELEMETRY_THRESHOLDS: readonly ThresholdRule[] = [
-  { id: ALERT_IDS.INPUT_VOLTAGE_LOW_WARNING, quantity: 'input_voltage_mv', direction: 'below', limit: 21_000, hysteresis: 300 },
-  { id: ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR, quantity: 'input_voltage_mv', direction: 'below', limit: 19_000, hysteresis: 300 },
-  { id: ALERT_IDS.INPUT_VOLTAGE_HIGH_WARNING, quantity: 'input_voltage_mv', direction: 'above', limit: 27_000, hysteresis: 300 },
-  { id: ALERT_IDS.INPUT_VOLTAGE_HIGH_ERROR, quantity: 'input_voltage_mv', direction: 'above', limit: 29_000, hysteresis: 300 },
-  { id: ALERT_IDS.OVERTEMP_WARNING, quantity: 'internal_temperature_deg_c', direction: 'above', limit: 85, hysteresis: 3 },
-  { id: ALERT_IDS.OVERTEMP_ERROR, quantity: 'internal_temperature_deg_c', direction: 'above', limit: 95, hysteresis: 3 },
+  {
+    id: ALERT_IDS.INPUT_VOLTAGE_LOW_WARNING,
+    quantity: 'input_voltage_mv',
+    direction: 'below',
+    limit: 21_000,
+    hysteresis: 300,
+  },
+  {
+    id: ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR,
+    quantity: 'input_voltage_mv',
+    direction: 'below',
+    limit: 19_000,
+    hysteresis: 300,
+  },
+  {
+    id: ALERT_IDS.INPUT_VOLTAGE_HIGH_WARNING,
+    quantity: 'input_voltage_mv',
+    direction: 'above',
+    limit: 27_000,
+    hysteresis: 300,
+  },
+  {
+    id: ALERT_IDS.INPUT_VOLTAGE_HIGH_ERROR,
+    quantity: 'input_voltage_mv',
+    direction: 'above',
+    limit: 29_000,
+    hysteresis: 300,
+  },
+  {
+    id: ALERT_IDS.OVERTEMP_WARNING,
+    quantity: 'internal_temperature_deg_c',
+    direction: 'above',
+    limit: 85,
+    hysteresis: 3,
+  },
+  {
+    id: ALERT_IDS.OVERTEMP_ERROR,
+    quantity: 'internal_temperature_deg_c',
+    direction: 'above',
+    limit: 95,
+    hysteresis: 3,
+  },
 ];
 
 export interface TelemetryMonitorOptions {
@@ -99,7 +135,8 @@ export class TelemetryMonitor {
       if (value === undefined) continue;
       const active = this.alerts.isActive(rule.id);
       const beyond = rule.direction === 'below' ? value < rule.limit : value >= rule.limit;
-      const recovered = rule.direction === 'below' ? value >= rule.limit + rule.hysteresis : value < rule.limit - rule.hysteresis;
+      const recovered =
+        rule.direction === 'below' ? value >= rule.limit + rule.hysteresis : value < rule.limit - rule.hysteresis;
       if (!active && beyond) {
         this.alerts.raise(rule.id, alertVariables(rule, value));
       } else if (active && recovered) {
@@ -122,7 +159,9 @@ export class TelemetryMonitor {
 }
 
 function alertVariables(rule: ThresholdRule, value: number): Record<string, number> {
-  return rule.quantity === 'input_voltage_mv' ? { voltage_mv: value, threshold_mv: rule.limit } : { temperature_c: value, threshold_c: rule.limit };
+  return rule.quantity === 'input_voltage_mv'
+    ? { voltage_mv: value, threshold_mv: rule.limit }
+    : { temperature_c: value, threshold_c: rule.limit };
 }
 
 function describe(quantity: Quantity, value: number): string {

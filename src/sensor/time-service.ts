@@ -17,7 +17,12 @@ export interface SensorTime {
     nmea: {
       baud_rate: SensorConfig['nmea_baud_rate'];
       diagnostics: {
-        decoding: { date_decoded_count: number; last_read_message: string; not_valid_count: number; utc_decoded_count: number };
+        decoding: {
+          date_decoded_count: number;
+          last_read_message: string;
+          not_valid_count: number;
+          utc_decoded_count: number;
+        };
         io_checks: { bit_count: number; bit_count_unfiltered: number; char_count: number; start_char_count: number };
       };
       ignore_valid_char: number;
@@ -26,7 +31,12 @@ export interface SensorTime {
       locked: number;
       polarity: SensorConfig['nmea_in_polarity'];
     };
-    sync_pulse_out: { angle_deg: number; frequency_hz: number; polarity: SensorConfig['sync_pulse_out_polarity']; pulse_width_ms: number };
+    sync_pulse_out: {
+      angle_deg: number;
+      frequency_hz: number;
+      polarity: SensorConfig['sync_pulse_out_polarity'];
+      pulse_width_ms: number;
+    };
   };
   sync_pulse_in: {
     diagnostics: { count: number; count_unfiltered: number; last_period_nsec: number };
@@ -119,7 +129,9 @@ export class TimeService {
   /** At boot: the PTP daemon gets the persisted profile. A failure is logged; the unit still comes up. */
   restore(): Promise<void> {
     return this.profileQueue.run(() =>
-      this.hal.applyPtpProfile(this.profile()).catch((error: unknown) => this.log.error({ err: error }, 'applying the persisted PTP profile failed')),
+      this.hal
+        .applyPtpProfile(this.profile())
+        .catch((error: unknown) => this.log.error({ err: error }, 'applying the persisted PTP profile failed')),
     );
   }
 
@@ -196,14 +208,22 @@ export class TimeService {
         },
       },
       sync_pulse_in: {
-        diagnostics: { count: inputs.syncPulseIn.count, count_unfiltered: inputs.syncPulseIn.count_unfiltered, last_period_nsec: inputs.syncPulseIn.last_period_nsec },
+        diagnostics: {
+          count: inputs.syncPulseIn.count,
+          count_unfiltered: inputs.syncPulseIn.count_unfiltered,
+          last_period_nsec: inputs.syncPulseIn.last_period_nsec,
+        },
         locked: inputs.syncPulseIn.locked ? 1 : 0,
         polarity: config.sync_pulse_in_polarity,
       },
       timestamp: {
         mode: config.timestamp_mode,
         time: clocks.time,
-        time_options: { internal_osc: clocks.internal_osc, ptp_1588: clocks.ptp_1588, sync_pulse_in: clocks.sync_pulse_in },
+        time_options: {
+          internal_osc: clocks.internal_osc,
+          ptp_1588: clocks.ptp_1588,
+          sync_pulse_in: clocks.sync_pulse_in,
+        },
       },
     };
   }
@@ -229,7 +249,6 @@ export class TimeService {
     const [ptp, system] = await Promise.all([this.ptp(), this.system()]);
     return { ptp, sensor: this.sensor(), system };
   }
-
 }
 
 /** One of the spec's five profile names, exactly; anything else is a 400 naming the valid values. */
@@ -237,10 +256,16 @@ export function parsePtpProfile(value: unknown): PtpProfile {
   if (isPtpProfile(value)) return value;
   const valid = PTP_PROFILES.map((p) => JSON.stringify(p)).join(', ');
   if (typeof value !== 'string') {
-    const got = value === undefined ? 'no body' : value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
+    const got =
+      value === undefined ? 'no body' : value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
     throw badRequest(`the PTP profile must be a JSON string, one of ${valid}; got ${got}`);
   }
   const caseInsensitive = PTP_PROFILES.find((p) => p.toLowerCase() === value.toLowerCase());
-  if (caseInsensitive !== undefined) throw badRequest(`PTP profile names are case sensitive: ${JSON.stringify(value)} is not valid; did you mean ${JSON.stringify(caseInsensitive)}?`);
-  throw badRequest(`${JSON.stringify(value)} is not a PTP profile; valid profiles: ${valid} ("" and "default" are the same)`);
+  if (caseInsensitive !== undefined)
+    throw badRequest(
+      `PTP profile names are case sensitive: ${JSON.stringify(value)} is not valid; did you mean ${JSON.stringify(caseInsensitive)}?`,
+    );
+  throw badRequest(
+    `${JSON.stringify(value)} is not a PTP profile; valid profiles: ${valid} ("" and "default" are the same)`,
+  );
 }

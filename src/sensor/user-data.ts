@@ -17,7 +17,8 @@ export const DEFAULT_USER_DATA_POLICY: UserDataPolicy = 'clear_on_config_delete'
  * are not Unicode text at all. Everything else, any script and emoji included, is text.
  */
 // Without the `u` flag the pattern sees UTF-16 code units, so it can find unpaired surrogates.
-const BINARY_CODE_UNITS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const BINARY_CODE_UNITS =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export interface UserData {
   value: string;
@@ -49,13 +50,19 @@ export class UserDataStore {
    * the input is refused.
    */
   async put(value: unknown, policy: UserDataPolicy = DEFAULT_USER_DATA_POLICY): Promise<void> {
-    if (typeof value !== 'string') throw badRequest(`user data must be a JSON string; got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`);
+    if (typeof value !== 'string')
+      throw badRequest(
+        `user data must be a JSON string; got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
+      );
     const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > USER_DATA_MAX_BYTES) throw payloadTooLarge(`user data is ${bytes} bytes of UTF-8; the limit is ${USER_DATA_MAX_BYTES}`);
+    if (bytes > USER_DATA_MAX_BYTES)
+      throw payloadTooLarge(`user data is ${bytes} bytes of UTF-8; the limit is ${USER_DATA_MAX_BYTES}`);
     const binary = BINARY_CODE_UNITS.exec(value);
     if (binary) {
       const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-      throw badRequest(`user data must be text: it holds binary content (U+${code} at character ${binary.index}); control characters other than tab, line feed and carriage return, and unpaired surrogates, are refused`);
+      throw badRequest(
+        `user data must be text: it holds binary content (U+${code} at character ${binary.index}); control characters other than tab, line feed and carriage return, and unpaired surrogates, are refused`,
+      );
     }
     await this.group.commit(() => {
       this.kv.set(KV_KEYS.userDataValue, value);

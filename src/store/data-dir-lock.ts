@@ -17,7 +17,9 @@ export class DataDirInUseError extends Error {
     readonly holderPid: number | undefined,
   ) {
     const holder = holderPid !== undefined ? `process ${holderPid}` : 'another process';
-    super(`the data directory ${dataDir} is in use by ${holder} (another lidar-sensor); stop it, or give this one its own --data-dir`);
+    super(
+      `the data directory ${dataDir} is in use by ${holder} (another lidar-sensor); stop it, or give this one its own --data-dir`,
+    );
   }
 }
 
@@ -43,7 +45,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
     db.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     db.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir, readHolderPid(dataDir));
+    if ((error as { code?: string }).code === 'SQLITE_BUSY')
+      throw new DataDirInUseError(dataDir, readHolderPid(dataDir));
     throw error;
   }
   const pidPath = join(dataDir, PID_FILE);

@@ -47,7 +47,14 @@ export class EmitterRun {
     const scene = plan.lidar ? sceneFor(plan.lidar) : null;
     const target = (p: { host: string; port: number; alerts: StreamAlertIds } | null, portParameter: string) =>
       p &&
-      new UdpTarget({ host: p.host, port: p.port, bindAddress: plan.bindAddress, alerts: p.alerts, portParameter, report: ctx.report });
+      new UdpTarget({
+        host: p.host,
+        port: p.port,
+        bindAddress: plan.bindAddress,
+        alerts: p.alerts,
+        portParameter,
+        report: ctx.report,
+      });
     const replayPlan = plan.replay;
     const targets = {
       lidar: target(plan.lidar ?? replayPlan?.lidar ?? null, 'udp_port_lidar'),
@@ -56,7 +63,10 @@ export class EmitterRun {
     const opened = Promise.all([targets.lidar?.open(), targets.imu?.open()]);
     // Packet templates are encoded while the sockets open.
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
-    const lidar = plan.lidar && scene && targets.lidar ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags) : null;
+    const lidar =
+      plan.lidar && scene && targets.lidar
+        ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags)
+        : null;
     const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
     let replay: ReplayStream | null = null;
     try {
@@ -94,7 +104,12 @@ export class EmitterRun {
     const lidar = this.streams.lidar;
     const target = this.targets.lidar;
     if (!lidar || !target) return null;
-    return { initId: this.plan.initId, image: lidar.image, columnWindow: lidar.columnWindow, packetsSent: () => target.stats.sent };
+    return {
+      initId: this.plan.initId,
+      image: lidar.image,
+      columnWindow: lidar.columnWindow,
+      packetsSent: () => target.stats.sent,
+    };
   }
 
   stats(): EmitterStats {

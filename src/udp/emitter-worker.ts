@@ -50,7 +50,10 @@ function endRun(): void {
   run = null;
 }
 let queue: Promise<void> = Promise.resolve();
-const preview = new PreviewTap(() => run?.previewSource() ?? null, (frame) => post({ type: 'preview', frame }));
+const preview = new PreviewTap(
+  () => run?.previewSource() ?? null,
+  (frame) => post({ type: 'preview', frame }),
+);
 
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {

@@ -28,7 +28,12 @@ export function quantize(value: number, fullScale: number): number {
 }
 
 /** Encodes `sample` into `out` (48 bytes) as the unit's IMU would report it. */
-export function encodeImuPacket(out: Buffer, sample: ImuSample, accelFsr: FullScaleRange, gyroFsr: FullScaleRange): Buffer {
+export function encodeImuPacket(
+  out: Buffer,
+  sample: ImuSample,
+  accelFsr: FullScaleRange,
+  gyroFsr: FullScaleRange,
+): Buffer {
   out.writeBigUInt64LE(sample.sysTs, 0);
   out.writeBigUInt64LE(sample.accelTs, 8);
   out.writeBigUInt64LE(sample.gyroTs, 16);

@@ -34,7 +34,12 @@ export class ImuStream extends PacedStream {
     const sampleTs = sysTs - SAMPLE_LATENCY_NS;
     const { accelG, gyroDps } = this.motion.next();
     const buf = this.buffers[(this.turn = (this.turn + 1) % this.buffers.length)];
-    encodeImuPacket(buf, { sysTs, accelTs: sampleTs, gyroTs: sampleTs, accelG, gyroDps }, this.plan.accelFsr, this.plan.gyroFsr);
+    encodeImuPacket(
+      buf,
+      { sysTs, accelTs: sampleTs, gyroTs: sampleTs, accelG, gyroDps },
+      this.plan.accelFsr,
+      this.plan.gyroFsr,
+    );
     this.target.send(buf);
   }
 }

@@ -46,7 +46,8 @@ export function emptyLidarImage(columns: number, pixels: number): LidarImage {
 }
 
 export function buildLidarImage(scene: SceneReturns, settings: ReturnSettings, columns = scene.columns): LidarImage {
-  if (scene.columns % columns !== 0) throw new RangeError(`a scene of ${scene.columns} columns cannot serve frames of ${columns}`);
+  if (scene.columns % columns !== 0)
+    throw new RangeError(`a scene of ${scene.columns} columns cannot serve frames of ${columns}`);
   const stride = scene.columns / columns;
   const N = scene.pixels;
   const img = emptyLidarImage(columns, N);
@@ -67,7 +68,9 @@ export function buildLidarImage(scene: SceneReturns, settings: ReturnSettings, c
       }
       if (near < 0) continue;
       const farFirst =
-        far >= 0 && (returnOrder === 'FARTHEST_TO_NEAREST' || (returnOrder === 'STRONGEST_TO_WEAKEST' && scene.signal[far] > scene.signal[near]));
+        far >= 0 &&
+        (returnOrder === 'FARTHEST_TO_NEAREST' ||
+          (returnOrder === 'STRONGEST_TO_WEAKEST' && scene.signal[far] > scene.signal[near]));
       const first = farFirst ? far : near;
       const second = farFirst ? near : far;
       img.range1[ray] = scene.range[first];

@@ -63,7 +63,11 @@ function writeConstantHeader(b: Buffer, layout: ProfileLayout, id: SensorIdentit
  * One template per packet of the frame that holds at least one column of the window, in frame order.
  * Packets wholly outside the window are not sent and get no template.
  */
-export function encodeLidarFrame(image: LidarImage, format: LidarFrameFormat, id: SensorIdentity): LidarPacketTemplate[] {
+export function encodeLidarFrame(
+  image: LidarImage,
+  format: LidarFrameFormat,
+  id: SensorIdentity,
+): LidarPacketTemplate[] {
   const { layout, columnsPerFrame, pixelsPerColumn, columnWindow } = format;
   if (image.columns !== columnsPerFrame || image.pixels !== pixelsPerColumn) {
     throw new RangeError('image does not match the frame format');
@@ -100,7 +104,10 @@ function variableRanges(layout: ProfileLayout, colBytes: number): VariableRange[
           { offset: 12, length: 1 }, // alert_flags
         ]
       : [{ offset: 4, length: 5 }]; // frame_id u32 + alert_flags
-  const timestamps = Array.from({ length: COLUMNS_PER_PACKET }, (_, i) => ({ offset: PACKET_HEADER_BYTES + i * colBytes, length: 8 }));
+  const timestamps = Array.from({ length: COLUMNS_PER_PACKET }, (_, i) => ({
+    offset: PACKET_HEADER_BYTES + i * colBytes,
+    length: 8,
+  }));
   return [...header, ...timestamps];
 }
 
@@ -118,7 +125,10 @@ export class LidarPacketStamper {
   ) {
     const size = lidarPacketBytes(format.layout, format.pixelsPerColumn);
     this.colBytes = columnBytes(format.layout, format.pixelsPerColumn);
-    this.patcher = format.layout.header === 'STANDARD' ? new Crc64Patcher(size - 8, variableRanges(format.layout, this.colBytes)) : null;
+    this.patcher =
+      format.layout.header === 'STANDARD'
+        ? new Crc64Patcher(size - 8, variableRanges(format.layout, this.colBytes))
+        : null;
     this.columnOffsetNs = Float64Array.from({ length: format.columnsPerFrame }, (_, m) =>
       Math.floor((m * framePeriodNs) / format.columnsPerFrame),
     );
@@ -129,7 +139,13 @@ export class LidarPacketStamper {
    * @param frameStartHi high 32 bits of the frame's start time, ns of the sensor clock
    * @param frameStartLo low 32 bits
    */
-  stamp(tpl: LidarPacketTemplate, frameId: number, alertFlags: number, frameStartHi: number, frameStartLo: number): Buffer {
+  stamp(
+    tpl: LidarPacketTemplate,
+    frameId: number,
+    alertFlags: number,
+    frameStartHi: number,
+    frameStartLo: number,
+  ): Buffer {
     const b = tpl.bytes;
     if (this.format.layout.header === 'STANDARD') {
       b[2] = frameId & 0xff;
@@ -156,4 +172,3 @@ export class LidarPacketStamper {
     return b;
   }
 }
-

@@ -38,8 +38,16 @@ export class LidarStream extends PacedStream {
     const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: plan.columnWindow };
     const image = buildLidarImage(scene, plan.returns, cpf);
     // As lidar_data_format's pixel_shift_by_row: halves round away from zero.
-    const pixelShiftByRow = plan.geometry.beamAzimuthDeg.map((deg) => Math.sign(deg) * Math.round(Math.abs((deg * cpf) / 360)));
-    this.image = { columns: image.columns, pixels: image.pixels, range1: image.range1, reflectivity1: image.reflectivity1, pixelShiftByRow };
+    const pixelShiftByRow = plan.geometry.beamAzimuthDeg.map(
+      (deg) => Math.sign(deg) * Math.round(Math.abs((deg * cpf) / 360)),
+    );
+    this.image = {
+      columns: image.columns,
+      pixels: image.pixels,
+      range1: image.range1,
+      reflectivity1: image.reflectivity1,
+      pixelShiftByRow,
+    };
     this.columnWindow = plan.columnWindow;
     const templates = encodeLidarFrame(image, format, identity);
     this.byIndex = new Array<LidarPacketTemplate | null>(cpf / COLUMNS_PER_PACKET).fill(null);

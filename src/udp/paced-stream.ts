@@ -25,7 +25,9 @@ export abstract class PacedStream {
 
   /** Starts the stream's schedule at this instant (sensor clock and performance.now() read together). */
   begin(start: { sensorNs: bigint; localMs: number }): void {
-    this.cursor = new SlotCursor(new StreamSchedule(this.framePeriodNs, this.slotsPerFrame, start.sensorNs, start.localMs));
+    this.cursor = new SlotCursor(
+      new StreamSchedule(this.framePeriodNs, this.slotsPerFrame, start.sensorNs, start.localMs),
+    );
   }
 
   /** performance.now() at which the next packet is due. */

@@ -33,7 +33,8 @@ export interface PreviewFrame {
   packetsSent: number;
 }
 
-const inWindow = (m: number, [first, last]: readonly [number, number]) => (first <= last ? m >= first && m <= last : m >= first || m <= last);
+const inWindow = (m: number, [first, last]: readonly [number, number]) =>
+  first <= last ? m >= first && m <= last : m >= first || m <= last;
 
 /** The picture of one run's frame (the counter is filled in per preview). */
 export function previewOf(image: PreviewImage, columnWindow: readonly [number, number], initId: number): PreviewFrame {
@@ -55,5 +56,14 @@ export function previewOf(image: PreviewImage, columnWindow: readonly [number, n
       reflectivity[y * width + x] = image.reflectivity1[ray];
     }
   }
-  return { initId, columnsPerFrame: image.columns, width, height, range, rangeScaleMm: maxMm, reflectivity, packetsSent: 0 };
+  return {
+    initId,
+    columnsPerFrame: image.columns,
+    width,
+    height,
+    range,
+    rangeScaleMm: maxMm,
+    reflectivity,
+    packetsSent: 0,
+  };
 }

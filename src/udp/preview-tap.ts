@@ -43,7 +43,8 @@ export class PreviewTap {
       this.post(null);
       return;
     }
-    if (this.cached?.image !== source.image) this.cached = { image: source.image, frame: previewOf(source.image, source.columnWindow, source.initId) };
+    if (this.cached?.image !== source.image)
+      this.cached = { image: source.image, frame: previewOf(source.image, source.columnWindow, source.initId) };
     this.post({ ...this.cached.frame, packetsSent: source.packetsSent() });
   }
 }

@@ -84,7 +84,8 @@ function hash01(a: number, b: number): number {
   return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
 }
 /** Roughly normal, mean 0, sd 1 (sum of three uniforms). */
-const gauss = (ray: number, salt: number) => (hash01(ray, salt) + hash01(ray, salt + 1) + hash01(ray, salt + 2) - 1.5) * 2;
+const gauss = (ray: number, salt: number) =>
+  (hash01(ray, salt) + hash01(ray, salt + 1) + hash01(ray, salt + 2) - 1.5) * 2;
 
 /**
  * The nearest surface found so far for the beam being cast. Module-level scratch instead of objects
@@ -106,7 +107,18 @@ function consider(t: number, reflectivity: number, cosIncidence: number, lit: nu
 }
 
 /** Wall plane hit at t: counts if the point lies on the wall (between floor and top, inside the rectangle). */
-function wallHit(t: number, ox: number, oy: number, dx: number, dy: number, dz: number, reflectivity: number, cos: number, lit: number, signWall: boolean): void {
+function wallHit(
+  t: number,
+  ox: number,
+  oy: number,
+  dx: number,
+  dy: number,
+  dz: number,
+  reflectivity: number,
+  cos: number,
+  lit: number,
+  signWall: boolean,
+): void {
   const S = SCENE;
   const W = S.walls;
   const z = t * dz;
@@ -159,7 +171,12 @@ function castOpaque(ox: number, oy: number, dx: number, dy: number, dz: number):
     boxNear = -Infinity;
     boxFar = Infinity;
     boxCos = 0;
-    if (slab(ox, dx, b.min[0], b.max[0]) && slab(oy, dy, b.min[1], b.max[1]) && slab(0, dz, b.min[2], b.max[2]) && boxNear <= boxFar) {
+    if (
+      slab(ox, dx, b.min[0], b.max[0]) &&
+      slab(oy, dy, b.min[1], b.max[1]) &&
+      slab(0, dz, b.min[2], b.max[2]) &&
+      boxNear <= boxFar
+    ) {
       consider(boxNear, b.reflectivity, boxCos, 0.6);
     }
   }
@@ -223,7 +240,9 @@ function storeEcho(
   const rangeMm = t + geometry.lidarOriginToBeamOriginMm + gauss(noiseKey, 11 * k + 1) * RANGE_NOISE_MM;
   const r = Math.max(rangeMm, 1) / 1000;
   const reflFactor = reflectivity <= 100 ? reflectivity / 100 : reflectivity / 10;
-  const signal = ((SIGNAL_AT_1M * reflFactor * cosIncidence * attenuation) / (r * r)) * (1 + SIGNAL_NOISE * gauss(noiseKey, 11 * k + 5));
+  const signal =
+    ((SIGNAL_AT_1M * reflFactor * cosIncidence * attenuation) / (r * r)) *
+    (1 + SIGNAL_NOISE * gauss(noiseKey, 11 * k + 5));
   if (signal < DETECTION_THRESHOLD || rangeMm > geometry.maxRangeMm) return false;
   // Calibrated reflectivity is what the target would show unobstructed: attenuation lowers it.
   const refl = reflectivity * attenuation * (1 + REFLECTIVITY_NOISE * gauss(noiseKey, 11 * k + 8));
@@ -272,11 +291,23 @@ export function castScene(geometry: BeamGeometry): SceneReturns {
         if (storeEcho(out, geometry, ray, noiseKey, k, glassT, g.reflectivity, Math.abs(dx), 1)) k++;
         ambient = 80 + 2200 * (g.reflectivity / 100) * 0.3;
       } else {
-        ambient = hitT < Infinity ? 80 + 2200 * Math.min(1, hitReflectivity / 100) * hitLit : 1600 + 1600 * Math.max(0, dz); // sky: brighter towards the zenith
+        ambient =
+          hitT < Infinity ? 80 + 2200 * Math.min(1, hitReflectivity / 100) * hitLit : 1600 + 1600 * Math.max(0, dz); // sky: brighter towards the zenith
       }
       // Echoes closer together than the pulse can separate merge into the first one.
       const separated = glassT === Infinity || hitT - glassT > MIN_ECHO_SEPARATION_MM;
-      if (hitT < Infinity && separated) storeEcho(out, geometry, ray, noiseKey, k, hitT, hitReflectivity, hitCos, glassT < Infinity ? transmission2 : 1);
+      if (hitT < Infinity && separated)
+        storeEcho(
+          out,
+          geometry,
+          ray,
+          noiseKey,
+          k,
+          hitT,
+          hitReflectivity,
+          hitCos,
+          glassT < Infinity ? transmission2 : 1,
+        );
       out.nearIr[ray] = Math.max(0, Math.round(ambient * (1 + 0.06 * gauss(noiseKey, 40))));
     }
   }

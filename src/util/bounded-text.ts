@@ -14,7 +14,8 @@ export function shorten(text: string, max = MAX_ECHO_CHARS): string {
 
 /** JSON text of a value, cut to a short prefix: what an error message quotes of the input. */
 export function quote(value: unknown, max = MAX_ECHO_CHARS): string {
-  if (typeof value === 'string') return shorten(JSON.stringify(value.length > max ? value.slice(0, max + 1) : value), max + 2);
+  if (typeof value === 'string')
+    return shorten(JSON.stringify(value.length > max ? value.slice(0, max + 1) : value), max + 2);
   if (Array.isArray(value) && value.length > max) return `a list of ${value.length} items`;
   let text: string | undefined;
   try {

@@ -35,6 +35,9 @@ export class TtlCache<T> {
   }
 
   settled(): Promise<void> {
-    return (this.inFlight ?? Promise.resolve()).then(() => undefined, () => undefined);
+    return (this.inFlight ?? Promise.resolve()).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 }

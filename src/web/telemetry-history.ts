@@ -25,7 +25,13 @@ export class TelemetryHistory {
     if (this.timer) return;
     const sample = () =>
       this.read().then(
-        (r) => this.add({ at: Date.now(), input_voltage_mv: r.input_voltage_mv, input_current_ma: r.input_current_ma, internal_temperature_deg_c: r.internal_temperature_deg_c }),
+        (r) =>
+          this.add({
+            at: Date.now(),
+            input_voltage_mv: r.input_voltage_mv,
+            input_current_ma: r.input_current_ma,
+            internal_temperature_deg_c: r.internal_temperature_deg_c,
+          }),
         () => undefined,
       );
     void sample();

@@ -49,7 +49,7 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
   const page = { schema: { hide: true } };
   app.get('/', page, (request, reply) => {
     const index = assets.get('index.html');
-    if (!index) return sendProblem(reply, notFound('the web page\'s files are not installed (web/ beside dist/)'));
+    if (!index) return sendProblem(reply, notFound("the web page's files are not installed (web/ beside dist/)"));
     history.start();
     return sendAsset(request, reply, index);
   });

@@ -49,7 +49,9 @@ describe('catalogue', () => {
       ['0x01000054', 'INTERNAL_FAULT', 'NOTICE'],
     ];
     for (const [id, category, level] of expected) expect(alertDefinition(id)).toMatchObject({ id, category, level });
-    const overtemp = ALERT_CATALOGUE.filter((d) => d.category === 'OVERTEMP').map((d) => d.level).sort();
+    const overtemp = ALERT_CATALOGUE.filter((d) => d.category === 'OVERTEMP')
+      .map((d) => d.level)
+      .sort();
     expect(overtemp).toEqual(['ERROR', 'WARNING']);
     const ids = ALERT_CATALOGUE.map((d) => d.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -136,7 +138,12 @@ describe('AlertLog', () => {
     log.raise('0x01000052');
     log.clearForReinit();
     expect(log.snapshot().active.map((e) => e.id)).toEqual(['0x0100002E']);
-    expect(log.snapshot().log.filter((e) => !e.active).map((e) => e.id)).toEqual(['0x01000015', '0x01000052']);
+    expect(
+      log
+        .snapshot()
+        .log.filter((e) => !e.active)
+        .map((e) => e.id),
+    ).toEqual(['0x01000015', '0x01000052']);
   });
 
   it('the SQLite store restores exactly what the in-memory store holds, for random histories', () => {
@@ -150,7 +157,10 @@ describe('AlertLog', () => {
           db.prepare('INSERT INTO alert_state (id, next_cursor, overflowed) VALUES (1, ?, 0)').run(start);
           const memory = new MemoryAlertLogStore({ nextCursor: start, overflowed: false, log: [], active: [] });
           let clock = 1_000n;
-          const logs = [new AlertLog({ store: new SqliteAlertLogStore(db), realtimeNs: () => clock }), new AlertLog({ store: memory, realtimeNs: () => clock })];
+          const logs = [
+            new AlertLog({ store: new SqliteAlertLogStore(db), realtimeNs: () => clock }),
+            new AlertLog({ store: memory, realtimeNs: () => clock }),
+          ];
           for (const event of events) {
             clock += 10n;
             for (const log of logs) {

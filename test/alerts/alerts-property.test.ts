@@ -16,7 +16,17 @@ import type { AlertEntry } from '../../src/alerts/alert-entry.js';
 
 const MOD = 2 ** 32;
 const IDS = ['0x01000015', '0x01000018', '0x0100002E', '0x01000060', '0x01000011'];
-const VARS = { host: '192.0.2.7', port: 7502, error: 'ECONNREFUSED', voltage_mv: 20500, threshold_mv: 21000, temperature_c: 86, threshold_c: 85, speed: 100, duplex: 'full' };
+const VARS = {
+  host: '192.0.2.7',
+  port: 7502,
+  error: 'ECONNREFUSED',
+  voltage_mv: 20500,
+  threshold_mv: 21000,
+  temperature_c: 86,
+  threshold_c: 85,
+  speed: 100,
+  duplex: 'full',
+};
 const FULL_KEYS = ['category', 'level', 'realtime', 'active', 'msg', 'cursor', 'id', 'msg_verbose'];
 const byId = new Map(ALERT_CATALOGUE.map((d) => [d.id, d]));
 
@@ -31,14 +41,22 @@ interface Step {
 const cursorSpec: fc.Arbitrary<CursorSpec> = fc.oneof(
   fc.constant<CursorSpec>({ kind: 'none' }),
   fc.integer({ min: 0, max: MOD - 1 }).map((value): CursorSpec => ({ kind: 'absolute', value })),
-  fc.constantFrom(0, 1, 31, 32, 33, MOD - 33, MOD - 32, MOD - 31, MOD - 1).map((value): CursorSpec => ({ kind: 'absolute', value })),
+  fc
+    .constantFrom(0, 1, 31, 32, 33, MOD - 33, MOD - 32, MOD - 31, MOD - 1)
+    .map((value): CursorSpec => ({ kind: 'absolute', value })),
   fc.integer({ min: -40, max: 40 }).map((delta): CursorSpec => ({ kind: 'relative', delta })),
 );
 
 const step: fc.Arbitrary<Step> = fc.record({
   change: fc.oneof(
-    { weight: 6, arbitrary: fc.record({ kind: fc.constantFrom('raise' as const, 'clear' as const), id: fc.constantFrom(...IDS) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('burst' as const), count: fc.integer({ min: 1, max: 40 }) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({ kind: fc.constantFrom('raise' as const, 'clear' as const), id: fc.constantFrom(...IDS) }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant('burst' as const), count: fc.integer({ min: 1, max: 40 }) }),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
   ),
   cursor: cursorSpec,
@@ -62,7 +80,10 @@ function dataDirAt(nextCursor: number): string {
 }
 
 function url(cursor: number | undefined, mode: string | undefined, modeFirst: boolean): string {
-  const parts = [cursor === undefined ? undefined : `cursor=${cursor}`, mode === undefined ? undefined : `mode=${mode}`].filter((p) => p !== undefined);
+  const parts = [
+    cursor === undefined ? undefined : `cursor=${cursor}`,
+    mode === undefined ? undefined : `mode=${mode}`,
+  ].filter((p) => p !== undefined);
   if (modeFirst) parts.reverse();
   return `/api/v1/sensor/alerts${parts.length ? `?${parts.join('&')}` : ''}`;
 }
@@ -106,10 +127,18 @@ describe('GET /api/v1/sensor/alerts against the reference model', () => {
             }
             const expectedAll = model.answer(undefined);
             const cursor =
-              s.cursor.kind === 'none' ? undefined : s.cursor.kind === 'absolute' ? s.cursor.value : (((expectedAll.next_cursor + s.cursor.delta) % MOD) + MOD) % MOD;
+              s.cursor.kind === 'none'
+                ? undefined
+                : s.cursor.kind === 'absolute'
+                  ? s.cursor.value
+                  : (((expectedAll.next_cursor + s.cursor.delta) % MOD) + MOD) % MOD;
             const response = await unit.app.inject(url(cursor, s.mode, s.modeFirst));
             expect(response.statusCode).toBe(200);
-            const body = response.json() as { active: Record<string, unknown>[]; log: Record<string, unknown>[]; next_cursor: number };
+            const body = response.json() as {
+              active: Record<string, unknown>[];
+              log: Record<string, unknown>[];
+              next_cursor: number;
+            };
             const expected = model.answer(cursor);
             answers++;
 
@@ -131,12 +160,21 @@ describe('GET /api/v1/sensor/alerts against the reference model', () => {
             }
             for (const e of body.active as unknown as FullEntry[]) expect(e.active).toBe(true);
             const log = body.log as unknown as FullEntry[];
-            for (let i = 1; i < log.length; i++) expect(BigInt(log[i].realtime)).toBeGreaterThan(BigInt(log[i - 1].realtime));
+            for (let i = 1; i < log.length; i++)
+              expect(BigInt(log[i].realtime)).toBeGreaterThan(BigInt(log[i - 1].realtime));
             // A clear entry repeats its trigger: the trigger is the latest earlier trigger of the same id.
             for (const clearEntry of log.filter((e) => !e.active)) {
-              const trigger = [...triggers.values()].filter((t) => t.id === clearEntry.id && BigInt(t.realtime) < BigInt(clearEntry.realtime)).at(-1);
+              const trigger = [...triggers.values()]
+                .filter((t) => t.id === clearEntry.id && BigInt(t.realtime) < BigInt(clearEntry.realtime))
+                .at(-1);
               if (!trigger) continue;
-              expect({ ...clearEntry, realtime: '', cursor: 0, active: true, msg_verbose: '' }).toEqual({ ...trigger, realtime: '', cursor: 0, active: true, msg_verbose: '' });
+              expect({ ...clearEntry, realtime: '', cursor: 0, active: true, msg_verbose: '' }).toEqual({
+                ...trigger,
+                realtime: '',
+                cursor: 0,
+                active: true,
+                msg_verbose: '',
+              });
               expect(clearEntry.msg_verbose.startsWith(trigger.msg_verbose)).toBe(true);
             }
           }
@@ -153,12 +191,18 @@ describe('GET /api/v1/sensor/alerts against the reference model', () => {
         examples: [
           [
             MOD - 10,
-            Array.from({ length: 50 }, (_, i): Step => ({
-              change: { kind: i % 2 === 0 ? 'raise' : 'clear', id: IDS[(i >> 1) % IDS.length] },
-              cursor: i % 5 === 0 ? { kind: 'absolute', value: [0, MOD - 32, MOD - 1, 4294967264, 3][i % 5 === 0 ? (i / 5) % 5 : 0] } : { kind: 'relative', delta: -(i % 40) },
-              mode: i % 3 === 0 ? 'summary' : undefined,
-              modeFirst: i % 2 === 0,
-            })),
+            Array.from(
+              { length: 50 },
+              (_, i): Step => ({
+                change: { kind: i % 2 === 0 ? 'raise' : 'clear', id: IDS[(i >> 1) % IDS.length] },
+                cursor:
+                  i % 5 === 0
+                    ? { kind: 'absolute', value: [0, MOD - 32, MOD - 1, 4294967264, 3][i % 5 === 0 ? (i / 5) % 5 : 0] }
+                    : { kind: 'relative', delta: -(i % 40) },
+                mode: i % 3 === 0 ? 'summary' : undefined,
+                modeFirst: i % 2 === 0,
+              }),
+            ),
           ],
         ],
       },

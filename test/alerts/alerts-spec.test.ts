@@ -79,7 +79,9 @@ describe('rule 4: the cursor wraps at 2^32', () => {
     const next = await get(unit, `?cursor=${first.next_cursor}`);
     expect(next.next_cursor).toBe(2);
     // 4294967293..4294967295 are above next_cursor 2, so the literal rule reports the whole log.
-    expect(next.log.map((e) => e.cursor)).toEqual([4294967290, 4294967291, 4294967292, 4294967293, 4294967294, 4294967295, 0, 1]);
+    expect(next.log.map((e) => e.cursor)).toEqual([
+      4294967290, 4294967291, 4294967292, 4294967293, 4294967294, 4294967295, 0, 1,
+    ]);
     logEvents(unit, 2);
     expect((await get(unit, '?cursor=2')).log.map((e) => e.cursor)).toEqual([2, 3]);
   });
@@ -132,11 +134,23 @@ describe('rules 1-3: active, the 32-entry FIFO, cursors', () => {
     unit.sensor.alerts.raise(LIDAR_UNREACHABLE, UDP_VARS);
     unit.sensor.alerts.clear(LIDAR_UNREACHABLE, 'the client is listening again.');
     const [trigger, clear] = (await get(unit)).log;
-    expect(trigger).toMatchObject({ id: LIDAR_UNREACHABLE, category: 'UDP_TRANSMISSION', level: 'WARNING', active: true, cursor: 0 });
+    expect(trigger).toMatchObject({
+      id: LIDAR_UNREACHABLE,
+      category: 'UDP_TRANSMISSION',
+      level: 'WARNING',
+      active: true,
+      cursor: 0,
+    });
     expect(trigger.msg).toContain('udp_dest');
     expect(trigger.msg).toContain('udp_port_lidar');
     expect(trigger.msg_verbose).toContain('192.0.2.7:7502');
-    expect(clear).toEqual({ ...trigger, active: false, cursor: 1, realtime: clear.realtime, msg_verbose: clear.msg_verbose });
+    expect(clear).toEqual({
+      ...trigger,
+      active: false,
+      cursor: 1,
+      realtime: clear.realtime,
+      msg_verbose: clear.msg_verbose,
+    });
     expect(BigInt(clear.realtime)).toBeGreaterThan(BigInt(trigger.realtime));
     expect(clear.msg_verbose).toBe(`${trigger.msg_verbose} Cleared: the client is listening again.`);
   });
@@ -185,7 +199,16 @@ describe('rule 5 and the query', () => {
     logEvents(unit, 5);
     expect(await get(unit, '?cursor=3&mode=summary')).toEqual(await get(unit, '?mode=summary&cursor=3'));
     expect(await get(unit, '?mode=default&cursor=3')).toEqual(await get(unit, '?cursor=3'));
-    expect(Object.keys((await get(unit, '?mode=default')).log[0])).toEqual(['category', 'level', 'realtime', 'active', 'msg', 'cursor', 'id', 'msg_verbose']);
+    expect(Object.keys((await get(unit, '?mode=default')).log[0])).toEqual([
+      'category',
+      'level',
+      'realtime',
+      'active',
+      'msg',
+      'cursor',
+      'id',
+      'msg_verbose',
+    ]);
   });
 
   it.each([
@@ -219,7 +242,10 @@ describe('rule 5 and the query', () => {
     const unit = await unitAt();
     const response = await unit.app.inject('/api/v1/sensor/alerts?mode=x&cursor=y');
     expect(response.statusCode).toBe(400);
-    expect((response.json() as { errors: { pointer: string }[] }).errors.map((e) => e.pointer).sort()).toEqual(['/query/cursor', '/query/mode']);
+    expect((response.json() as { errors: { pointer: string }[] }).errors.map((e) => e.pointer).sort()).toEqual([
+      '/query/cursor',
+      '/query/mode',
+    ]);
   });
 });
 
@@ -257,7 +283,11 @@ describe('persistence and the device core', () => {
     const unit = await unitAt();
     unit.sensor.alerts.raise(LIDAR_UNREACHABLE, UDP_VARS);
     unit.sensor.alerts.raise(LINK_BAD, { speed: 100, duplex: 'full' });
-    const response = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: { lidar_mode: '512x10' } });
+    const response = await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/sensor/config',
+      payload: { lidar_mode: '512x10' },
+    });
     expect(response.statusCode).toBe(204);
     const answer = await get(unit);
     expect(answer.active.map((e) => e.id)).toEqual([LINK_BAD]);

@@ -26,8 +26,16 @@ function packet(layout: 'standard' | 'fusa', initId: number, frameId: number, me
 
 describe('bench packet reading', () => {
   it('reads init_id, frame_id and the first measurement_id of both header layouts', () => {
-    expect(readLidarIds(packet('standard', 0x123456, 65535, 2032), 'standard')).toEqual({ initId: 0x123456, frameId: 65535, measurementId: 2032 });
-    expect(readLidarIds(packet('fusa', 7, 70000, 16), 'fusa')).toEqual({ initId: 7, frameId: 70000, measurementId: 16 });
+    expect(readLidarIds(packet('standard', 0x123456, 65535, 2032), 'standard')).toEqual({
+      initId: 0x123456,
+      frameId: 65535,
+      measurementId: 2032,
+    });
+    expect(readLidarIds(packet('fusa', 7, 70000, 16), 'fusa')).toEqual({
+      initId: 7,
+      frameId: 70000,
+      measurementId: 16,
+    });
     expect(readLidarIds(Buffer.alloc(48), 'standard')).toBeNull(); // an IMU-sized datagram
   });
 
@@ -66,13 +74,22 @@ describe('bench report', () => {
       { name: 'bare Fastify', value: 1000 },
       { name: 'bare node:http', value: 1200 },
     ]);
-    expect(figure).toMatchObject({ name: 'HTTP GET /x requests/s', value: 900, unit: 'req/s', reference: 1000, ratio: 0.9 });
+    expect(figure).toMatchObject({
+      name: 'HTTP GET /x requests/s',
+      value: 900,
+      unit: 'req/s',
+      reference: 1000,
+      ratio: 0.9,
+    });
     expect(figure.references?.map((r) => r.name)).toEqual(['bare Fastify', 'bare node:http']);
     expect(JSON.parse(JSON.stringify(figure))).toEqual(figure);
 
     const missing = unavailable('HTTP GET /api/v1/time', 'req/s', 'endpoint missing');
     expect(missing.figures[0]).toMatchObject({ value: null, note: 'endpoint missing' });
-    const table = renderMarkdown([...missing.rows, { figure: 'a|b', value: '1', reference: '', ratio: '', target: '', met: '' }]).split('\n');
+    const table = renderMarkdown([
+      ...missing.rows,
+      { figure: 'a|b', value: '1', reference: '', ratio: '', target: '', met: '' },
+    ]).split('\n');
     expect(table[0]).toBe('| Figure | Value | Reference | Ratio | Target | Met |');
     expect(table[2]).toContain('n/a (endpoint missing)');
     expect(table[3]).toContain('a\\|b');

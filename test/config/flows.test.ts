@@ -13,7 +13,13 @@ afterEach(async () => {
 
 const json = { 'content-type': 'application/json' };
 const post = (body: unknown, query = '', remoteAddress?: string) =>
-  unit.app.inject({ method: 'POST', url: `/api/v1/sensor/config${query}`, headers: json, payload: JSON.stringify(body), remoteAddress });
+  unit.app.inject({
+    method: 'POST',
+    url: `/api/v1/sensor/config${query}`,
+    headers: json,
+    payload: JSON.stringify(body),
+    remoteAddress,
+  });
 const getConfig = async (query = '') => (await unit.app.inject({ url: `/api/v1/sensor/config${query}` })).json();
 
 describe('POST /api/v1/sensor/config', () => {
@@ -25,7 +31,11 @@ describe('POST /api/v1/sensor/config', () => {
     expect(unit.sensor.initializationId).not.toBe(initBefore);
     expect(unit.sensor.status).toBe('RUNNING');
     for (const view of ['', '?staging=true']) {
-      expect(await getConfig(view)).toMatchObject({ lidar_mode: '2048x10', udp_port_lidar: 9000, phase_lock_enable: true });
+      expect(await getConfig(view)).toMatchObject({
+        lidar_mode: '2048x10',
+        udp_port_lidar: 9000,
+        phase_lock_enable: true,
+      });
     }
     unit = await unit.reopen();
     expect(await getConfig()).toMatchObject({ lidar_mode: '2048x10', udp_port_lidar: 9000, phase_lock_enable: true });
@@ -34,9 +44,18 @@ describe('POST /api/v1/sensor/config', () => {
   it('is atomic: one bad value → 400 listing every wrong parameter, nothing applied, no reinit', async () => {
     const before = await getConfig();
     const initBefore = unit.sensor.initializationId;
-    const res = await post({ lidar_mode: '512x20', udp_port_lidar: 70000, operating_mode: 'standby', signal_multiplier: 0.3, no_such: 1 });
+    const res = await post({
+      lidar_mode: '512x20',
+      udp_port_lidar: 70000,
+      operating_mode: 'standby',
+      signal_multiplier: 0.3,
+      no_such: 1,
+    });
     expect(res.statusCode).toBe(400);
-    const pointers = res.json().errors.map((e: { pointer: string }) => e.pointer).sort();
+    const pointers = res
+      .json()
+      .errors.map((e: { pointer: string }) => e.pointer)
+      .sort();
     expect(pointers).toEqual(['/no_such', '/operating_mode', '/signal_multiplier', '/udp_port_lidar']);
     expect(await getConfig()).toEqual(before);
     expect(await getConfig('?staging=true')).toEqual(before);
@@ -46,7 +65,9 @@ describe('POST /api/v1/sensor/config', () => {
   it('refuses an incompatible combination on the would-be active configuration', async () => {
     const res = await post({ signal_multiplier: 3, azimuth_window: [0, 180000] });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ pointer: '/azimuth_window', detail: 'spans 180 degrees; signal_multiplier 3 allows at most 120 degrees' }]);
+    expect(res.json().errors).toEqual([
+      { pointer: '/azimuth_window', detail: 'spans 180 degrees; signal_multiplier 3 allows at most 120 degrees' },
+    ]);
     expect((await getConfig()).signal_multiplier).toBe(1);
   });
 
@@ -128,7 +149,12 @@ describe('staging flows (client-contract.md)', () => {
   });
 
   it('@auto through PUT is a 400', async () => {
-    const res = await unit.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/udp_dest', headers: json, payload: '"@auto"' });
+    const res = await unit.app.inject({
+      method: 'PUT',
+      url: '/api/v1/sensor/config/udp_dest',
+      headers: json,
+      payload: '"@auto"',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].detail).toContain('only through POST');
   });
@@ -142,7 +168,13 @@ describe('staging flows (client-contract.md)', () => {
 
 describe('PUT /api/v1/sensor/config/<name>', () => {
   it('STANDBY and back to NORMAL, each a reinit with status to match', async () => {
-    const put = (value: string) => unit.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/operating_mode', headers: json, payload: JSON.stringify(value) });
+    const put = (value: string) =>
+      unit.app.inject({
+        method: 'PUT',
+        url: '/api/v1/sensor/config/operating_mode',
+        headers: json,
+        payload: JSON.stringify(value),
+      });
     const first = unit.sensor.initializationId;
     expect((await put('STANDBY')).statusCode).toBe(204);
     expect(unit.sensor.status).toBe('STANDBY');
@@ -154,11 +186,20 @@ describe('PUT /api/v1/sensor/config/<name>', () => {
   });
 
   it('needs Content-Type: application/json (415) and a body (400); unknown names are 404 naming them', async () => {
-    const noType = await unit.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/lidar_mode', payload: '"512x10"' });
+    const noType = await unit.app.inject({
+      method: 'PUT',
+      url: '/api/v1/sensor/config/lidar_mode',
+      payload: '"512x10"',
+    });
     expect(noType.statusCode).toBe(415);
     const empty = await unit.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/lidar_mode', headers: json });
     expect(empty.statusCode).toBe(400);
-    const unknown = await unit.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/Lidar_Mode', headers: json, payload: '"512x10"' });
+    const unknown = await unit.app.inject({
+      method: 'PUT',
+      url: '/api/v1/sensor/config/Lidar_Mode',
+      headers: json,
+      payload: '"512x10"',
+    });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().detail).toContain('"Lidar_Mode"');
     expect((await unit.app.inject({ url: '/api/v1/sensor/config/nope' })).statusCode).toBe(404);
@@ -183,7 +224,8 @@ describe('PUT /api/v1/sensor/config/<name>', () => {
 });
 
 describe('legacy command endpoints (byte-exact bodies)', () => {
-  const get = (path: string, remoteAddress?: string) => unit.app.inject({ url: `/api/v1/sensor/cmd/${path}`, remoteAddress });
+  const get = (path: string, remoteAddress?: string) =>
+    unit.app.inject({ url: `/api/v1/sensor/cmd/${path}`, remoteAddress });
 
   it('set_config_param stages, reinitialize applies, save_config_params persists', async () => {
     const set = await get(`set_config_param?args=lidar_mode+${encodeURIComponent('"512x20"')}`);
@@ -209,7 +251,11 @@ describe('legacy command endpoints (byte-exact bodies)', () => {
     const whole = JSON.stringify({ udp_port_lidar: 7000, udp_port_imu: 7001 });
     expect((await get(`set_config_param?args=.+${encodeURIComponent(whole)}`)).body).toBe('"set_config_param"');
     expect((await get('set_config_param?args=operating_mode+STANDBY')).body).toBe('"set_config_param"');
-    expect((await get('get_config_param?args=staged')).json()).toMatchObject({ udp_port_lidar: 7000, udp_port_imu: 7001, operating_mode: 'STANDBY' });
+    expect((await get('get_config_param?args=staged')).json()).toMatchObject({
+      udp_port_lidar: 7000,
+      udp_port_imu: 7001,
+      operating_mode: 'STANDBY',
+    });
   });
 
   it('set_udp_dest_auto stages the caller address', async () => {
@@ -224,6 +270,8 @@ describe('legacy command endpoints (byte-exact bodies)', () => {
     }
     expect((await get('get_config_param?args=bogus')).statusCode).toBe(400);
     expect((await get('get_config_param')).statusCode).toBe(400);
-    expect((await get('get_config_param?args=staged')).json()).toEqual((await get('get_config_param?args=active')).json());
+    expect((await get('get_config_param?args=staged')).json()).toEqual(
+      (await get('get_config_param?args=active')).json(),
+    );
   });
 });

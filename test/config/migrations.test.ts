@@ -10,7 +10,10 @@ import { MIGRATIONS } from '../../src/store/migrations/index.js';
 it('applies every migration once and records each version', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sensor-db-'));
   const db = openDatabase(dir);
-  const recorded = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all().map((r) => (r as { version: number }).version);
+  const recorded = db
+    .prepare('SELECT version FROM schema_migrations ORDER BY version')
+    .all()
+    .map((r) => (r as { version: number }).version);
   expect(recorded).toEqual(MIGRATIONS.map((m) => m.version).sort((a, b) => a - b));
   applyMigrations(db); // a second start changes nothing and does not fail on existing tables
   expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -22,14 +25,19 @@ it('applies every migration once and records each version', () => {
 it('applies a migration numbered below one already applied', () => {
   const db = new Database(':memory:');
   const highest = [...MIGRATIONS].sort((a, b) => b.version - a.version)[0];
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+  db.exec(
+    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
+  );
   // Pretend only the foundation and the highest migration ran (as after merging two branches).
   for (const m of MIGRATIONS.filter((m) => m.version === 1 || m.version === highest.version)) {
     m.up(db);
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, 'then');
   }
   applyMigrations(db);
-  const recorded = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all().map((r) => (r as { version: number }).version);
+  const recorded = db
+    .prepare('SELECT version FROM schema_migrations ORDER BY version')
+    .all()
+    .map((r) => (r as { version: number }).version);
   expect(recorded).toEqual(MIGRATIONS.map((m) => m.version).sort((a, b) => a - b));
 });
 

@@ -5,27 +5,60 @@ import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 
 /** Values each parameter must accept and refuse. Refused ones include wrong case and wrong JSON types. */
 const CASES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
-  udp_dest: { valid: ['', '127.0.0.1', '192.0.2.10', '::1', 'fe80::1', 'host.example', 'my-laptop'], invalid: [5, null, '300.1.1.1', '1.2.3', 'bad host', '-x.example', 'a'.repeat(254), ['127.0.0.1']] },
+  udp_dest: {
+    valid: ['', '127.0.0.1', '192.0.2.10', '::1', 'fe80::1', 'host.example', 'my-laptop'],
+    invalid: [5, null, '300.1.1.1', '1.2.3', 'bad host', '-x.example', 'a'.repeat(254), ['127.0.0.1']],
+  },
   udp_port_lidar: { valid: [0, 1, 7502, 65535], invalid: [-1, 65536, 7502.5, '7502', true, null] },
   udp_port_imu: { valid: [0, 7503, 65535], invalid: [-1, 65536, '7503', 1e10] },
-  udp_profile_lidar: { valid: ['RNG19_RFL8_SIG16_NIR16', 'RNG19_RFL8_SIG16_NIR16_DUAL', 'RNG15_RFL8_NIR8', 'FUSA_RNG15_RFL8_NIR8_DUAL'], invalid: ['rng19_rfl8_sig16_nir16', 'LEGACY', '', 1] },
+  udp_profile_lidar: {
+    valid: ['RNG19_RFL8_SIG16_NIR16', 'RNG19_RFL8_SIG16_NIR16_DUAL', 'RNG15_RFL8_NIR8', 'FUSA_RNG15_RFL8_NIR8_DUAL'],
+    invalid: ['rng19_rfl8_sig16_nir16', 'LEGACY', '', 1],
+  },
   udp_profile_imu: { valid: ['LEGACY'], invalid: ['legacy', 'ACCEL32_GYRO32_NMEA', 0] },
   columns_per_packet: { valid: [16], invalid: [8, 32, '16'] },
-  return_order: { valid: ['STRONGEST_TO_WEAKEST', 'NEAREST_TO_FARTHEST', 'FARTHEST_TO_NEAREST'], invalid: ['strongest_to_weakest', 'NEAREST', null] },
-  timestamp_mode: { valid: ['TIME_FROM_INTERNAL_OSC', 'TIME_FROM_SYNC_PULSE_IN', 'TIME_FROM_PTP_1588'], invalid: ['TIME_FROM_PTP_1588 ', 'time_from_internal_osc', 3] },
+  return_order: {
+    valid: ['STRONGEST_TO_WEAKEST', 'NEAREST_TO_FARTHEST', 'FARTHEST_TO_NEAREST'],
+    invalid: ['strongest_to_weakest', 'NEAREST', null],
+  },
+  timestamp_mode: {
+    valid: ['TIME_FROM_INTERNAL_OSC', 'TIME_FROM_SYNC_PULSE_IN', 'TIME_FROM_PTP_1588'],
+    invalid: ['TIME_FROM_PTP_1588 ', 'time_from_internal_osc', 3],
+  },
   sync_pulse_in_polarity: { valid: ['ACTIVE_HIGH', 'ACTIVE_LOW'], invalid: ['Active_High', 'HIGH'] },
   nmea_in_polarity: { valid: ['ACTIVE_HIGH', 'ACTIVE_LOW'], invalid: ['active_low', false] },
   nmea_ignore_valid_char: { valid: [0, 1], invalid: [2, -1, true, '1', 0.5] },
   nmea_baud_rate: { valid: ['BAUD_9600', 'BAUD_115200'], invalid: ['9600', 'BAUD_4800', 'baud_9600'] },
   nmea_leap_seconds: { valid: [0, 37, 1000], invalid: [-1, 1.5, '37'] },
-  multipurpose_io_mode: { valid: ['OFF', 'INPUT_NMEA_UART', 'OUTPUT_FROM_INTERNAL_OSC', 'OUTPUT_FROM_SYNC_PULSE_IN', 'OUTPUT_FROM_PTP_1588', 'OUTPUT_FROM_ENCODER_ANGLE'], invalid: ['off', 'ON', ''] },
+  multipurpose_io_mode: {
+    valid: [
+      'OFF',
+      'INPUT_NMEA_UART',
+      'OUTPUT_FROM_INTERNAL_OSC',
+      'OUTPUT_FROM_SYNC_PULSE_IN',
+      'OUTPUT_FROM_PTP_1588',
+      'OUTPUT_FROM_ENCODER_ANGLE',
+    ],
+    invalid: ['off', 'ON', ''],
+  },
   sync_pulse_out_polarity: { valid: ['ACTIVE_HIGH', 'ACTIVE_LOW'], invalid: ['ACTIVE_MEDIUM'] },
   sync_pulse_out_frequency: { valid: [1, 10, 1000], invalid: [0, -1, 1.5, '1'] },
   sync_pulse_out_angle: { valid: [0, 180, 360], invalid: [-1, 361, 90.5] },
   sync_pulse_out_pulse_width: { valid: [1, 10, 500], invalid: [0, -5, 2.5, '10'] },
   operating_mode: { valid: ['STANDBY', 'NORMAL'], invalid: ['standby', 'Normal', 'OFF', 1] },
-  lidar_mode: { valid: ['512x10', '1024x10', '2048x10', '512x20', '1024x20'], invalid: ['2048x20', '4096x5', '1024X10', '1024x10 ', 1024] },
-  azimuth_window: { valid: [[0, 360000], [90000, 270000], [300000, 100000], [0, 1]], invalid: [[0], [0, 1, 2], [-1, 100], [0, 360001], [0.5, 100], [5, 5], 'all', { a: 0 }] },
+  lidar_mode: {
+    valid: ['512x10', '1024x10', '2048x10', '512x20', '1024x20'],
+    invalid: ['2048x20', '4096x5', '1024X10', '1024x10 ', 1024],
+  },
+  azimuth_window: {
+    valid: [
+      [0, 360000],
+      [90000, 270000],
+      [300000, 100000],
+      [0, 1],
+    ],
+    invalid: [[0], [0, 1, 2], [-1, 100], [0, 360001], [0.5, 100], [5, 5], 'all', { a: 0 }],
+  },
   signal_multiplier: { valid: [0.25, 0.5, 1, 2, 3], invalid: [0.3, 1.2, 5, 5.5, '1', 0, 4] },
   phase_lock_enable: { valid: [true, false], invalid: [0, 1, 'true', null] },
   phase_lock_offset: { valid: [0, 180000, 360000], invalid: [-1, 360001, 1.5] },
@@ -41,9 +74,19 @@ beforeAll(async () => {
 afterAll(() => unit.close());
 
 const put = (name: string, value: unknown) =>
-  unit.app.inject({ method: 'PUT', url: `/api/v1/sensor/config/${name}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(value) });
+  unit.app.inject({
+    method: 'PUT',
+    url: `/api/v1/sensor/config/${name}`,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(value),
+  });
 const post = (body: unknown) =>
-  unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  unit.app.inject({
+    method: 'POST',
+    url: '/api/v1/sensor/config',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
 const getParam = async (name: string) => (await unit.app.inject({ url: `/api/v1/sensor/config/${name}` })).json();
 
 describe('the parameter registry', () => {
@@ -67,25 +110,31 @@ describe('the parameter registry', () => {
 describe.each(Object.entries(CASES))('%s', (name, { valid, invalid }) => {
   const isReadOnly = PARAMETERS.find((p) => p.name === name)?.readOnly;
   // azimuth_window wider than the multiplier allows is a combination rule, tested separately.
-  it.each(valid.map((v) => [JSON.stringify(v), v]))('accepts %s through PUT and reads it back', async (_label, value) => {
-    const res = await put(name, value);
-    expect(res.statusCode, res.body).toBe(204);
-    expect(await getParam(name)).toEqual(value);
-  });
+  it.each(valid.map((v) => [JSON.stringify(v), v]))(
+    'accepts %s through PUT and reads it back',
+    async (_label, value) => {
+      const res = await put(name, value);
+      expect(res.statusCode, res.body).toBe(204);
+      expect(await getParam(name)).toEqual(value);
+    },
+  );
 
-  it.each(invalid.map((v) => [JSON.stringify(v), v]))('refuses %s with a 400 naming the parameter, changing nothing', async (_label, value) => {
-    const before = (await unit.app.inject({ url: '/api/v1/sensor/config' })).json();
-    const initBefore = unit.sensor.initializationId;
-    const res = await put(name, value);
-    expect(res.statusCode).toBe(400);
-    expect(res.headers['content-type']).toBe('application/json');
-    const body = res.json();
-    expect(body.status).toBe(400);
-    expect(body.errors[0].pointer.startsWith(`/${name}`)).toBe(true);
-    expect(body.detail).toContain(name);
-    expect((await unit.app.inject({ url: '/api/v1/sensor/config' })).json()).toEqual(before);
-    expect(unit.sensor.initializationId).toBe(initBefore);
-  });
+  it.each(invalid.map((v) => [JSON.stringify(v), v]))(
+    'refuses %s with a 400 naming the parameter, changing nothing',
+    async (_label, value) => {
+      const before = (await unit.app.inject({ url: '/api/v1/sensor/config' })).json();
+      const initBefore = unit.sensor.initializationId;
+      const res = await put(name, value);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toBe('application/json');
+      const body = res.json();
+      expect(body.status).toBe(400);
+      expect(body.errors[0].pointer.startsWith(`/${name}`)).toBe(true);
+      expect(body.detail).toContain(name);
+      expect((await unit.app.inject({ url: '/api/v1/sensor/config' })).json()).toEqual(before);
+      expect(unit.sensor.initializationId).toBe(initBefore);
+    },
+  );
 
   if (!isReadOnly) {
     it('is accepted in a POST too', async () => {

@@ -31,8 +31,16 @@ afterEach(async () => {
 });
 
 async function inject(u: TestSensor, method: 'GET' | 'POST', url: string, payload?: object) {
-  const res = await u.app.inject({ method, url, ...(payload ? { payload, headers: { 'content-type': 'application/json' } } : {}) });
-  return { status: res.statusCode, type: res.headers['content-type'], body: res.body ? JSON.parse(res.body) : undefined };
+  const res = await u.app.inject({
+    method,
+    url,
+    ...(payload ? { payload, headers: { 'content-type': 'application/json' } } : {}),
+  });
+  return {
+    status: res.statusCode,
+    type: res.headers['content-type'],
+    body: res.body ? JSON.parse(res.body) : undefined,
+  };
 }
 
 describe('reinit rollback', () => {
@@ -43,7 +51,10 @@ describe('reinit rollback', () => {
     const before = (await inject(unit, 'GET', '/api/v1/sensor/metadata/sensor_info')).body;
     expect(before.status).toBe('RUNNING');
 
-    const failed = await inject(unit, 'POST', '/api/v1/sensor/config', { lidar_mode: FAILING_MODE, udp_port_lidar: 7777 });
+    const failed = await inject(unit, 'POST', '/api/v1/sensor/config', {
+      lidar_mode: FAILING_MODE,
+      udp_port_lidar: 7777,
+    });
     expect(failed.status).toBeGreaterThanOrEqual(500);
     expect(failed.type).toMatch(/^application\/json/);
     expect(failed.body.detail).toContain('previous configuration');

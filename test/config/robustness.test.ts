@@ -27,7 +27,12 @@ describe('bad requests', () => {
     expect(res.statusCode).toBe(status);
     expect(res.headers['content-type']).toBe('application/json');
     const body = res.json();
-    expect(body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.stringContaining('problem') });
+    expect(body).toMatchObject({
+      status,
+      title: expect.any(String),
+      detail: expect.any(String),
+      type: expect.stringContaining('problem'),
+    });
     expect(body.detail).not.toMatch(/at .*\.js:\d+/);
     expect(unit.sensor.config('active')).toEqual(before);
     expect(unit.sensor.initializationId).toBe(initBefore);
@@ -80,11 +85,14 @@ describe('over a real socket (the CLI)', () => {
 
   it('accepts an absolute-form request target, as sent through a proxy', async () => {
     const body = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest({ host: cli.host, port: cli.port, path: 'http://10.0.0.5/api/v1/sensor/config/lidar_mode', method: 'GET' }, (r) => {
-        let text = '';
-        r.on('data', (d: Buffer) => (text += d.toString()));
-        r.on('end', () => resolve(`${r.statusCode} ${text}`));
-      });
+      const req = httpRequest(
+        { host: cli.host, port: cli.port, path: 'http://10.0.0.5/api/v1/sensor/config/lidar_mode', method: 'GET' },
+        (r) => {
+          let text = '';
+          r.on('data', (d: Buffer) => (text += d.toString()));
+          r.on('end', () => resolve(`${r.statusCode} ${text}`));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -93,7 +101,11 @@ describe('over a real socket (the CLI)', () => {
 
   it('survives a flood of garbage and keeps answering', async () => {
     const net = await import('node:net');
-    for (const garbage of ['GARBAGE\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', `POST /api/v1/sensor/config HTTP/1.1\r\nContent-Length: 5\r\nContent-Type: application/json\r\n\r\n{"a"`]) {
+    for (const garbage of [
+      'GARBAGE\r\n\r\n',
+      'GET / HTTP/9.9\r\n\r\n',
+      `POST /api/v1/sensor/config HTTP/1.1\r\nContent-Length: 5\r\nContent-Type: application/json\r\n\r\n{"a"`,
+    ]) {
       await new Promise<void>((resolve) => {
         const socket = net.connect(cli.port, cli.host, () => socket.end(garbage));
         socket.on('close', () => resolve());

@@ -86,14 +86,32 @@ describe('LogRing', () => {
 describe('redaction', () => {
   it('replaces values under secret-looking keys at any depth and keeps the rest', () => {
     expect(
-      redactSecrets({ password: 'a', psk: 'b', list: [{ token: 'c', name: 'ok' }], headers: { Authorization: 'd', cookie: 'e' }, passive: true, compass: 1, bypass: 2 }),
-    ).toEqual({ password: REDACTED, psk: REDACTED, list: [{ token: REDACTED, name: 'ok' }], headers: { Authorization: REDACTED, cookie: REDACTED }, passive: true, compass: 1, bypass: 2 });
+      redactSecrets({
+        password: 'a',
+        psk: 'b',
+        list: [{ token: 'c', name: 'ok' }],
+        headers: { Authorization: 'd', cookie: 'e' },
+        passive: true,
+        compass: 1,
+        bypass: 2,
+      }),
+    ).toEqual({
+      password: REDACTED,
+      psk: REDACTED,
+      list: [{ token: REDACTED, name: 'ok' }],
+      headers: { Authorization: REDACTED, cookie: REDACTED },
+      passive: true,
+      compass: 1,
+      bypass: 2,
+    });
     expect(redactLogLine('{"msg":"m","client_secret":"s"}')).toBe('{"msg":"m","client_secret":"[redacted]"}');
   });
 });
 
 describe('dumpFileName', () => {
   it('names the serial number and the UTC time', () => {
-    expect(dumpFileName('122201000123', new Date('2024-04-26T04:17:47.123Z'))).toBe('diagnostics-122201000123-20240426T041747Z.tar.gz');
+    expect(dumpFileName('122201000123', new Date('2024-04-26T04:17:47.123Z'))).toBe(
+      'diagnostics-122201000123-20240426T041747Z.tar.gz',
+    );
   });
 });

@@ -20,7 +20,11 @@ describe('lidar-sensor diagnostics', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('transfer-encoding')).toBe('chunked');
     const files = await readTarGz(Buffer.from(await response.arrayBuffer()));
-    const lines = files.get('log/recent.jsonl')!.trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    const lines = files
+      .get('log/recent.jsonl')!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string });
     expect(lines.map((l) => l.msg)).toContain('sensor ready');
   });
 });

@@ -63,7 +63,20 @@ describe.skipIf(skipReason)('mDNS advertisement between network namespaces', () 
     pair = NetnsPair.create('mdns', { a: [`${UNIT}/24`], b: [`${BROWSER}/24`] });
     dataDir = mkdtempSync(join(tmpdir(), 'sensor-mdns-'));
     // No --mdns: listening on a non-loopback address turns it on.
-    server = pair.spawn(pair.a, [process.execPath, CLI, '--host', UNIT, '--port', '8080', '--serial', SERIAL, '--data-dir', dataDir, '--log-level', 'warn']);
+    server = pair.spawn(pair.a, [
+      process.execPath,
+      CLI,
+      '--host',
+      UNIT,
+      '--port',
+      '8080',
+      '--serial',
+      SERIAL,
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+    ]);
     await waitFor(
       async () => {
         if (server.child.exitCode !== null) throw new Error(`the server exited: ${server.output()}`);
@@ -82,7 +95,10 @@ describe.skipIf(skipReason)('mDNS advertisement between network namespaces', () 
 
   it('answers a browse for both service types with the SRV, TXT and A records', async () => {
     const answer = await waitFor(
-      () => seen().find((p) => p.answers.some((a) => a.type === 'PTR' && a.data === INSTANCE_ROGER) && p.additionals.length > 0),
+      () =>
+        seen().find(
+          (p) => p.answers.some((a) => a.type === 'PTR' && a.data === INSTANCE_ROGER) && p.additionals.length > 0,
+        ),
       10_000,
       'an answer to the browse',
     );
@@ -97,7 +113,12 @@ describe.skipIf(skipReason)('mDNS advertisement between network namespaces', () 
     expect(srv?.data).toMatchObject({ target: HOST, port: 8080 });
     expect(srv?.flush).toBe(true);
     const txt = answer.additionals.find((r) => r.type === 'TXT' && r.name === INSTANCE_OUSTER);
-    expect(txt && txtOf(txt)).toMatchObject({ sn: SERIAL, pn: expect.stringMatching(/^840-/), fw: 'ousteros-image-prod-bootes-v3.1.0+20240426041747', path: '/api/v1' });
+    expect(txt && txtOf(txt)).toMatchObject({
+      sn: SERIAL,
+      pn: expect.stringMatching(/^840-/),
+      fw: 'ousteros-image-prod-bootes-v3.1.0+20240426041747',
+      path: '/api/v1',
+    });
     const a = answer.additionals.filter((r) => r.type === 'A');
     expect(a.map((r) => [r.name, r.data])).toEqual([[HOST, UNIT]]);
   });
@@ -112,13 +133,28 @@ describe.skipIf(skipReason)('mDNS advertisement between network namespaces', () 
   });
 
   it('follows the IPv4 override: the new address is announced, the old one withdrawn', async () => {
-    const res = await pair.fetch(pair.b, `http://${UNIT}:8080/api/v1/system/network/ipv4/override`, { method: 'PUT', body: '"192.0.2.77/24"', contentType: 'application/json' });
+    const res = await pair.fetch(pair.b, `http://${UNIT}:8080/api/v1/system/network/ipv4/override`, {
+      method: 'PUT',
+      body: '"192.0.2.77/24"',
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(200);
-    await waitFor(() => allRecords().some((r) => r.type === 'A' && r.data === '192.0.2.77' && r.ttl > 0), 10_000, 'the new A record');
+    await waitFor(
+      () => allRecords().some((r) => r.type === 'A' && r.data === '192.0.2.77' && r.ttl > 0),
+      10_000,
+      'the new A record',
+    );
     expect(allRecords().some((r) => r.type === 'A' && r.data === UNIT && r.ttl === 0)).toBe(true);
     // Back to the listen address (a simulated unit keeps listening where it was).
-    expect((await pair.fetch(pair.b, `http://${UNIT}:8080/api/v1/system/network/ipv4/override`, { method: 'DELETE' })).status).toBe(204);
-    await waitFor(() => allRecords().some((r) => r.type === 'A' && r.data === '192.0.2.77' && r.ttl === 0), 10_000, 'the override withdrawn');
+    expect(
+      (await pair.fetch(pair.b, `http://${UNIT}:8080/api/v1/system/network/ipv4/override`, { method: 'DELETE' }))
+        .status,
+    ).toBe(204);
+    await waitFor(
+      () => allRecords().some((r) => r.type === 'A' && r.data === '192.0.2.77' && r.ttl === 0),
+      10_000,
+      'the override withdrawn',
+    );
   });
 
   it('follows a firmware update: the TXT record carries the new firmware once it runs', async () => {
@@ -128,10 +164,18 @@ describe.skipIf(skipReason)('mDNS advertisement between network namespaces', () 
     const upload = `const [url, file] = process.argv.slice(1);
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: require('node:fs').readFileSync(file) });
       console.log(res.status);`;
-    const status = pair.exec(pair.b, [process.execPath, '--input-type=commonjs', '-e', `(async () => { ${upload} })()`, `http://${UNIT}:8080/api/v1/system/firmware`, image]);
+    const status = pair.exec(pair.b, [
+      process.execPath,
+      '--input-type=commonjs',
+      '-e',
+      `(async () => { ${upload} })()`,
+      `http://${UNIT}:8080/api/v1/system/firmware`,
+      image,
+    ]);
     expect(status.trim()).toBe('204');
     const txt = await waitFor(
-      () => allRecords().find((r) => r.type === 'TXT' && r.name === INSTANCE_ROGER && r.ttl > 0 && txtOf(r).fw === NEW_FW),
+      () =>
+        allRecords().find((r) => r.type === 'TXT' && r.name === INSTANCE_ROGER && r.ttl > 0 && txtOf(r).fw === NEW_FW),
       20_000,
       'a TXT record with the new firmware',
     );
@@ -143,7 +187,11 @@ describe.skipIf(skipReason)('mDNS advertisement between network namespaces', () 
     const goodbyes = await waitFor(
       () => {
         const gone = allRecords().filter((r) => r.ttl === 0);
-        return gone.some((r) => r.type === 'PTR' && r.data === INSTANCE_ROGER) && gone.some((r) => r.type === 'PTR' && r.data === INSTANCE_OUSTER) && gone;
+        return (
+          gone.some((r) => r.type === 'PTR' && r.data === INSTANCE_ROGER) &&
+          gone.some((r) => r.type === 'PTR' && r.data === INSTANCE_OUSTER) &&
+          gone
+        );
       },
       10_000,
       'goodbye packets',

@@ -31,8 +31,17 @@ describe('mDNS options', () => {
   });
 
   it('names the instance and host after the serial, one A record per address', () => {
-    const records = unitRecords({ serialNumber: '122201000123', partNumber: '840-102145-D', productLine: 'OS-1-128', firmware: 'fw', port: 80, addresses: ['192.0.2.1', '198.51.100.1'] });
-    expect(records.filter((r) => r.type === 'PTR' && r.name === '_roger._tcp.local').map((r) => r.data)).toEqual(['Ouster Sensor 122201000123._roger._tcp.local']);
+    const records = unitRecords({
+      serialNumber: '122201000123',
+      partNumber: '840-102145-D',
+      productLine: 'OS-1-128',
+      firmware: 'fw',
+      port: 80,
+      addresses: ['192.0.2.1', '198.51.100.1'],
+    });
+    expect(records.filter((r) => r.type === 'PTR' && r.name === '_roger._tcp.local').map((r) => r.data)).toEqual([
+      'Ouster Sensor 122201000123._roger._tcp.local',
+    ]);
     expect(records.filter((r) => r.type === 'A').map((r) => [r.name, r.data])).toEqual([
       ['os-122201000123.local', '192.0.2.1'],
       ['os-122201000123.local', '198.51.100.1'],

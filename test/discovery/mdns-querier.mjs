@@ -28,7 +28,11 @@ const print = (packet, rinfo) =>
 if (mode === 'browse') {
   const mdns = makeMdns({ bind: '0.0.0.0', interface: address, loopback: false });
   mdns.on('response', print);
-  const ask = () => mdns.query([{ name: '_roger._tcp.local', type: 'PTR' }, { name: '_ouster-lidar._tcp.local', type: 'PTR' }]);
+  const ask = () =>
+    mdns.query([
+      { name: '_roger._tcp.local', type: 'PTR' },
+      { name: '_ouster-lidar._tcp.local', type: 'PTR' },
+    ]);
   mdns.on('ready', () => {
     console.log(JSON.stringify({ ready: true }));
     ask();

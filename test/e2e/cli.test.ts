@@ -25,7 +25,18 @@ describe('command line', () => {
   it('--help lists every option with its environment variable', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const word of ['--host', '--port', '--data-dir', '--product', '--serial', '--hal', '--log-level', 'SENSOR_PORT', 'SENSOR_HAL']) expect(stdout).toContain(word);
+    for (const word of [
+      '--host',
+      '--port',
+      '--data-dir',
+      '--product',
+      '--serial',
+      '--hal',
+      '--log-level',
+      'SENSOR_PORT',
+      'SENSOR_HAL',
+    ])
+      expect(stdout).toContain(word);
   });
 
   it.each([
@@ -56,7 +67,10 @@ describe('command line', () => {
   });
 
   it('takes options from SENSOR_* environment variables, flags winning', async () => {
-    const cli = await start({ env: { SENSOR_SERIAL: '122201000777', SENSOR_PRODUCT: 'OS-0-32', SENSOR_HAL: 'linux' }, args: ['--hal', 'sim'] });
+    const cli = await start({
+      env: { SENSOR_SERIAL: '122201000777', SENSOR_PRODUCT: 'OS-0-32', SENSOR_HAL: 'linux' },
+      args: ['--hal', 'sim'],
+    });
     const info = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as SensorInfo;
     expect(info.prod_sn).toBe('122201000777');
     expect(info.prod_line).toBe('OS-0-32');
@@ -66,21 +80,57 @@ describe('command line', () => {
 describe('persistence', () => {
   it('keeps configuration and user data across a graceful restart, and drops unpersisted staged changes', async () => {
     const first = await start();
-    expect((await fetch(`${first.baseUrl}/api/v1/sensor/config`, { method: 'POST', headers: json, body: JSON.stringify({ lidar_mode: '512x20', udp_port_imu: 7777 }) })).status).toBe(204);
-    expect((await fetch(`${first.baseUrl}/api/v1/sensor/config?reinit=false&persist=false`, { method: 'POST', headers: json, body: JSON.stringify({ udp_port_lidar: 1234 }) })).status).toBe(204);
-    expect((await fetch(`${first.baseUrl}/api/v1/user/data?policy=keep_on_config_delete`, { method: 'PUT', body: '"hello"' })).status).toBe(204);
+    expect(
+      (
+        await fetch(`${first.baseUrl}/api/v1/sensor/config`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ lidar_mode: '512x20', udp_port_imu: 7777 }),
+        })
+      ).status,
+    ).toBe(204);
+    expect(
+      (
+        await fetch(`${first.baseUrl}/api/v1/sensor/config?reinit=false&persist=false`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ udp_port_lidar: 1234 }),
+        })
+      ).status,
+    ).toBe(204);
+    expect(
+      (
+        await fetch(`${first.baseUrl}/api/v1/user/data?policy=keep_on_config_delete`, {
+          method: 'PUT',
+          body: '"hello"',
+        })
+      ).status,
+    ).toBe(204);
     expect(await first.stop()).toBe(0);
 
     const second = await start({ dataDir: first.dataDir });
     const config = await (await fetch(`${second.baseUrl}/api/v1/sensor/config?staging=true`)).json();
     expect(config).toMatchObject({ lidar_mode: '512x20', udp_port_imu: 7777, udp_port_lidar: 7502 });
-    expect(await (await fetch(`${second.baseUrl}/api/v1/user/data?include_metadata=1`)).json()).toEqual({ value: 'hello', policy: 'keep_on_config_delete' });
+    expect(await (await fetch(`${second.baseUrl}/api/v1/user/data?include_metadata=1`)).json()).toEqual({
+      value: 'hello',
+      policy: 'keep_on_config_delete',
+    });
   });
 
   it('keeps every acknowledged write when killed with SIGKILL right after the 204', async () => {
     const first = await start();
-    expect((await fetch(`${first.baseUrl}/api/v1/sensor/config/lidar_mode`, { method: 'PUT', headers: json, body: '"2048x10"' })).status).toBe(204);
-    expect((await fetch(`${first.baseUrl}/api/v1/user/data`, { method: 'PUT', body: '"acknowledged"' })).status).toBe(204);
+    expect(
+      (
+        await fetch(`${first.baseUrl}/api/v1/sensor/config/lidar_mode`, {
+          method: 'PUT',
+          headers: json,
+          body: '"2048x10"',
+        })
+      ).status,
+    ).toBe(204);
+    expect((await fetch(`${first.baseUrl}/api/v1/user/data`, { method: 'PUT', body: '"acknowledged"' })).status).toBe(
+      204,
+    );
     await first.kill();
 
     const second = await start({ dataDir: first.dataDir });

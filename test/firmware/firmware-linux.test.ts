@@ -62,19 +62,28 @@ async function linuxUnit(withHook = true): Promise<{ t: TestSensor; bootDir: str
   const bootDir = mkdtempSync(join(tmpdir(), 'fake-uboot-'));
   const hook = withHook ? fakeBootloaderHook(bootDir) : undefined;
   const t = await createTestSensor({
-    hal: (defaults) => ({ ...defaults, firmware: createLinuxFirmware({ dataDir: join(defaults.firmware.slotDirectory, '..'), hook }) }),
+    hal: (defaults) => ({
+      ...defaults,
+      firmware: createLinuxFirmware({ dataDir: join(defaults.firmware.slotDirectory, '..'), hook }),
+    }),
   });
   cleanups.push(async () => {
     await t.close();
     removeDir(t.dataDir);
     rmSync(bootDir, { recursive: true, force: true });
   });
-  const calls = () => (existsSync(join(bootDir, 'calls.log')) ? readFileSync(join(bootDir, 'calls.log'), 'utf8').trim().split('\n') : []);
+  const calls = () =>
+    existsSync(join(bootDir, 'calls.log')) ? readFileSync(join(bootDir, 'calls.log'), 'utf8').trim().split('\n') : [];
   return { t, bootDir, calls };
 }
 
 async function upload(t: TestSensor, image: Buffer) {
-  return t.app.inject({ method: 'POST', url: '/api/v1/system/firmware', headers: { 'content-type': 'application/octet-stream' }, payload: image });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/v1/system/firmware',
+    headers: { 'content-type': 'application/octet-stream' },
+    payload: image,
+  });
 }
 
 describe('linux firmware HAL with a bootloader hook', () => {
@@ -82,12 +91,24 @@ describe('linux firmware HAL with a bootloader hook', () => {
     const { t, bootDir, calls } = await linuxUnit();
     const payload = generatedPayload('rootfs', 50_000);
     expect((await upload(t, buildImage(NEW_REV, payload))).statusCode).toBe(204);
-    await waitFor(() => !t.sensor.firmware.status.commit_pending && t.sensor.firmware.status.fw === NEW_REV, 10_000, 'the update to commit');
+    await waitFor(
+      () => !t.sensor.firmware.status.commit_pending && t.sensor.firmware.status.fw === NEW_REV,
+      10_000,
+      'the update to commit',
+    );
     expect(readFileSync(join(bootDir, 'partition-b')).equals(payload)).toBe(true);
     const imageFile = join(t.hal.firmware.slotDirectory, 'slot-b.img');
-    expect(calls()).toEqual(['booted', `install b ${imageFile} ${buildImage(NEW_REV, Buffer.alloc(0)).length} ${payload.length} ${NEW_REV}`, 'activate b', 'booted', 'mark-good b']);
+    expect(calls()).toEqual([
+      'booted',
+      `install b ${imageFile} ${buildImage(NEW_REV, Buffer.alloc(0)).length} ${payload.length} ${NEW_REV}`,
+      'activate b',
+      'booted',
+      'mark-good b',
+    ]);
     expect(readFileSync(join(bootDir, 'primary'), 'utf8').trim()).toBe('b');
-    expect(createHash('sha256').update(readFileSync(imageFile)).digest('hex')).toBe(createHash('sha256').update(buildImage(NEW_REV, payload)).digest('hex'));
+    expect(createHash('sha256').update(readFileSync(imageFile)).digest('hex')).toBe(
+      createHash('sha256').update(buildImage(NEW_REV, payload)).digest('hex'),
+    );
   });
 
   it('notices when the bootloader fell back to the previous slot and raises the rollback alert', async () => {
@@ -95,7 +116,14 @@ describe('linux firmware HAL with a bootloader hook', () => {
     writeFileSync(join(bootDir, 'trials-fail'), '');
     const before = t.sensor.firmware.status.fw;
     expect((await upload(t, buildImage(NEW_REV, generatedPayload('bad', 1000)))).statusCode).toBe(204);
-    await waitFor(() => calls().filter((c) => c === 'booted').length === 2 && t.sensor.status === 'RUNNING' && !t.sensor.firmware.status.commit_pending, 10_000, 'the reboot');
+    await waitFor(
+      () =>
+        calls().filter((c) => c === 'booted').length === 2 &&
+        t.sensor.status === 'RUNNING' &&
+        !t.sensor.firmware.status.commit_pending,
+      10_000,
+      'the reboot',
+    );
     expect(t.sensor.firmware.status).toEqual({ commit_pending: false, fw: before });
     expect(calls()).not.toContain('mark-good b');
     expect(t.sensor.alerts.snapshot().active.map((a: { id: string }) => a.id)).toContain(FIRMWARE_ROLLBACK_ALERT);

@@ -63,14 +63,31 @@ async function getJson(baseUrl: string, path: string): Promise<{ status: number;
 /** Everything that must not change when an upload is refused. */
 function snapshot(u: Unit) {
   const dir = u.t.hal.firmware.slotDirectory;
-  const files = Object.fromEntries(readdirSync(dir).sort().map((name) => [name, createHash('sha256').update(readFileSync(join(dir, name))).digest('hex')]));
-  return { files, state: structuredClone(u.t.sensor.firmware.slotState), status: u.t.sensor.firmware.status, initId: u.t.sensor.initializationId };
+  const files = Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [
+        name,
+        createHash('sha256')
+          .update(readFileSync(join(dir, name)))
+          .digest('hex'),
+      ]),
+  );
+  return {
+    files,
+    state: structuredClone(u.t.sensor.firmware.slotState),
+    status: u.t.sensor.firmware.status,
+    initId: u.t.sensor.initializationId,
+  };
 }
 
 describe('firmware update over HTTP', () => {
   it('uploads with 100-continue, reboots into the new image, and commits it once healthy', async () => {
     const u = await startUnit();
-    expect((await getJson(u.baseUrl, '/api/v1/system/firmware')).body).toEqual({ commit_pending: false, fw: FACTORY_REV });
+    expect((await getJson(u.baseUrl, '/api/v1/system/firmware')).body).toEqual({
+      commit_pending: false,
+      fw: FACTORY_REV,
+    });
     expect((await getJson(u.baseUrl, '/api/v1/sensor/metadata/sensor_info')).body.image_rev).toBe(FACTORY_REV);
     const initBefore = u.t.sensor.initializationId;
 
@@ -79,20 +96,33 @@ describe('firmware update over HTTP', () => {
     expect(result).toMatchObject({ status: 204, continued: true });
 
     // While the new image's first boot is held: it runs on trial, UPDATING, not yet committed.
-    const pending = await waitFor(async () => {
-      const r = await getJson(u.baseUrl, '/api/v1/system/firmware');
-      return r.status === 200 && r.body.fw === NEW_REV ? r.body : undefined;
-    }, 10_000, 'the unit to boot the new image');
+    const pending = await waitFor(
+      async () => {
+        const r = await getJson(u.baseUrl, '/api/v1/system/firmware');
+        return r.status === 200 && r.body.fw === NEW_REV ? r.body : undefined;
+      },
+      10_000,
+      'the unit to boot the new image',
+    );
     expect(pending).toEqual({ commit_pending: true, fw: NEW_REV });
     const info = (await getJson(u.baseUrl, '/api/v1/sensor/metadata/sensor_info')).body;
-    expect(info).toMatchObject({ image_rev: NEW_REV, build_rev: 'v3.2.0', build_date: '2025-01-01T12:00:00Z', status: 'UPDATING' });
+    expect(info).toMatchObject({
+      image_rev: NEW_REV,
+      build_rev: 'v3.2.0',
+      build_date: '2025-01-01T12:00:00Z',
+      status: 'UPDATING',
+    });
 
     u.fw.release();
     // What a client does: poll until commit_pending is false.
-    const committed = await waitFor(async () => {
-      const r = await getJson(u.baseUrl, '/api/v1/system/firmware');
-      return r.status === 200 && r.body.commit_pending === false ? r.body : undefined;
-    }, 10_000, 'commit_pending to become false');
+    const committed = await waitFor(
+      async () => {
+        const r = await getJson(u.baseUrl, '/api/v1/system/firmware');
+        return r.status === 200 && r.body.commit_pending === false ? r.body : undefined;
+      },
+      10_000,
+      'commit_pending to become false',
+    );
     expect(committed).toEqual({ commit_pending: false, fw: NEW_REV });
     const after = (await getJson(u.baseUrl, '/api/v1/sensor/metadata/sensor_info')).body;
     expect(after).toMatchObject({ image_rev: NEW_REV, status: 'RUNNING' });
@@ -113,27 +143,45 @@ describe('firmware update over HTTP', () => {
     const u = await startUnit();
     u.fw.holdTrials();
     expect((await uploadFirmware(u.baseUrl, buildImage(NEW_REV, generatedPayload('a', 1000)))).status).toBe(204);
-    await waitFor(async () => (await getJson(u.baseUrl, '/api/v1/system/firmware')).body?.fw === NEW_REV, 10_000, 'trial boot');
-    const second = await uploadFirmware(u.baseUrl, buildImage('ousteros-image-prod-bootes-v3.3.0+20250101120000', generatedPayload('b', 1000)));
+    await waitFor(
+      async () => (await getJson(u.baseUrl, '/api/v1/system/firmware')).body?.fw === NEW_REV,
+      10_000,
+      'trial boot',
+    );
+    const second = await uploadFirmware(
+      u.baseUrl,
+      buildImage('ousteros-image-prod-bootes-v3.3.0+20250101120000', generatedPayload('b', 1000)),
+    );
     expect(second).toMatchObject({ status: 409, continued: false });
     expect(JSON.parse(second.body).detail).toMatch(/commit_pending/);
   });
 
   it('rolls back to the previous image when the new one never boots healthy, and raises an alert', async () => {
     const u = await startUnit();
-    const result = await uploadFirmware(u.baseUrl, buildImage(NEW_REV, generatedPayload('bad', 5000), { 'sim.boot': 'fail' }));
+    const result = await uploadFirmware(
+      u.baseUrl,
+      buildImage(NEW_REV, generatedPayload('bad', 5000), { 'sim.boot': 'fail' }),
+    );
     expect(result).toMatchObject({ status: 204, continued: true });
-    const firmware = await waitFor(async () => {
-      const r = await getJson(u.baseUrl, '/api/v1/system/firmware');
-      return r.status === 200 && r.body.commit_pending === false && u.fw.boots.length > 1 ? r.body : undefined;
-    }, 15_000, 'the update to be resolved');
+    const firmware = await waitFor(
+      async () => {
+        const r = await getJson(u.baseUrl, '/api/v1/system/firmware');
+        return r.status === 200 && r.body.commit_pending === false && u.fw.boots.length > 1 ? r.body : undefined;
+      },
+      15_000,
+      'the update to be resolved',
+    );
     expect(firmware).toEqual({ commit_pending: false, fw: FACTORY_REV });
     expect(u.fw.boots).toEqual([
       { imageRev: FACTORY_REV, kind: 'normal' },
       ...Array.from({ length: MAX_ATTEMPTS }, () => ({ imageRev: NEW_REV, kind: 'trial' })),
       { imageRev: FACTORY_REV, kind: 'rollback' },
     ]);
-    await waitFor(async () => (await getJson(u.baseUrl, '/api/v1/sensor/metadata/sensor_info')).body?.status === 'RUNNING', 10_000, 'RUNNING');
+    await waitFor(
+      async () => (await getJson(u.baseUrl, '/api/v1/sensor/metadata/sensor_info')).body?.status === 'RUNNING',
+      10_000,
+      'RUNNING',
+    );
     expect((await getJson(u.baseUrl, '/api/v1/sensor/metadata/sensor_info')).body.image_rev).toBe(FACTORY_REV);
     const alerts = (await getJson(u.baseUrl, '/api/v1/sensor/alerts')).body;
     const rollback = alerts.active.find((a: { id: string }) => a.id === FIRMWARE_ROLLBACK_ALERT);
@@ -143,10 +191,14 @@ describe('firmware update over HTTP', () => {
 
     // A later good update commits and ends the alert.
     expect((await uploadFirmware(u.baseUrl, buildImage(NEW_REV, generatedPayload('good', 5000)))).status).toBe(204);
-    await waitFor(async () => {
-      const r = await getJson(u.baseUrl, '/api/v1/system/firmware');
-      return r.status === 200 && r.body.fw === NEW_REV && !r.body.commit_pending;
-    }, 15_000, 'the good update to commit');
+    await waitFor(
+      async () => {
+        const r = await getJson(u.baseUrl, '/api/v1/system/firmware');
+        return r.status === 200 && r.body.fw === NEW_REV && !r.body.commit_pending;
+      },
+      15_000,
+      'the good update to commit',
+    );
     const later = (await getJson(u.baseUrl, '/api/v1/sensor/alerts')).body;
     expect(later.active.find((a: { id: string }) => a.id === FIRMWARE_ROLLBACK_ALERT)).toBeUndefined();
   });
@@ -158,18 +210,56 @@ describe('firmware update over HTTP', () => {
     const corrupt = Buffer.from(good);
     corrupt[corrupt.length - 7] ^= 0x40;
     const foreign = Buffer.concat([Buffer.from('\x7fELF'), generatedPayload('elf', 50_000)]);
-    const cases: { name: string; image: Buffer; headers?: Record<string, string>; status: number; continued: boolean; detail: RegExp }[] = [
-      { name: 'truncated', image: good.subarray(0, good.length - 1000), status: 400, continued: true, detail: /truncated/ },
+    const cases: {
+      name: string;
+      image: Buffer;
+      headers?: Record<string, string>;
+      status: number;
+      continued: boolean;
+      detail: RegExp;
+    }[] = [
+      {
+        name: 'truncated',
+        image: good.subarray(0, good.length - 1000),
+        status: 400,
+        continued: true,
+        detail: /truncated/,
+      },
       { name: 'corrupt', image: corrupt, status: 400, continued: true, detail: /corrupt/ },
       { name: 'foreign', image: foreign, status: 400, continued: true, detail: /not a firmware image/ },
       { name: 'empty', image: Buffer.alloc(0), status: 400, continued: true, detail: /empty/ },
-      { name: 'wrong type', image: good, headers: { 'content-type': 'application/json' }, status: 415, continued: false, detail: /application\/octet-stream/ },
-      { name: 'no type', image: good, headers: { 'content-type': '' }, status: 415, continued: false, detail: /octet-stream/ },
-      { name: 'too large', image: Buffer.alloc(16), headers: { 'content-length': String(u.t.sensor.firmware.maxImageBytes + 1) }, status: 413, continued: false, detail: /at most/ },
+      {
+        name: 'wrong type',
+        image: good,
+        headers: { 'content-type': 'application/json' },
+        status: 415,
+        continued: false,
+        detail: /application\/octet-stream/,
+      },
+      {
+        name: 'no type',
+        image: good,
+        headers: { 'content-type': '' },
+        status: 415,
+        continued: false,
+        detail: /octet-stream/,
+      },
+      {
+        name: 'too large',
+        image: Buffer.alloc(16),
+        headers: { 'content-length': String(u.t.sensor.firmware.maxImageBytes + 1) },
+        status: 413,
+        continued: false,
+        detail: /at most/,
+      },
     ];
     for (const c of cases) {
       const result = await uploadFirmware(u.baseUrl, c.image, c.headers);
-      expect({ name: c.name, status: result.status, continued: result.continued }).toEqual({ name: c.name, status: c.status, continued: c.continued });
+      expect({ name: c.name, status: result.status, continued: result.continued }).toEqual({
+        name: c.name,
+        status: c.status,
+        continued: c.continued,
+      });
       expect(result.headers['content-type']).toBe('application/json');
       expect(JSON.parse(result.body).detail, c.name).toMatch(c.detail);
       if (!c.continued) expect(result.headers.connection, c.name).toBe('close');
@@ -185,7 +275,11 @@ describe('Expect: 100-continue elsewhere', () => {
     const { request } = await import('node:http');
     const body = JSON.stringify('hello');
     const result = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
-      const req = request(`${u.baseUrl}/api/v1/user/data`, { method: 'PUT', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(body.length), expect: '100-continue' } });
+      const req = request(`${u.baseUrl}/api/v1/user/data`, {
+        method: 'PUT',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': String(body.length), expect: '100-continue' },
+      });
       let continued = false;
       req.on('continue', () => {
         continued = true;

@@ -12,12 +12,21 @@ export interface UploadResult {
   body: string;
 }
 
-export function uploadFirmware(baseUrl: string, image: Buffer, headers: Record<string, string> = {}): Promise<UploadResult> {
+export function uploadFirmware(
+  baseUrl: string,
+  image: Buffer,
+  headers: Record<string, string> = {},
+): Promise<UploadResult> {
   return new Promise((resolve, reject) => {
     const req = request(`${baseUrl}/api/v1/system/firmware`, {
       method: 'POST',
       agent: false,
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(image.length), expect: '100-continue', ...headers },
+      headers: {
+        'content-type': 'application/octet-stream',
+        'content-length': String(image.length),
+        expect: '100-continue',
+        ...headers,
+      },
     });
     let continued = false;
     req.on('continue', () => {

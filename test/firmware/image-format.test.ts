@@ -52,7 +52,9 @@ function decodeByDocumentedLayout(image: Buffer) {
     imageRev: image.toString('latin1', 54, 54 + revLength),
     manifest: image.toString('utf8', 56 + revLength, 56 + revLength + manifestLength),
     headerDigest: image.toString('hex', headerLength - 32, headerLength),
-    headerDigestExpected: createHash('sha256').update(image.subarray(0, headerLength - 32)).digest('hex'),
+    headerDigestExpected: createHash('sha256')
+      .update(image.subarray(0, headerLength - 32))
+      .digest('hex'),
     payload: image.subarray(headerLength),
   };
 }
@@ -93,7 +95,12 @@ describe('firmware image format', () => {
   });
 
   it('refuses a foreign file from its first bytes, before the rest arrives', () => {
-    for (const foreign of [Buffer.from('\x1f\x8b\x08\x00'), Buffer.from('PK\x03\x04'), Buffer.from('{"a":1}'), Buffer.from('L')]) {
+    for (const foreign of [
+      Buffer.from('\x1f\x8b\x08\x00'),
+      Buffer.from('PK\x03\x04'),
+      Buffer.from('{"a":1}'),
+      Buffer.from('L'),
+    ]) {
       const verifier = new ImageVerifier();
       const first = foreign.subarray(0, 1);
       if (first.equals(Buffer.from('L'))) {
@@ -146,8 +153,17 @@ describe('firmware image format', () => {
   });
 
   it('refuses to encode or accept an image_rev clients could not parse', () => {
-    for (const rev of ['', 'v3.1.0', 'ousteros-image-prod-bootes-v3.1+20240426041747', 'ousteros-image-prod-bootes-v3.1.0+20241326041747', 'ousteros-image-prod-Bootes-v3.1.0+20240426041747']) {
-      expect(problemOf(() => encodeImageHeader({ imageRev: rev, payloadLength: 0, payloadSha256: Buffer.alloc(32) })), rev).toBe('invalid-image-rev');
+    for (const rev of [
+      '',
+      'v3.1.0',
+      'ousteros-image-prod-bootes-v3.1+20240426041747',
+      'ousteros-image-prod-bootes-v3.1.0+20241326041747',
+      'ousteros-image-prod-Bootes-v3.1.0+20240426041747',
+    ]) {
+      expect(
+        problemOf(() => encodeImageHeader({ imageRev: rev, payloadLength: 0, payloadSha256: Buffer.alloc(32) })),
+        rev,
+      ).toBe('invalid-image-rev');
     }
   });
 
@@ -163,12 +179,19 @@ describe('firmware image format', () => {
     rev.copy(header, 54);
     header.writeUInt16BE(manifest.length, 54 + rev.length);
     manifest.copy(header, 56 + rev.length);
-    createHash('sha256').update(header.subarray(0, headerLength - 32)).digest().copy(header, headerLength - 32);
+    createHash('sha256')
+      .update(header.subarray(0, headerLength - 32))
+      .digest()
+      .copy(header, headerLength - 32);
     expect(problemOf(() => parseImageHeader(header))).toBe('invalid-manifest');
   });
 
   it('derives the firmware build from image_rev and round-trips it', () => {
-    expect(parseImageRev('ousteros-image-prod-bootes-v3.1.0+20240426041747').build).toEqual({ version: '3.1.0', machine: 'bootes', buildDate: '2024-04-26T04:17:47Z' });
+    expect(parseImageRev('ousteros-image-prod-bootes-v3.1.0+20240426041747').build).toEqual({
+      version: '3.1.0',
+      machine: 'bootes',
+      buildDate: '2024-04-26T04:17:47Z',
+    });
     expect(parseImageRev('ousteros-image-prod-bootes-v3.1.0+20240230041747').problem).toMatch(/build time/);
   });
 });

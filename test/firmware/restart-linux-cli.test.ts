@@ -20,13 +20,28 @@ describe('restart on the linux HAL', () => {
     const first = await startCli({ args: ['--hal', 'linux'] });
     running.push(first);
     try {
-      const post = await fetch(`${first.baseUrl}/api/v1/sensor/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ udp_port_lidar: 7600 }) });
+      const post = await fetch(`${first.baseUrl}/api/v1/sensor/config`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ udp_port_lidar: 7600 }),
+      });
       expect(post.status).toBe(204);
-      const staged = await fetch(`${first.baseUrl}/api/v1/sensor/config?staging=true&reinit=false&persist=false`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ udp_port_imu: 7700 }) });
+      const staged = await fetch(`${first.baseUrl}/api/v1/sensor/config?staging=true&reinit=false&persist=false`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ udp_port_imu: 7700 }),
+      });
       expect(staged.status).toBe(204);
-      const initBefore = ((await (await fetch(`${first.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as { initialization_id: number }).initialization_id;
+      const initBefore = (
+        (await (await fetch(`${first.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as {
+          initialization_id: number;
+        }
+      ).initialization_id;
       const exited = new Promise<number | null>((r) => first.child.once('exit', (code) => r(code)));
-      const res = await fetch(`${first.baseUrl}/api/v1/system/restart`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${first.baseUrl}/api/v1/system/restart`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(204);
       expect(await exited).toBe(RESTART_EXIT_CODE);
 
@@ -34,7 +49,9 @@ describe('restart on the linux HAL', () => {
       running.push(second);
       const config = await (await fetch(`${second.baseUrl}/api/v1/sensor/config?staging=true`)).json();
       expect(config).toMatchObject({ udp_port_lidar: 7600, udp_port_imu: 7503 });
-      const info = (await (await fetch(`${second.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as { initialization_id: number };
+      const info = (await (await fetch(`${second.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as {
+        initialization_id: number;
+      };
       expect(info.initialization_id).not.toBe(initBefore);
     } finally {
       for (const p of running.splice(0)) await p.kill();

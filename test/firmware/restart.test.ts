@@ -62,11 +62,42 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
   it('drops what was not persisted and boots the persisted configuration with a new initialization_id', async () => {
     const { t, lidar } = await unit();
     const json = { 'content-type': 'application/json' };
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload: { udp_port_imu: 7600 } })).statusCode).toBe(204);
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/sensor/config?staging=true&reinit=false&persist=false', headers: json, payload: { lidar_mode: '512x10' } })).statusCode).toBe(204);
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/sensor/config?reinit=true&persist=false', headers: json, payload: { udp_port_lidar: 7777 } })).statusCode).toBe(204);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/sensor/config',
+          headers: json,
+          payload: { udp_port_imu: 7600 },
+        })
+      ).statusCode,
+    ).toBe(204);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/sensor/config?staging=true&reinit=false&persist=false',
+          headers: json,
+          payload: { lidar_mode: '512x10' },
+        })
+      ).statusCode,
+    ).toBe(204);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/sensor/config?reinit=true&persist=false',
+          headers: json,
+          payload: { udp_port_lidar: 7777 },
+        })
+      ).statusCode,
+    ).toBe(204);
     expect(t.sensor.config('active')).toMatchObject({ udp_port_imu: 7600, lidar_mode: '512x10', udp_port_lidar: 7777 });
-    expect(t.sensor.config('persisted')).toMatchObject({ udp_port_imu: 7600, lidar_mode: defaultConfig().lidar_mode, udp_port_lidar: defaultConfig().udp_port_lidar });
+    expect(t.sensor.config('persisted')).toMatchObject({
+      udp_port_imu: 7600,
+      lidar_mode: defaultConfig().lidar_mode,
+      udp_port_lidar: defaultConfig().udp_port_lidar,
+    });
     const initBefore = t.sensor.initializationId;
     const statuses: SensorStatus[] = [];
     t.sensor.on('status', (s) => statuses.push(s));
@@ -89,7 +120,11 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
     const active = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config' })).json();
     const staged = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config?staging=true' })).json();
     expect(active).toEqual(t.sensor.config('persisted'));
-    expect(active).toMatchObject({ udp_port_imu: 7600, lidar_mode: defaultConfig().lidar_mode, udp_port_lidar: defaultConfig().udp_port_lidar });
+    expect(active).toMatchObject({
+      udp_port_imu: 7600,
+      lidar_mode: defaultConfig().lidar_mode,
+      udp_port_lidar: defaultConfig().udp_port_lidar,
+    });
     expect(staged).toEqual(active);
     const info = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/metadata/sensor_info' })).json();
     expect(info.initialization_id).not.toBe(initBefore);
@@ -98,6 +133,9 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
     expect(statuses[0]).toBe('INITIALIZING');
     expect(statuses.at(-1)).toBe('RUNNING');
     // No firmware change: a plain restart boots the committed image.
-    expect((await t.app.inject({ method: 'GET', url: '/api/v1/system/firmware' })).json()).toEqual({ commit_pending: false, fw: info.image_rev });
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/system/firmware' })).json()).toEqual({
+      commit_pending: false,
+      fw: info.image_rev,
+    });
   });
 });

@@ -13,7 +13,12 @@ import {
   type SlotState,
 } from '../../src/model/slot-state.js';
 
-const image = (n: number): SlotImage => ({ imageRev: `ousteros-image-prod-bootes-v3.${n}.0+20250101120000`, payloadSha256: String(n).padStart(64, '0'), imageLength: 100 + n, manifest: {} });
+const image = (n: number): SlotImage => ({
+  imageRev: `ousteros-image-prod-bootes-v3.${n}.0+20250101120000`,
+  payloadSha256: String(n).padStart(64, '0'),
+  imageLength: 100 + n,
+  manifest: {},
+});
 const MAX = 3;
 
 describe('firmware slot state machine', () => {

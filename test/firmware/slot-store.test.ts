@@ -6,7 +6,12 @@ import { SlotStore } from '../../src/firmware/slot-store.js';
 import { factoryState, install, planBoot, type SlotImage } from '../../src/model/slot-state.js';
 import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
 
-const image = (n: number): SlotImage => ({ imageRev: `ousteros-image-prod-bootes-v3.${n}.0+20250101120000`, payloadSha256: String(n).repeat(64).slice(0, 64), imageLength: 1000 + n, manifest: n === 2 ? { 'sim.boot': 'fail' } : {} });
+const image = (n: number): SlotImage => ({
+  imageRev: `ousteros-image-prod-bootes-v3.${n}.0+20250101120000`,
+  payloadSha256: String(n).repeat(64).slice(0, 64),
+  imageLength: 1000 + n,
+  manifest: n === 2 ? { 'sim.boot': 'fail' } : {},
+});
 
 describe('firmware slot store', () => {
   const dirs: string[] = [];

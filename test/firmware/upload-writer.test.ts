@@ -18,7 +18,8 @@ function chunked(bytes: Buffer, size: number, pulled = { count: 0 }, failAfter?:
     pulled,
     async *[Symbol.asyncIterator]() {
       for (let offset = 0; offset < bytes.length; offset += size) {
-        if (failAfter !== undefined && pulled.count >= failAfter) throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+        if (failAfter !== undefined && pulled.count >= failAfter)
+          throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
         pulled.count++;
         yield bytes.subarray(offset, offset + size);
       }
@@ -68,7 +69,9 @@ describe('firmware upload writer', () => {
   });
 
   it('refuses truncated and corrupt images with 400 and leaves the slot as it was', async () => {
-    const truncated = await refusal(writeUploadToSlot(chunked(image.subarray(0, image.length - 1), 8192), { dir, slot: 'b', maxBytes: 1 << 20 }));
+    const truncated = await refusal(
+      writeUploadToSlot(chunked(image.subarray(0, image.length - 1), 8192), { dir, slot: 'b', maxBytes: 1 << 20 }),
+    );
     expect(truncated.status).toBe(400);
     expect(truncated.detail).toMatch(/truncated/);
     slotUntouched();
@@ -89,7 +92,9 @@ describe('firmware upload writer', () => {
   });
 
   it('cleans up when the client goes away mid-upload', async () => {
-    const error = await refusal(writeUploadToSlot(chunked(image, 8192, { count: 0 }, 5), { dir, slot: 'b', maxBytes: 1 << 20 }));
+    const error = await refusal(
+      writeUploadToSlot(chunked(image, 8192, { count: 0 }, 5), { dir, slot: 'b', maxBytes: 1 << 20 }),
+    );
     expect(error.status).toBe(400);
     expect(error.detail).toMatch(/ended before/);
     slotUntouched();
@@ -105,7 +110,17 @@ describe('npm run firmware-image', () => {
       const out = join(dir, 'out.img');
       const tsx = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
       const script = resolve(import.meta.dirname, '../../scripts/firmware-image.ts');
-      const { stdout } = await promisify(execFile)(tsx, [script, '--rev', REV, '--out', out, '--payload', join(dir, 'payload.bin'), '--manifest', 'sim.boot=fail']);
+      const { stdout } = await promisify(execFile)(tsx, [
+        script,
+        '--rev',
+        REV,
+        '--out',
+        out,
+        '--payload',
+        join(dir, 'payload.bin'),
+        '--manifest',
+        'sim.boot=fail',
+      ]);
       expect(stdout).toMatch(/payload sha256 [0-9a-f]{64}/);
       const bytes = readFileSync(out);
       const verifier = new ImageVerifier();
@@ -113,7 +128,9 @@ describe('npm run firmware-image', () => {
       const header = verifier.finish();
       expect(header).toMatchObject({ imageRev: REV, payloadLength: payload.length, manifest: { 'sim.boot': 'fail' } });
       expect(bytes.subarray(header.headerLength).equals(payload)).toBe(true);
-      const bad = await promisify(execFile)(tsx, [script, '--rev', 'v3.1.0', '--out', out]).catch((e: { code: number; stderr: string }) => e);
+      const bad = await promisify(execFile)(tsx, [script, '--rev', 'v3.1.0', '--out', out]).catch(
+        (e: { code: number; stderr: string }) => e,
+      );
       expect(bad).toMatchObject({ code: 2 });
       expect((bad as { stderr: string }).stderr).toMatch(/does not have the form/);
     } finally {

@@ -196,9 +196,13 @@ describe('lidar-sensor fleet (8 units, child processes)', () => {
     // Plausibility, not speed: a receiver never has more than its unit says it sent (read after counting).
     const sent = await Promise.all(
       units.map(async (u) =>
-        sampleValue(parseMetrics(await (await fetch(`${u.url}/metrics`)).text()), 'lidar_sensor_udp_packets_sent_total', {
-          stream: 'lidar',
-        }),
+        sampleValue(
+          parseMetrics(await (await fetch(`${u.url}/metrics`)).text()),
+          'lidar_sensor_udp_packets_sent_total',
+          {
+            stream: 'lidar',
+          },
+        ),
       ),
     );
     receivers.forEach((receiver, i) => {

@@ -17,7 +17,12 @@ describe('error answers are bounded', () => {
     const body: Record<string, string> = {};
     for (let i = 0; i < 60_000; i++) body[`key_${i}`] = 'v';
     body.x_long_key = 'y'.repeat(20_000);
-    const res = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload: JSON.stringify(body) });
+    const res = await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/sensor/config',
+      headers: json,
+      payload: JSON.stringify(body),
+    });
     expect(res.statusCode).toBe(400);
     expect(res.rawPayload.length).toBeLessThan(MAX_ANSWER_BYTES);
     const problem = res.json();
@@ -29,7 +34,9 @@ describe('error answers are bounded', () => {
 
   it('an echoed value is cut to a short prefix', async () => {
     const res = await unit.app.inject({
-      method: 'POST', url: '/api/v1/sensor/config', headers: json,
+      method: 'POST',
+      url: '/api/v1/sensor/config',
+      headers: json,
       payload: JSON.stringify({ ['k'.repeat(50_000)]: 1, lidar_mode: 'Z'.repeat(500_000) }),
     });
     expect(res.statusCode).toBe(400);
@@ -41,7 +48,9 @@ describe('error answers are bounded', () => {
     const payload = JSON.stringify({ azimuth_window: Array.from({ length: 130_000 }, () => 'x') });
     const res = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ pointer: '/azimuth_window', detail: 'must be a list of exactly 2 items; got 130000' }]);
+    expect(res.json().errors).toEqual([
+      { pointer: '/azimuth_window', detail: 'must be a list of exactly 2 items; got 130000' },
+    ]);
   });
 
   it('a deprecated alias with a huge list is a 400 too', async () => {
@@ -64,10 +73,16 @@ describe('Content-Type of errors', () => {
     const plain = await unit.app.inject({ url: '/api/v1/sensor/config/nope' });
     expect(plain.statusCode).toBe(404);
     expect(plain.headers['content-type']).toBe('application/json');
-    const asked = await unit.app.inject({ url: '/api/v1/sensor/config/nope', headers: { accept: 'application/problem+json, application/json;q=0.5' } });
+    const asked = await unit.app.inject({
+      url: '/api/v1/sensor/config/nope',
+      headers: { accept: 'application/problem+json, application/json;q=0.5' },
+    });
     expect(asked.headers['content-type']).toBe('application/problem+json');
     expect(asked.body).toBe(plain.body);
-    const refused = await unit.app.inject({ url: '/api/v1/sensor/config/nope', headers: { accept: 'application/problem+json;q=0' } });
+    const refused = await unit.app.inject({
+      url: '/api/v1/sensor/config/nope',
+      headers: { accept: 'application/problem+json;q=0' },
+    });
     expect(refused.headers['content-type']).toBe('application/json');
   });
 });
@@ -83,7 +98,11 @@ describe('deeply nested bodies', () => {
   });
 
   it('brackets inside strings do not count', async () => {
-    const res = await unit.app.inject({ method: 'PUT', url: '/api/v1/user/data', payload: JSON.stringify('['.repeat(5000)) });
+    const res = await unit.app.inject({
+      method: 'PUT',
+      url: '/api/v1/user/data',
+      payload: JSON.stringify('['.repeat(5000)),
+    });
     expect(res.statusCode).toBe(204);
   });
 });

@@ -7,7 +7,9 @@ describe('fuzz and soak (short mode)', () => {
   it('no 5xx, no crash, bounded answers, no state change on 4xx, stalled clients cut, others served', async () => {
     const report = await runFuzz(QUICK);
     // RSS depends on the machine and its load: reported by `npm run fuzz`, not asserted here.
-    const failed = verdicts(report).filter(([what, met]) => !met && !what.startsWith('max RSS')).map(([what]) => what);
+    const failed = verdicts(report)
+      .filter(([what, met]) => !met && !what.startsWith('max RSS'))
+      .map(([what]) => what);
     expect(failed, `${reportMarkdown(report)}\n${JSON.stringify(report.failures.slice(0, 10), null, 2)}`).toEqual([]);
     expect(report.requests.routes).toBeGreaterThanOrEqual(QUICK.requests);
     expect(report.flood.refused503).toBeGreaterThan(0);

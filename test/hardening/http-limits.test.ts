@@ -17,8 +17,18 @@ let port: number;
 
 beforeAll(async () => {
   cli = await startCli({
-    args: ['--headers-timeout', String(LIMIT_S), '--request-timeout', String(LIMIT_S), '--upload-idle-timeout', String(LIMIT_S),
-      '--keep-alive-timeout', '20', '--max-connections', String(MAX_CONNECTIONS)],
+    args: [
+      '--headers-timeout',
+      String(LIMIT_S),
+      '--request-timeout',
+      String(LIMIT_S),
+      '--upload-idle-timeout',
+      String(LIMIT_S),
+      '--keep-alive-timeout',
+      '20',
+      '--max-connections',
+      String(MAX_CONNECTIONS),
+    ],
   });
   port = cli.port;
 });
@@ -53,7 +63,9 @@ describe('timeouts', () => {
   it('a body that stops arriving: 408, connection closed, nothing stored', async () => {
     const before = await (await fetch(`${cli.baseUrl}/api/v1/user/data`)).text();
     const slow = await rawConnect(port);
-    slow.write('PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"partial');
+    slow.write(
+      'PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"partial',
+    );
     expect(await wellBehaved()).toBe(200);
     const res = await slow.response(CUT_WITHIN_MS);
     expect(res?.status).toBe(408);
@@ -64,16 +76,24 @@ describe('timeouts', () => {
 
   it('a stalled firmware upload is cut after its idle timeout: lock released, partial slot discarded', async () => {
     const slow = await rawConnect(port);
-    slow.write('POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n');
+    slow.write(
+      'POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n',
+    );
     slow.write(Buffer.alloc(4096, 7));
     expect(await closesWithin(slow, CUT_WITHIN_MS)).toBe(true);
     // Another upload is not refused as "busy" (409): it is judged on its own (garbage: 400).
-    const next = await waitFor(async () => {
-      const res = await fetch(`${cli.baseUrl}/api/v1/system/firmware`, {
-        method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(64, 1),
-      });
-      return res.status === 409 ? undefined : res.status;
-    }, CUT_WITHIN_MS, 'the upload lock to be released');
+    const next = await waitFor(
+      async () => {
+        const res = await fetch(`${cli.baseUrl}/api/v1/system/firmware`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/octet-stream' },
+          body: Buffer.alloc(64, 1),
+        });
+        return res.status === 409 ? undefined : res.status;
+      },
+      CUT_WITHIN_MS,
+      'the upload lock to be released',
+    );
     expect(next).toBe(400);
     const leftovers = readdirSync(join(cli.dataDir, 'firmware')).filter((f) => f.endsWith('.tmp'));
     expect(leftovers).toEqual([]);
@@ -83,7 +103,9 @@ describe('timeouts', () => {
 describe('an early error on a body not read to its end', () => {
   it('a rejected 256 KB firmware image: 400 with Connection: close, and the connection ends', async () => {
     const c = await rawConnect(port);
-    c.write('POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: 262144\r\n\r\n');
+    c.write(
+      'POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: 262144\r\n\r\n',
+    );
     c.write(Buffer.alloc(262_144, 0x41));
     const res = await c.response();
     expect(res?.status).toBe(400);
@@ -104,7 +126,10 @@ describe('connection cap', () => {
       if (res?.status === 503) {
         expect(res.headers['retry-after']).toBe('1');
         expect(res.headers.connection).toBe('close');
-        expect(JSON.parse(res.body)).toMatchObject({ status: 503, detail: expect.stringContaining(`${MAX_CONNECTIONS} connections`) });
+        expect(JSON.parse(res.body)).toMatchObject({
+          status: 503,
+          detail: expect.stringContaining(`${MAX_CONNECTIONS} connections`),
+        });
         expect(await closesWithin(c, CUT_WITHIN_MS)).toBe(true);
       }
       held.push(c);
@@ -121,7 +146,7 @@ describe('parser-level refusals', () => {
     ['an unknown method', 'FOO / HTTP/1.1\r\nHost: s\r\n\r\n', 400],
     ['a malformed Content-Length', 'PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Length: abc\r\n\r\n', 400],
     ['a header block over 16 KB', `GET / HTTP/1.1\r\nHost: s\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
-  ])('%s: the project\'s problem body, Connection: close, closed', async (_label, request, status) => {
+  ])("%s: the project's problem body, Connection: close, closed", async (_label, request, status) => {
     const c = await rawConnect(port);
     c.write(request);
     const res = await c.response();
@@ -164,7 +189,12 @@ describe('body encoding', () => {
   it.each([
     ['bytes that are not UTF-8', {}, Buffer.from([0x22, 0xff, 0xfe, 0x22]), 400],
     ['a charset other than UTF-8', { 'content-type': 'application/json; charset=iso-8859-1' }, Buffer.from('"x"'), 415],
-    ['a Content-Encoding the unit does not decode', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, Buffer.from('"x"'), 415],
+    [
+      'a Content-Encoding the unit does not decode',
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      Buffer.from('"x"'),
+      415,
+    ],
   ])('%s: refused, nothing stored', async (_label, headers, payload, status) => {
     await unit.app.inject({ method: 'PUT', url: '/api/v1/user/data', payload: '"kept"' });
     const res = await unit.app.inject({ method: 'PUT', url: '/api/v1/user/data', headers, payload });
@@ -174,7 +204,10 @@ describe('body encoding', () => {
 
   it('UTF-8 (also declared) is accepted', async () => {
     const res = await unit.app.inject({
-      method: 'PUT', url: '/api/v1/user/data', headers: { 'content-type': 'application/json; charset=UTF-8' }, payload: Buffer.from('"Grüße ✓"'),
+      method: 'PUT',
+      url: '/api/v1/user/data',
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+      payload: Buffer.from('"Grüße ✓"'),
     });
     expect(res.statusCode).toBe(204);
     expect((await unit.app.inject({ url: '/api/v1/user/data' })).json()).toBe('Grüße ✓');

@@ -32,20 +32,41 @@ describe('log lines', () => {
     await waitFor(() => lines.length > 0, 2000, 'the alert line');
     const line = lines.find((l) => l.includes('alert raised'))!;
     expect(line.match(/"level":/g)).toHaveLength(1);
-    expect(JSON.parse(line)).toMatchObject({ level: 40, alert_level: expect.any(String), alert: ALERT_IDS.FIRMWARE_ROLLBACK });
+    expect(JSON.parse(line)).toMatchObject({
+      level: 40,
+      alert_level: expect.any(String),
+      alert: ALERT_IDS.FIRMWARE_ROLLBACK,
+    });
     db.close();
     removeDir(dataDir);
   });
 
-  it('a configuration change is logged at info with its parameters and the client\'s address, then the reinit', async () => {
+  it("a configuration change is logged at info with its parameters and the client's address, then the reinit", async () => {
     const cli = await startCli({ args: ['--log-level', 'info'] });
     try {
       const res = await fetch(`${cli.baseUrl}/api/v1/sensor/config`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"lidar_mode":"512x10"}',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"lidar_mode":"512x10"}',
       });
       expect(res.status).toBe(204);
-      const change = await waitFor(() => cli.output().split('\n').find((l) => l.includes('change requested by a client')), 5000, 'the change line');
-      expect(JSON.parse(change)).toMatchObject({ level: 30, method: 'POST', url: '/api/v1/sensor/config', status: 204, remote: '127.0.0.1', parameters: ['lidar_mode'] });
+      const change = await waitFor(
+        () =>
+          cli
+            .output()
+            .split('\n')
+            .find((l) => l.includes('change requested by a client')),
+        5000,
+        'the change line',
+      );
+      expect(JSON.parse(change)).toMatchObject({
+        level: 30,
+        method: 'POST',
+        url: '/api/v1/sensor/config',
+        status: 204,
+        remote: '127.0.0.1',
+        parameters: ['lidar_mode'],
+      });
       expect(cli.output()).toMatch(/"lidar_mode":"512x10".*"msg":"reinitialized"/);
     } finally {
       await cli.stop();

@@ -25,7 +25,16 @@ describe('start-up errors are one clear line, exit 2', () => {
     await new Promise((r) => blocker.once('listening', r));
     const dataDir = mkdtempSync(join(tmpdir(), 'sensor-h11-'));
     try {
-      const result = await runCli(['--host', '127.0.0.1', '--port', String(port), '--data-dir', dataDir, '--log-level', 'silent']);
+      const result = await runCli([
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'silent',
+      ]);
       expect(result.code).toBe(2);
       oneClearLine(result.stderr);
       expect(result.stderr).toMatch(new RegExp(`port ${port} .*already in use.*--port`));
@@ -48,13 +57,18 @@ describe('start-up errors are one clear line, exit 2', () => {
   it.each([
     [{ code: 'EACCES', syscall: 'listen' }, /no permission to listen on 127.0.0.1:80.*cap_net_bind_service/],
     [{ code: 'EACCES', syscall: 'mkdir', path: '/srv/x' }, /no permission to use the data directory \/srv\/x/],
-    [Object.assign(new Error('unable to open database file'), { code: 'SQLITE_CANTOPEN' }), /cannot open the database in the data directory \/d .*writable/],
+    [
+      Object.assign(new Error('unable to open database file'), { code: 'SQLITE_CANTOPEN' }),
+      /cannot open the database in the data directory \/d .*writable/,
+    ],
   ])('%o is explained (these cannot be provoked as root)', (error, expected) => {
     expect(describeStartupFailure(error, { host: '127.0.0.1', port: 80, dataDir: '/d' })).toMatch(expected);
   });
 
   it('an unexpected fault is not disguised', () => {
-    expect(describeStartupFailure(new TypeError('x is undefined'), { host: 'h', port: 1, dataDir: 'd' })).toBeUndefined();
+    expect(
+      describeStartupFailure(new TypeError('x is undefined'), { host: 'h', port: 1, dataDir: 'd' }),
+    ).toBeUndefined();
   });
 });
 
@@ -62,7 +76,16 @@ describe('one process per data directory', () => {
   it('a second process exits 2 naming the holder; after a SIGKILL the directory is free again', async () => {
     const first = await startCli();
     try {
-      const second = await runCli(['--host', '127.0.0.1', '--port', '0', '--data-dir', first.dataDir, '--log-level', 'silent']);
+      const second = await runCli([
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--data-dir',
+        first.dataDir,
+        '--log-level',
+        'silent',
+      ]);
       expect(second.code).toBe(2);
       oneClearLine(second.stderr);
       expect(second.stderr).toContain(`in use by process ${first.child.pid}`);
@@ -107,7 +130,8 @@ describe('a production install on a terminal', () => {
     cpSync(join(REPO, 'package.json'), join(root, 'package.json'));
     mkdirSync(join(root, 'node_modules'));
     for (const name of readdirSync(join(REPO, 'node_modules'))) {
-      if (name !== 'pino-pretty' && name !== '.bin') symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name));
+      if (name !== 'pino-pretty' && name !== '.bin')
+        symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name));
     }
     const port = await freePort();
     const command = `${process.execPath} ${join(root, 'dist', 'cli.js')} --port ${port} --data-dir ${join(root, 'data')}`;
@@ -117,10 +141,14 @@ describe('a production install on a terminal', () => {
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     try {
-      await waitFor(async () => {
-        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${output}`);
-        return (await fetch(`http://127.0.0.1:${port}/api/v1/sensor/config`)).status === 200;
-      }, 15_000, 'the production copy to answer');
+      await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${output}`);
+          return (await fetch(`http://127.0.0.1:${port}/api/v1/sensor/config`)).status === 200;
+        },
+        15_000,
+        'the production copy to answer',
+      );
       await waitFor(() => output.includes('"sensor ready"'), 5_000, 'the JSON ready line');
     } finally {
       child.kill('SIGTERM');

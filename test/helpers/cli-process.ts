@@ -45,7 +45,11 @@ export interface StartCliOptions {
 }
 
 /** Polls `check` until it returns a truthy value or the deadline passes (no fixed sleeps). */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -55,7 +59,8 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -65,10 +70,25 @@ export async function startCli(options: StartCliOptions = {}): Promise<CliProces
   const port = await freePort(host);
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sensor-cli-'));
   let output = '';
-  const child = spawn(process.execPath, [CLI_PATH, '--host', host, '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...(options.args ?? [])], {
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI_PATH,
+      '--host',
+      host,
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+      ...(options.args ?? []),
+    ],
+    {
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -101,8 +121,14 @@ export async function startCli(options: StartCliOptions = {}): Promise<CliProces
 }
 
 /** Runs the CLI to completion (for start-up errors, --help). */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

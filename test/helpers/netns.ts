@@ -64,7 +64,21 @@ export class NetnsPair {
     try {
       run(['ip', 'netns', 'add', pair.a.ns]);
       run(['ip', 'netns', 'add', pair.b.ns]);
-      run(['ip', 'link', 'add', pair.a.iface, 'netns', pair.a.ns, 'type', 'veth', 'peer', 'name', pair.b.iface, 'netns', pair.b.ns]);
+      run([
+        'ip',
+        'link',
+        'add',
+        pair.a.iface,
+        'netns',
+        pair.a.ns,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        pair.b.iface,
+        'netns',
+        pair.b.ns,
+      ]);
       for (const [side, cidrs] of [
         [pair.a, addresses.a],
         [pair.b, addresses.b],
@@ -82,7 +96,9 @@ export class NetnsPair {
 
   /** The veth MAC of a side. */
   mac(side: Side): string {
-    const [link] = JSON.parse(run(['ip', '-n', side.ns, '-j', 'link', 'show', 'dev', side.iface])) as { address: string }[];
+    const [link] = JSON.parse(run(['ip', '-n', side.ns, '-j', 'link', 'show', 'dev', side.iface])) as {
+      address: string;
+    }[];
     return link.address;
   }
 
@@ -91,7 +107,9 @@ export class NetnsPair {
     const links = JSON.parse(run(['ip', '-n', side.ns, '-j', '-4', 'addr', 'show', 'dev', side.iface])) as {
       addr_info: { local: string; prefixlen: number; label: string; scope: string }[];
     }[];
-    return links.flatMap((l) => l.addr_info).map((a) => ({ cidr: `${a.local}/${a.prefixlen}`, label: a.label, scope: a.scope }));
+    return links
+      .flatMap((l) => l.addr_info)
+      .map((a) => ({ cidr: `${a.local}/${a.prefixlen}`, label: a.label, scope: a.scope }));
   }
 
   /** Runs a command to completion inside a side's namespace. */
@@ -100,9 +118,16 @@ export class NetnsPair {
   }
 
   /** Starts `argv` inside a side's namespace; `ip netns exec` execs it, so the pid is the program's. */
-  spawn(side: Side, argv: readonly string[], options: { dropTimeCapability?: boolean; env?: Record<string, string> } = {}): SpawnedProcess {
+  spawn(
+    side: Side,
+    argv: readonly string[],
+    options: { dropTimeCapability?: boolean; env?: Record<string, string> } = {},
+  ): SpawnedProcess {
     const prefix = options.dropTimeCapability ? ['setpriv', '--bounding-set', '-sys_time'] : [];
-    const child = spawn('ip', ['netns', 'exec', side.ns, ...prefix, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+    const child = spawn('ip', ['netns', 'exec', side.ns, ...prefix, ...argv], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...options.env },
+    });
     let output = '';
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -115,7 +140,11 @@ export class NetnsPair {
    * An HTTP request made from inside a side's namespace (a client on the sensor's network), by a
    * short-lived node process. Answers status and body text; `status` 0 when the connection failed.
    */
-  async fetch(side: Side, url: string, init: { method?: string; body?: string; contentType?: string } = {}): Promise<{ status: number; body: string }> {
+  async fetch(
+    side: Side,
+    url: string,
+    init: { method?: string; body?: string; contentType?: string } = {},
+  ): Promise<{ status: number; body: string }> {
     const script = `
       const [url, method, body, type] = process.argv.slice(1);
       try {
@@ -125,10 +154,20 @@ export class NetnsPair {
         console.log(JSON.stringify({ status: 0, body: String(error) }));
       }
       process.exit(0); // don't linger on a keep-alive connection to an address that may be gone`;
-    const spawned = this.spawn(side, [process.execPath, '--input-type=module', '-e', script, url, init.method ?? 'GET', init.body ?? '', init.contentType ?? '']);
+    const spawned = this.spawn(side, [
+      process.execPath,
+      '--input-type=module',
+      '-e',
+      script,
+      url,
+      init.method ?? 'GET',
+      init.body ?? '',
+      init.contentType ?? '',
+    ]);
     const code = await new Promise<number | null>((resolve) => spawned.child.once('exit', resolve));
     const line = spawned.output().trim().split('\n').pop() ?? '';
-    if (code !== 0 || !line.startsWith('{')) throw new Error(`client in ${side.ns} failed (${code}): ${spawned.output()}`);
+    if (code !== 0 || !line.startsWith('{'))
+      throw new Error(`client in ${side.ns} failed (${code}): ${spawned.output()}`);
     return JSON.parse(line) as { status: number; body: string };
   }
 

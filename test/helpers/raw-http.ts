@@ -37,11 +37,13 @@ export async function rawConnect(port: number, host = '127.0.0.1'): Promise<RawC
     buffer = Buffer.concat([buffer, chunk]);
     wake();
   });
-  const closedPromise = new Promise<void>((resolve) => socket.once('close', () => {
-    closed = true;
-    wake();
-    resolve();
-  }));
+  const closedPromise = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      closed = true;
+      wake();
+      resolve();
+    }),
+  );
   const tryParse = (): RawResponse | undefined => {
     const end = buffer.indexOf('\r\n\r\n');
     if (end < 0) return undefined;
@@ -57,7 +59,12 @@ export async function rawConnect(port: number, host = '127.0.0.1'): Promise<RawC
       return tryParse();
     }
     // 204 and 304 never have a body (RFC 9110), whatever the headers say.
-    const length = status === 204 || status === 304 ? 0 : headers['content-length'] !== undefined ? Number(headers['content-length']) : undefined;
+    const length =
+      status === 204 || status === 304
+        ? 0
+        : headers['content-length'] !== undefined
+          ? Number(headers['content-length'])
+          : undefined;
     const bodyStart = end + 4;
     if (length !== undefined && buffer.length < bodyStart + length) return undefined;
     if (length === undefined && !closed) return undefined;

@@ -32,12 +32,37 @@ describe.skipIf(skipReason)('tracking from a real chronyd (network namespaces)',
     mkdirSync(runDir, { mode: 0o700 });
     socket = join(runDir, 'sensor.sock');
     const server = join(dir, 'server.conf');
-    writeFileSync(server, ['local stratum 8', 'allow 192.0.2.0/24', 'bindaddress 192.0.2.1', 'cmdport 0', `bindcmdaddress ${join(runDir, 'server.sock')}`, `pidfile ${join(runDir, 'server.pid')}`, ''].join('\n'));
+    writeFileSync(
+      server,
+      [
+        'local stratum 8',
+        'allow 192.0.2.0/24',
+        'bindaddress 192.0.2.1',
+        'cmdport 0',
+        `bindcmdaddress ${join(runDir, 'server.sock')}`,
+        `pidfile ${join(runDir, 'server.pid')}`,
+        '',
+      ].join('\n'),
+    );
     const client = join(dir, 'sensor.conf');
-    writeFileSync(client, ['server 192.0.2.1 iburst minpoll -2 maxpoll -2', 'port 0', 'cmdport 0', `bindcmdaddress ${socket}`, `pidfile ${join(runDir, 'sensor.pid')}`, ''].join('\n'));
+    writeFileSync(
+      client,
+      [
+        'server 192.0.2.1 iburst minpoll -2 maxpoll -2',
+        'port 0',
+        'cmdport 0',
+        `bindcmdaddress ${socket}`,
+        `pidfile ${join(runDir, 'sensor.pid')}`,
+        '',
+      ].join('\n'),
+    );
     pair.spawn(pair.a, ['chronyd', '-x', '-d', '-u', 'root', '-f', server], { dropTimeCapability: true });
     pair.spawn(pair.b, ['chronyd', '-x', '-d', '-u', 'root', '-f', client], { dropTimeCapability: true });
-    const time = new LinuxTime({ chronycHost: socket, clockIdentity: async () => '000000.fffe.000000', log: pino({ level: 'silent' }) });
+    const time = new LinuxTime({
+      chronycHost: socket,
+      clockIdentity: async () => '000000.fffe.000000',
+      log: pino({ level: 'silent' }),
+    });
     unit = await createTestSensor({ hal: (defaults) => ({ ...defaults, kind: 'linux', time }) });
   });
 
@@ -62,7 +87,17 @@ describe.skipIf(skipReason)('tracking from a real chronyd (network namespaces)',
     expect(tracking.leap_status).toBe('normal');
     expect(tracking.ref_time_utc).toBeGreaterThan(0);
     expect(tracking.ref_time_utc).toBeLessThanOrEqual(system.realtime + 1);
-    for (const field of ['frequency', 'last_offset', 'residual_frequency', 'rms_offset', 'root_delay', 'root_dispersion', 'skew', 'system_time_offset', 'update_interval']) {
+    for (const field of [
+      'frequency',
+      'last_offset',
+      'residual_frequency',
+      'rms_offset',
+      'root_delay',
+      'root_dispersion',
+      'skew',
+      'system_time_offset',
+      'update_interval',
+    ]) {
       expect(typeof tracking[field], field).toBe('number');
     }
     // The same daemon asked directly agrees on the fields that don't move between two reads.
@@ -71,7 +106,11 @@ describe.skipIf(skipReason)('tracking from a real chronyd (network namespaces)',
   });
 
   it('reports "not synchronised" when no chronyd answers', async () => {
-    const time = new LinuxTime({ chronycHost: join(dir, 'run', 'nobody.sock'), clockIdentity: async () => '000000.fffe.000000', log: pino({ level: 'silent' }) });
+    const time = new LinuxTime({
+      chronycHost: join(dir, 'run', 'nobody.sock'),
+      clockIdentity: async () => '000000.fffe.000000',
+      log: pino({ level: 'silent' }),
+    });
     const tracking = await time.tracking();
     expect(tracking.leap_status).toBe('not synchronised');
     expect(tracking.remote_host).toBe('');

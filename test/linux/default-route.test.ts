@@ -16,7 +16,9 @@ describe('default route interface (/proc/net/route)', () => {
   });
 
   it('is undefined without a default route', () => {
-    expect(defaultRouteInterface([HEADER, 'eth0\t0001A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0'].join('\n'))).toBeUndefined();
+    expect(
+      defaultRouteInterface([HEADER, 'eth0\t0001A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0'].join('\n')),
+    ).toBeUndefined();
     expect(defaultRouteInterface(HEADER)).toBeUndefined();
   });
 });

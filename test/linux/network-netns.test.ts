@@ -30,16 +30,26 @@ describe.skipIf(skipReason)('static IPv4 override on a real interface (network n
       '--import',
       resolve(REPO, 'node_modules/tsx/dist/esm/index.mjs'),
       resolve(REPO, 'src/cli.ts'),
-      '--hal', 'linux',
-      '--host', '0.0.0.0',
-      '--port', '80',
-      '--interface', pair.b.iface,
-      '--data-dir', dataDir,
-      '--log-level', 'warn',
+      '--hal',
+      'linux',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '80',
+      '--interface',
+      pair.b.iface,
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
     ]);
     const started = server;
     // Ask only once the kernel has the address: a client that ARPs for a missing one waits out its timeout.
-    await waitFor(() => kernelAddresses().some((c) => c.startsWith(`${address}/`)), 30_000, `${address} on the interface`);
+    await waitFor(
+      () => kernelAddresses().some((c) => c.startsWith(`${address}/`)),
+      30_000,
+      `${address} on the interface`,
+    );
     await waitFor(
       async () => {
         if (started.child.exitCode !== null) throw new Error(`the server exited: ${started.output()}`);
@@ -79,13 +89,21 @@ describe.skipIf(skipReason)('static IPv4 override on a real interface (network n
   });
 
   it('answers a bad override with 400 and changes nothing', async () => {
-    const res = await pair.fetch(pair.a, 'http://192.0.2.2/api/v1/system/network/ipv4/override', { method: 'PUT', body: '"224.0.0.1/24"', contentType: 'application/json' });
+    const res = await pair.fetch(pair.a, 'http://192.0.2.2/api/v1/system/network/ipv4/override', {
+      method: 'PUT',
+      body: '"224.0.0.1/24"',
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(400);
     expect(kernelAddresses()).toEqual(['192.0.2.2/24']);
   });
 
   it('moves to the override address and is reachable only there', async () => {
-    const put = await pair.fetch(pair.a, 'http://192.0.2.2/api/v1/system/network/ipv4/override', { method: 'PUT', body: JSON.stringify(OVERRIDE), contentType: 'application/json' });
+    const put = await pair.fetch(pair.a, 'http://192.0.2.2/api/v1/system/network/ipv4/override', {
+      method: 'PUT',
+      body: JSON.stringify(OVERRIDE),
+      contentType: 'application/json',
+    });
     expect(put.status).toBe(200);
     expect(JSON.parse(put.body)).toBe(OVERRIDE);
     await waitFor(() => kernelAddresses().includes(OVERRIDE), 15_000, `${OVERRIDE} on the interface`);
@@ -114,7 +132,9 @@ describe.skipIf(skipReason)('static IPv4 override on a real interface (network n
   });
 
   it('returns to dynamic addressing on DELETE, falling back to its link-local address', async () => {
-    const del = await pair.fetch(pair.a, 'http://192.0.2.100/api/v1/system/network/ipv4/override', { method: 'DELETE' });
+    const del = await pair.fetch(pair.a, 'http://192.0.2.100/api/v1/system/network/ipv4/override', {
+      method: 'DELETE',
+    });
     expect(del.status).toBe(204);
     const linkLocal = linkLocalFromMac(pair.mac(pair.b));
     await waitFor(() => kernelAddresses().join() === linkLocal, 15_000, `the interface to hold only ${linkLocal}`);

@@ -36,7 +36,10 @@ describe.skipIf(skipReason)('PTP data sets from a real ptp4l (network namespaces
     // The sensor's ptp4l: the site's settings, then the managed profile block the HAL writes. The
     // servo constants only make it lock in a few seconds instead of ~16 s; the clock is not adjusted anyway.
     sensorConfig = join(dir, 'sensor.cfg');
-    writeFileSync(sensorConfig, `[global]\nuds_address ${join(dir, 'sensor.sock')}\npi_proportional_const 0.7\npi_integral_const 0.3\n`);
+    writeFileSync(
+      sensorConfig,
+      `[global]\nuds_address ${join(dir, 'sensor.sock')}\npi_proportional_const 0.7\npi_integral_const 0.3\n`,
+    );
     await writeProfileToPtp4lConfig(sensorConfig, 'default');
     pair.spawn(pair.a, ['ptp4l', '-S', '-i', pair.a.iface, '-f', gmConfig, '-m'], { dropTimeCapability: true });
     pair.spawn(pair.b, ['ptp4l', '-S', '-i', pair.b.iface, '-f', sensorConfig, '-m'], { dropTimeCapability: true });
@@ -62,7 +65,9 @@ describe.skipIf(skipReason)('PTP data sets from a real ptp4l (network namespaces
       async () => {
         const res = await unit.app.inject({ url: '/api/v1/time/ptp' });
         const body = res.json();
-        return body.port_data_set.port_state === 'SLAVE' && body.time_status_np.gm_present ? { body, raw: res.body } : undefined;
+        return body.port_data_set.port_state === 'SLAVE' && body.time_status_np.gm_present
+          ? { body, raw: res.body }
+          : undefined;
       },
       90_000,
       'the sensor ptp4l to select the grandmaster (port_state SLAVE)',
@@ -87,7 +92,12 @@ describe.skipIf(skipReason)('PTP data sets from a real ptp4l (network namespaces
   });
 
   it('writes a profile into the sensor ptp4l configuration, keeping the site settings', async () => {
-    const res = await unit.app.inject({ method: 'PUT', url: '/api/v1/time/ptp/profile', payload: '"gptp"', headers: { 'content-type': 'application/json' } });
+    const res = await unit.app.inject({
+      method: 'PUT',
+      url: '/api/v1/time/ptp/profile',
+      payload: '"gptp"',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toBe('gptp');
     const text = readFileSync(sensorConfig, 'utf8');
@@ -104,10 +114,13 @@ describe.skipIf(skipReason)('PTP data sets from a real ptp4l (network namespaces
       const config = join(dir, `check-${profile || 'empty'}.cfg`);
       writeFileSync(config, `[global]\nuds_address ${join(dir, `check-${profile || 'empty'}.sock`)}\n`);
       await writeProfileToPtp4lConfig(config, profile);
-      const daemon = pair.spawn(pair.a, ['ptp4l', '-S', '-i', pair.a.iface, '-f', config, '-m'], { dropTimeCapability: true });
+      const daemon = pair.spawn(pair.a, ['ptp4l', '-S', '-i', pair.a.iface, '-f', config, '-m'], {
+        dropTimeCapability: true,
+      });
       await waitFor(
         () => {
-          if (daemon.child.exitCode !== null) throw new Error(`ptp4l refused the ${profile} configuration: ${daemon.output()}`);
+          if (daemon.child.exitCode !== null)
+            throw new Error(`ptp4l refused the ${profile} configuration: ${daemon.output()}`);
           return /INITIALIZING to (LISTENING|SLAVE) on INIT_COMPLETE/.test(daemon.output());
         },
         20_000,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { LIDAR_MODES, defaultConfig, type SensorConfig } from '../../src/config/registry.js';
 import { ApiError } from '../../src/errors.js';
-import { INIT_ID_LIMIT, SERIAL_LIMIT, generateSerial, makeIdentity, nextInitializationId } from '../../src/model/identity.js';
+import {
+  INIT_ID_LIMIT,
+  SERIAL_LIMIT,
+  generateSerial,
+  makeIdentity,
+  nextInitializationId,
+} from '../../src/model/identity.js';
 import { SensorMetadata, type MetadataSource } from '../../src/sensor/metadata.js';
 import type { SensorStatus } from '../../src/sensor/status.js';
 import { PRODUCT_MODELS, findProduct } from '../../src/model/products.js';
@@ -47,8 +53,14 @@ describe.each(PRODUCT_MODELS.map((m) => [m.name] as const))('metadata of %s', (n
       const n = all.lidar_data_format.pixels_per_column;
 
       expect(Object.keys(all).sort()).toEqual([
-        'beam_intrinsics', 'calibration_status', 'config_params', 'imu_data_format', 'imu_intrinsics',
-        'lidar_data_format', 'lidar_intrinsics', 'sensor_info',
+        'beam_intrinsics',
+        'calibration_status',
+        'config_params',
+        'imu_data_format',
+        'imu_intrinsics',
+        'lidar_data_format',
+        'lidar_intrinsics',
+        'sensor_info',
       ]);
       expect(n).toBe(Number(all.sensor_info.prod_line.split('-')[2]));
       expect(all.beam_intrinsics.beam_altitude_angles).toHaveLength(n);
@@ -96,7 +108,12 @@ describe('the metadata cache', () => {
     expect(metadata.beamIntrinsics()).toBe(metadata.all().beam_intrinsics);
 
     // A reinit: new active configuration and a new initialization_id, as the device core commits them.
-    src.activeConfig = { ...defaultConfig(), lidar_mode: '2048x10', azimuth_window: [300_000, 100_000], gyro_fsr: 'EXTENDED' };
+    src.activeConfig = {
+      ...defaultConfig(),
+      lidar_mode: '2048x10',
+      azimuth_window: [300_000, 100_000],
+      gyro_fsr: 'EXTENDED',
+    };
     const previousId = src.initializationId;
     src.initializationId = nextInitializationId(previousId);
     const after = metadata.all();

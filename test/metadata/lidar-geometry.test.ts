@@ -53,11 +53,20 @@ describe('column_window', () => {
   });
 
   it('follows the formula of client-contract.md, written out independently', () => {
-    const formula = ([a0, a1]: [number, number], cpf: number) =>
-      [(Math.floor(((TURN - a1) * cpf) / TURN) + 1) % cpf, Math.floor(((TURN - a0) * cpf) / TURN) % cpf];
+    const formula = ([a0, a1]: [number, number], cpf: number) => [
+      (Math.floor(((TURN - a1) * cpf) / TURN) + 1) % cpf,
+      Math.floor(((TURN - a0) * cpf) / TURN) % cpf,
+    ];
     for (const mode of LIDAR_MODES) {
       const cpf = columnsPerFrame(mode);
-      for (const w of [[90_000, 270_000], [0, 120_000], [300_000, 60_000], [10_000, 20_000], [359_000, 1_000], [0, 180_000]] as [number, number][])
+      for (const w of [
+        [90_000, 270_000],
+        [0, 120_000],
+        [300_000, 60_000],
+        [10_000, 20_000],
+        [359_000, 1_000],
+        [0, 180_000],
+      ] as [number, number][])
         expect(columnWindow(w, cpf), `${mode} ${w}`).toEqual(formula(w, cpf));
     }
   });

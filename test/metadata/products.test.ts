@@ -4,12 +4,18 @@ import { DEFAULT_PRODUCT, PRODUCT_MODELS, PRODUCT_NAMES, findProduct } from '../
 
 const FIELD_OF_VIEW_DEG = { 'OS-0': 90, 'OS-1': 45, 'OS-2': 22.5 } as const;
 // sensor-facts.md: the four-row azimuth pattern of each line, about these values.
-const AZIMUTH_PATTERN_DEG = { 'OS-0': [10.8, 3.6, -3.6, -10.8], 'OS-1': [4.2, 1.4, -1.4, -4.1], 'OS-2': [2.1, 0.7, -0.7, -2.1] } as const;
+const AZIMUTH_PATTERN_DEG = {
+  'OS-0': [10.8, 3.6, -3.6, -10.8],
+  'OS-1': [4.2, 1.4, -1.4, -4.1],
+  'OS-2': [2.1, 0.7, -0.7, -2.1],
+} as const;
 const BEAM_ORIGIN_MM = { 'OS-0': 27.1, 'OS-1': 15.8, 'OS-2': 13.8 } as const;
 
 describe('product catalogue', () => {
   it('holds OS-0, OS-1 and OS-2 with 32, 64 and 128 channels, each also as a T1 variant', () => {
-    const expected = ['OS-0', 'OS-1', 'OS-2'].flatMap((line) => [32, 64, 128].flatMap((n) => [`${line}-${n}`, `${line}-${n}-T1`]));
+    const expected = ['OS-0', 'OS-1', 'OS-2'].flatMap((line) =>
+      [32, 64, 128].flatMap((n) => [`${line}-${n}`, `${line}-${n}-T1`]),
+    );
     expect([...PRODUCT_NAMES].sort()).toEqual(expected.sort());
     expect(new Set(PRODUCT_MODELS.map((m) => m.prodPn)).size).toBe(PRODUCT_MODELS.length);
     expect(findProduct(DEFAULT_PRODUCT)?.name).toBe('OS-1-128');
@@ -43,7 +49,9 @@ describe('product catalogue', () => {
 
     it('repeats the four-row azimuth pattern of its line', () => {
       expect(m.beamAzimuthDeg).toHaveLength(m.channels);
-      m.beamAzimuthDeg.forEach((az, row) => expect(Math.abs(az - AZIMUTH_PATTERN_DEG[m.line][row % 4])).toBeLessThan(0.15));
+      m.beamAzimuthDeg.forEach((az, row) =>
+        expect(Math.abs(az - AZIMUTH_PATTERN_DEG[m.line][row % 4])).toBeLessThan(0.15),
+      );
     });
 
     it('has plausible 4x4 row-major transforms', () => {

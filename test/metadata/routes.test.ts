@@ -5,7 +5,15 @@ import { PRODUCT_MODELS } from '../../src/model/products.js';
 import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 
-const SECTIONS = ['sensor_info', 'lidar_data_format', 'imu_data_format', 'beam_intrinsics', 'imu_intrinsics', 'lidar_intrinsics', 'calibration_status'];
+const SECTIONS = [
+  'sensor_info',
+  'lidar_data_format',
+  'imu_data_format',
+  'beam_intrinsics',
+  'imu_intrinsics',
+  'lidar_intrinsics',
+  'calibration_status',
+];
 
 let unit: TestSensor | undefined;
 afterEach(async () => {
@@ -21,7 +29,12 @@ async function get(path: string) {
 }
 
 async function postConfig(body: unknown) {
-  return unit!.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: body as object, headers: { 'content-type': 'application/json' } });
+  return unit!.app.inject({
+    method: 'POST',
+    url: '/api/v1/sensor/config',
+    payload: body as object,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** A HAL whose lidar part, once `hold()` is called, waits for `release()` before applying a run: the unit stays INITIALIZING meanwhile. */
@@ -32,8 +45,12 @@ function gatedHal(defaults: Hal) {
     await gate;
     return defaults.lidar.apply(run);
   };
-  const lidar = new Proxy(defaults.lidar, { get: (target, key) => (key === 'apply' ? apply : (Reflect.get(target, key) as unknown)) });
-  const hal = new Proxy(defaults, { get: (target, key) => (key === 'lidar' ? lidar : (Reflect.get(target, key) as unknown)) });
+  const lidar = new Proxy(defaults.lidar, {
+    get: (target, key) => (key === 'apply' ? apply : (Reflect.get(target, key) as unknown)),
+  });
+  const hal = new Proxy(defaults, {
+    get: (target, key) => (key === 'lidar' ? lidar : (Reflect.get(target, key) as unknown)),
+  });
   return {
     hal,
     hold: () => void (gate = new Promise<void>((r) => (release = r))),
@@ -50,8 +67,22 @@ describe('metadata endpoints', () => {
       expect(res.headers['content-type']).toBe('application/json');
     }
     const info = (await get('/api/v1/sensor/metadata/sensor_info')).body;
-    expect(Object.keys(info)).toEqual(['build_date', 'build_rev', 'image_rev', 'initialization_id', 'prod_line', 'prod_pn', 'prod_sn', 'status']);
-    expect(info).toMatchObject({ prod_line: 'OS-1-64', prod_sn: '122201000998', status: 'RUNNING', build_rev: 'v3.1.0' });
+    expect(Object.keys(info)).toEqual([
+      'build_date',
+      'build_rev',
+      'image_rev',
+      'initialization_id',
+      'prod_line',
+      'prod_pn',
+      'prod_sn',
+      'status',
+    ]);
+    expect(info).toMatchObject({
+      prod_line: 'OS-1-64',
+      prod_sn: '122201000998',
+      status: 'RUNNING',
+      build_rev: 'v3.1.0',
+    });
     expect(info.image_rev).toMatch(/^ousteros-image-prod-[a-z]+-v3\.1\.\d+\+\d{14}$/);
     expect(info.build_date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     expect(info.initialization_id).toBe(unit.sensor.initializationId);
@@ -66,9 +97,17 @@ describe('metadata endpoints', () => {
       udp_profile_imu: 'LEGACY',
       udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16',
     });
-    expect((await get('/api/v1/sensor/metadata/imu_data_format')).body).toEqual({ accel_fsr: 'NORMAL', gyro_fsr: 'NORMAL' });
+    expect((await get('/api/v1/sensor/metadata/imu_data_format')).body).toEqual({
+      accel_fsr: 'NORMAL',
+      gyro_fsr: 'NORMAL',
+    });
     const beams = (await get('/api/v1/sensor/metadata/beam_intrinsics')).body;
-    expect(Object.keys(beams).sort()).toEqual(['beam_altitude_angles', 'beam_azimuth_angles', 'beam_to_lidar_transform', 'lidar_origin_to_beam_origin_mm']);
+    expect(Object.keys(beams).sort()).toEqual([
+      'beam_altitude_angles',
+      'beam_azimuth_angles',
+      'beam_to_lidar_transform',
+      'lidar_origin_to_beam_origin_mm',
+    ]);
     expect(beams.beam_altitude_angles).toHaveLength(64);
     expect((await get('/api/v1/sensor/metadata/imu_intrinsics')).body.imu_to_sensor_transform).toHaveLength(16);
     expect((await get('/api/v1/sensor/metadata/lidar_intrinsics')).body.lidar_to_sensor_transform).toHaveLength(16);
@@ -81,29 +120,53 @@ describe('metadata endpoints', () => {
     unit = await createTestSensor();
     const all = (await get('/api/v1/sensor/metadata')).body;
     expect(Object.keys(all).sort()).toEqual([
-      'beam_intrinsics', 'calibration_status', 'config_params', 'imu_data_format', 'imu_intrinsics',
-      'lidar_data_format', 'lidar_intrinsics', 'sensor_info',
+      'beam_intrinsics',
+      'calibration_status',
+      'config_params',
+      'imu_data_format',
+      'imu_intrinsics',
+      'lidar_data_format',
+      'lidar_intrinsics',
+      'sensor_info',
     ]);
-    for (const section of SECTIONS) expect(all[section], section).toEqual((await get(`/api/v1/sensor/metadata/${section}`)).body);
+    for (const section of SECTIONS)
+      expect(all[section], section).toEqual((await get(`/api/v1/sensor/metadata/${section}`)).body);
     expect(all.config_params).toEqual((await get('/api/v1/sensor/config')).body);
   });
 
   it('reflects a configuration change right after the reinit, with a new initialization_id', async () => {
     unit = await createTestSensor({ product: 'OS-0-128' });
     const before = (await get('/api/v1/sensor/metadata')).body;
-    const res = await postConfig({ lidar_mode: '512x20', azimuth_window: [300000, 100000], udp_profile_lidar: 'RNG15_RFL8_NIR8', accel_fsr: 'EXTENDED' });
+    const res = await postConfig({
+      lidar_mode: '512x20',
+      azimuth_window: [300000, 100000],
+      udp_profile_lidar: 'RNG15_RFL8_NIR8',
+      accel_fsr: 'EXTENDED',
+    });
     expect(res.statusCode).toBe(204);
     const after = (await get('/api/v1/sensor/metadata')).body;
     expect(after.sensor_info.initialization_id).not.toBe(before.sensor_info.initialization_id);
     expect(after.sensor_info.prod_sn).toBe(before.sensor_info.prod_sn);
-    expect(after.lidar_data_format).toMatchObject({ columns_per_frame: 512, column_window: [370, 85], udp_profile_lidar: 'RNG15_RFL8_NIR8' });
-    expect(after.lidar_data_format.pixel_shift_by_row).toEqual(after.beam_intrinsics.beam_azimuth_angles.map((a: number) => Math.round((a * 512) / 360)));
+    expect(after.lidar_data_format).toMatchObject({
+      columns_per_frame: 512,
+      column_window: [370, 85],
+      udp_profile_lidar: 'RNG15_RFL8_NIR8',
+    });
+    expect(after.lidar_data_format.pixel_shift_by_row).toEqual(
+      after.beam_intrinsics.beam_azimuth_angles.map((a: number) => Math.round((a * 512) / 360)),
+    );
     expect(after.imu_data_format).toEqual({ accel_fsr: 'EXTENDED', gyro_fsr: 'NORMAL' });
     expect(after.config_params).toMatchObject({ lidar_mode: '512x20', azimuth_window: [300000, 100000] });
-    expect((await get('/api/v1/sensor/metadata/sensor_info')).body.initialization_id).toBe(after.sensor_info.initialization_id);
+    expect((await get('/api/v1/sensor/metadata/sensor_info')).body.initialization_id).toBe(
+      after.sensor_info.initialization_id,
+    );
 
     // A staged-only change changes nothing the metadata shows.
-    await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config?staging=true&reinit=false&persist=false', payload: { lidar_mode: '2048x10' } });
+    await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/sensor/config?staging=true&reinit=false&persist=false',
+      payload: { lidar_mode: '2048x10' },
+    });
     expect((await get('/api/v1/sensor/metadata')).body).toEqual(after);
   });
 
@@ -117,7 +180,8 @@ describe('metadata endpoints', () => {
       expect(res.body.detail).toMatch(/RUNNING.*STANDBY/);
     }
     expect((await get('/api/v1/sensor/metadata/sensor_info')).body.status).toBe('STANDBY');
-    for (const section of SECTIONS.filter((s) => s !== 'lidar_data_format')) expect((await get(`/api/v1/sensor/metadata/${section}`)).status).toBe(200);
+    for (const section of SECTIONS.filter((s) => s !== 'lidar_data_format'))
+      expect((await get(`/api/v1/sensor/metadata/${section}`)).status).toBe(200);
 
     unit.sensor.setStatus('ERROR');
     expect((await get('/api/v1/sensor/metadata/lidar_data_format')).status).toBe(409);
@@ -131,10 +195,14 @@ describe('metadata endpoints', () => {
     gate!.hold();
     const pending = postConfig({ lidar_mode: '2048x10' });
     const duringReinit = async () => {
-      const initializing = await waitFor(async () => {
-        const info = (await get('/api/v1/sensor/metadata/sensor_info')).body;
-        return info.status === 'INITIALIZING' && info;
-      }, 5000, 'status INITIALIZING');
+      const initializing = await waitFor(
+        async () => {
+          const info = (await get('/api/v1/sensor/metadata/sensor_info')).body;
+          return info.status === 'INITIALIZING' && info;
+        },
+        5000,
+        'status INITIALIZING',
+      );
       expect(initializing.initialization_id).not.toBe(oldId);
       for (const path of ['/api/v1/sensor/metadata/lidar_data_format', '/api/v1/sensor/metadata']) {
         const res = await get(path);

@@ -35,14 +35,19 @@ function expectConsistentMetadata(all: Json, productLine: string) {
   expect(all.beam_intrinsics.beam_altitude_angles).toHaveLength(n);
   expect(all.beam_intrinsics.beam_azimuth_angles).toHaveLength(n);
   const cpf = all.lidar_data_format.columns_per_frame;
-  expect(all.lidar_data_format.pixel_shift_by_row).toEqual(all.beam_intrinsics.beam_azimuth_angles.map((a: number) => Math.round((a * cpf) / 360)));
+  expect(all.lidar_data_format.pixel_shift_by_row).toEqual(
+    all.beam_intrinsics.beam_azimuth_angles.map((a: number) => Math.round((a * cpf) / 360)),
+  );
   expect(all.lidar_data_format.column_window).toEqual([0, cpf - 1]);
 }
 
 describe.each(PRODUCT_MODELS.map((m) => [m.name, m.prodLine] as const))('--product %s', (name, prodLine) => {
   it('starts and serves consistent metadata', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sensor-product-'));
-    const options = parseCliOptions(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--product', name], {});
+    const options = parseCliOptions(
+      ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--product', name],
+      {},
+    );
     if (options === 'help') throw new Error('unexpected --help');
     const server = await startServer(options, pino({ level: 'silent' }));
     try {
@@ -88,15 +93,18 @@ describe('the lidar-sensor command', () => {
     }
   });
 
-  it.each(['OS-3-64', 'os-1-128', 'OS-1-16'])('refuses the unknown product %j, listing the valid ones', async (name) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sensor-product-'));
-    const { code, stderr } = await runCli(['--port', '0', '--data-dir', dataDir, '--product', name]);
-    removeDir(dataDir);
-    expect(code).toBe(2);
-    expect(stderr).toContain(`unknown product model "${name}"`);
-    for (const valid of PRODUCT_NAMES) expect(stderr).toContain(valid);
-    expect(stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
-  });
+  it.each(['OS-3-64', 'os-1-128', 'OS-1-16'])(
+    'refuses the unknown product %j, listing the valid ones',
+    async (name) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'sensor-product-'));
+      const { code, stderr } = await runCli(['--port', '0', '--data-dir', dataDir, '--product', name]);
+      removeDir(dataDir);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`unknown product model "${name}"`);
+      for (const valid of PRODUCT_NAMES) expect(stderr).toContain(valid);
+      expect(stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+    },
+  );
 
   it('refuses a serial that does not fit 40 bits', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sensor-product-'));

@@ -84,7 +84,11 @@ describe('GET /metrics', () => {
       }),
     ).toBe(1);
     expect(
-      sampleValue(families, 'lidar_sensor_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' }),
+      sampleValue(families, 'lidar_sensor_http_requests_total', {
+        method: 'GET',
+        route: 'unmatched',
+        status_code: '404',
+      }),
     ).toBe(1);
     // The parser folds the buckets of all label sets of a histogram into one sample (its known limitation):
     // check the family's type and its buckets.

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formatIpv4, isLinkLocal, linkLocalFromMac, parseCidr, parseIpv4, parseIpv4Override, prefixFromNetmask } from '../../src/network/ipv4.js';
+import {
+  formatIpv4,
+  isLinkLocal,
+  linkLocalFromMac,
+  parseCidr,
+  parseIpv4,
+  parseIpv4Override,
+  prefixFromNetmask,
+} from '../../src/network/ipv4.js';
 import { clockIdentityFromMac, formatIpv6, ipv6LinkLocalFromMac, macFromSerial } from '../../src/network/mac.js';
 
 describe('IPv4 override validation', () => {

@@ -27,7 +27,8 @@ const get = async (url: string) => {
   return res.json();
 };
 const putOverride = (payload: string) => unit.app.inject({ method: 'PUT', url: OVERRIDE, payload, headers: json });
-const ipv4Becomes = (addr: string) => waitFor(async () => (await get(`${NETWORK}/ipv4`)).addr === addr, 5000, `ipv4.addr to become ${addr}`);
+const ipv4Becomes = (addr: string) =>
+  waitFor(async () => (await get(`${NETWORK}/ipv4`)).addr === addr, 5000, `ipv4.addr to become ${addr}`);
 
 describe('network model (sim)', () => {
   it('has every field of the spec, derived from the serial number and the listen address', async () => {
@@ -66,16 +67,19 @@ describe('IPv4 override (sim)', () => {
     ['"10.20.30.40/255.255.0.0"', '10.20.30.40/16'],
     ['"198.51.100.9/32"', '198.51.100.9/32'],
   ];
-  it.each(good)('PUT %s answers 200 with %s, persisted at once and applied after a short delay', async (payload, cidr) => {
-    unit = await createTestSensor();
-    const res = await putOverride(payload);
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('application/json');
-    expect(res.json()).toBe(cidr);
-    expect(await get(OVERRIDE)).toBe(cidr);
-    await ipv4Becomes(cidr);
-    expect((await get(`${NETWORK}/ipv4`)).override).toBe(cidr);
-  });
+  it.each(good)(
+    'PUT %s answers 200 with %s, persisted at once and applied after a short delay',
+    async (payload, cidr) => {
+      unit = await createTestSensor();
+      const res = await putOverride(payload);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.json()).toBe(cidr);
+      expect(await get(OVERRIDE)).toBe(cidr);
+      await ipv4Becomes(cidr);
+      expect((await get(`${NETWORK}/ipv4`)).override).toBe(cidr);
+    },
+  );
 
   it('takes the prefix of the current address for a bare address', async () => {
     unit = await createTestSensor();
@@ -84,7 +88,25 @@ describe('IPv4 override (sim)', () => {
     expect((await putOverride('"10.1.9.9"')).json()).toBe('10.1.9.9/16');
   });
 
-  const bad = ['"224.0.0.1/24"', '"255.255.255.255"', '"127.0.0.1/8"', '"0.0.0.0"', '"169.254.10.10/16"', '"192.0.2.0/24"', '"192.0.2.255/24"', '"192.0.2.300"', '"192.0.2.1/33"', '"fe80::1"', '""', '3232235876', 'null', '["192.0.2.1"]', '{}', '', 'not json'];
+  const bad = [
+    '"224.0.0.1/24"',
+    '"255.255.255.255"',
+    '"127.0.0.1/8"',
+    '"0.0.0.0"',
+    '"169.254.10.10/16"',
+    '"192.0.2.0/24"',
+    '"192.0.2.255/24"',
+    '"192.0.2.300"',
+    '"192.0.2.1/33"',
+    '"fe80::1"',
+    '""',
+    '3232235876',
+    'null',
+    '["192.0.2.1"]',
+    '{}',
+    '',
+    'not json',
+  ];
   it.each(bad)('refuses %s with a 400 problem and changes nothing', async (payload) => {
     unit = await createTestSensor();
     expect((await putOverride('"192.0.2.10/24"')).statusCode).toBe(200);
@@ -145,7 +167,13 @@ describe('IPv4 override (sim)', () => {
     await putOverride('"192.0.2.123/24"');
     await ipv4Becomes('192.0.2.123/24');
     expect((await unit.app.inject({ method: 'DELETE', url: '/api/v1/sensor/config' })).statusCode).toBe(204);
-    await waitFor(async () => (await unit.app.inject({ url: `${NETWORK}/ipv4` })).statusCode === 200 && (await get(`${NETWORK}/ipv4`)).addr === '127.0.0.1/8', 10_000, 'the restart');
+    await waitFor(
+      async () =>
+        (await unit.app.inject({ url: `${NETWORK}/ipv4` })).statusCode === 200 &&
+        (await get(`${NETWORK}/ipv4`)).addr === '127.0.0.1/8',
+      10_000,
+      'the restart',
+    );
     expect(await get(OVERRIDE)).toBeNull();
   });
 });
@@ -172,7 +200,10 @@ describe('speed override', () => {
       const res = await unit.app.inject({ method: 'PUT', url: SPEED, payload, headers: json });
       expect(res.statusCode, payload).toBe(400);
     }
-    expect((await unit.app.inject({ method: 'PUT', url: SPEED, payload: '100', headers: { 'content-type': 'text/plain' } })).statusCode).toBe(415);
+    expect(
+      (await unit.app.inject({ method: 'PUT', url: SPEED, payload: '100', headers: { 'content-type': 'text/plain' } }))
+        .statusCode,
+    ).toBe(415);
     expect(await get(SPEED)).toBeNull();
 
     const res = await unit.app.inject({ method: 'PUT', url: SPEED, payload: '100', headers: json });

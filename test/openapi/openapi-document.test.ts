@@ -45,7 +45,11 @@ describe('GET /api/v1/openapi.json and .yaml', () => {
         ids.push(operation.operationId);
         expect(operation.responses['503'], `${method} ${path}`).toBeDefined();
         for (const [status, response] of Object.entries(operation.responses)) {
-          if (Number(status) >= 400) expect(Object.keys(response.content ?? {}).sort()).toEqual(['application/json', 'application/problem+json']);
+          if (Number(status) >= 400)
+            expect(Object.keys(response.content ?? {}).sort()).toEqual([
+              'application/json',
+              'application/problem+json',
+            ]);
         }
       }
     }

@@ -41,7 +41,9 @@ const USER_DATA_LIMIT = 131_072;
  * at a later occurrence (the third upload chunk; the second boot, i.e. a boot of the trial image).
  */
 const LATER_OCCURRENCE: Partial<Record<CrashPoint, number>> = { 'upload-chunk': 3, 'boot-after-plan': 2 };
-export const CRASH_TARGETS: readonly string[] = CRASH_POINTS.map((step) => (LATER_OCCURRENCE[step] ? `${step}@${LATER_OCCURRENCE[step]}` : step));
+export const CRASH_TARGETS: readonly string[] = CRASH_POINTS.map((step) =>
+  LATER_OCCURRENCE[step] ? `${step}@${LATER_OCCURRENCE[step]}` : step,
+);
 
 export const INVARIANTS = ['acknowledged', 'refused', 'one-state', 'firmware', 'complete-image', 'integrity'] as const;
 export type Invariant = (typeof INVARIANTS)[number];
@@ -140,7 +142,13 @@ class Unit {
 
 type Answer = { status: number; body: string } | 'unanswered';
 
-async function call(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   try {
     const res = await fetch(baseUrl + path, {
       method,
@@ -166,7 +174,11 @@ function upload(baseUrl: string, image: Buffer, onProgress: () => void): Promise
     const req = request(`${baseUrl}/api/v1/system/firmware`, {
       method: 'POST',
       agent: false,
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(image.length), expect: '100-continue' },
+      headers: {
+        'content-type': 'application/octet-stream',
+        'content-length': String(image.length),
+        expect: '100-continue',
+      },
     });
     req.on('continue', async () => {
       for (let offset = 0; offset < image.length && !settled; offset += 65_536) {
@@ -188,21 +200,29 @@ function upload(baseUrl: string, image: Buffer, onProgress: () => void): Promise
 }
 
 /** Verifies a slot file by the documented layout alone (README "Firmware images"). */
-function verifySlotFileIndependently(path: string, record: { image_rev: string; payload_sha256: string; image_length: number }): string | undefined {
+function verifySlotFileIndependently(
+  path: string,
+  record: { image_rev: string; payload_sha256: string; image_length: number },
+): string | undefined {
   if (!existsSync(path)) return `${path} is missing`;
   const bytes = readFileSync(path);
-  if (bytes.length !== record.image_length) return `${path} is ${bytes.length} bytes, the record says ${record.image_length}`;
+  if (bytes.length !== record.image_length)
+    return `${path} is ${bytes.length} bytes, the record says ${record.image_length}`;
   if (bytes.toString('latin1', 0, 8) !== 'LSFWIMG\n') return `${path} does not start with the magic`;
   const headerLength = bytes.readUInt16BE(10);
   const revLength = bytes.readUInt16BE(52);
   const rev = bytes.toString('latin1', 54, 54 + revLength);
-  const headerDigest = createHash('sha256').update(bytes.subarray(0, headerLength - 32)).digest();
+  const headerDigest = createHash('sha256')
+    .update(bytes.subarray(0, headerLength - 32))
+    .digest();
   if (!headerDigest.equals(bytes.subarray(headerLength - 32, headerLength))) return `${path} has a corrupt header`;
   const payloadLength = Number(bytes.readBigUInt64BE(12));
   if (headerLength + payloadLength !== bytes.length) return `${path}: header and payload lengths do not add up`;
   const payloadDigest = createHash('sha256').update(bytes.subarray(headerLength)).digest('hex');
-  if (payloadDigest !== bytes.toString('hex', 20, 52)) return `${path}: the payload does not match its digest (a mix of images?)`;
-  if (rev !== record.image_rev || payloadDigest !== record.payload_sha256) return `${path} holds ${rev}, the record says ${record.image_rev}`;
+  if (payloadDigest !== bytes.toString('hex', 20, 52))
+    return `${path}: the payload does not match its digest (a mix of images?)`;
+  if (rev !== record.image_rev || payloadDigest !== record.payload_sha256)
+    return `${path} holds ${rev}, the record says ${record.image_rev}`;
   return undefined;
 }
 
@@ -244,10 +264,30 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
 
   async function start(crashAt?: string): Promise<Unit> {
     const port = await freePort();
-    const child = spawn(process.execPath, [CLI_PATH, '--host', '127.0.0.1', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', '--firmware-boot-attempts', '2'], {
-      env: { ...process.env, SENSOR_TEST_CRASH_POINTS: '1', ...(crashAt ? { SENSOR_CRASH_AT: crashAt } : { SENSOR_CRASH_AT: '' }) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI_PATH,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'warn',
+        '--firmware-boot-attempts',
+        '2',
+      ],
+      {
+        env: {
+          ...process.env,
+          SENSOR_TEST_CRASH_POINTS: '1',
+          ...(crashAt ? { SENSOR_CRASH_AT: crashAt } : { SENSOR_CRASH_AT: '' }),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const unit = new Unit(child, `http://127.0.0.1:${port}`);
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -296,39 +336,75 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     const fwAnswer = await call(u.baseUrl, 'GET', '/api/v1/system/firmware');
     const alertsAnswer = await call(u.baseUrl, 'GET', '/api/v1/sensor/alerts');
     for (const a of [configAnswer, stagedAnswer, userAnswer, fwAnswer, alertsAnswer]) {
-      if (a === 'unanswered' || a.status !== 200) throw new Error(`the restarted unit did not answer a read: ${JSON.stringify(a)}\n${u.output}`);
+      if (a === 'unanswered' || a.status !== 200)
+        throw new Error(`the restarted unit did not answer a read: ${JSON.stringify(a)}\n${u.output}`);
     }
-    const observed: UnitState = { config: JSON.parse((configAnswer as { body: string }).body), userData: JSON.parse((userAnswer as { body: string }).body) };
+    const observed: UnitState = {
+      config: JSON.parse((configAnswer as { body: string }).body),
+      userData: JSON.parse((userAnswer as { body: string }).body),
+    };
     const staged = JSON.parse((stagedAnswer as { body: string }).body);
 
     // Configuration and user data: exactly one acknowledged state.
     const candidates = [state, ...(unanswered?.state ? [unanswered.state(state)] : [])];
     const same = (a: unknown, b: unknown) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
     const match = candidates.find((c) => same(c.config, observed.config) && same(c.userData, observed.userData));
-    check('one-state', match !== undefined, () => `after the cut (${unanswered?.describe ?? 'no request in flight'}) the unit holds ${JSON.stringify(observed)}, none of ${JSON.stringify(candidates)}`);
-    check('one-state', same(staged, observed.config), () => `staged ${JSON.stringify(staged)} differs from active after a boot`);
+    check(
+      'one-state',
+      match !== undefined,
+      () =>
+        `after the cut (${unanswered?.describe ?? 'no request in flight'}) the unit holds ${JSON.stringify(observed)}, none of ${JSON.stringify(candidates)}`,
+    );
+    check(
+      'one-state',
+      same(staged, observed.config),
+      () => `staged ${JSON.stringify(staged)} differs from active after a boot`,
+    );
     // Every acknowledged value is there, except what the cut-off request itself would change.
     const touched = unanswered?.state ? unanswered.state(state) : state;
     for (const [key, value] of Object.entries(state.config)) {
-      if (same(touched.config[key], value)) check('acknowledged', same(observed.config[key], value), () => `acknowledged ${key}=${JSON.stringify(value)} is ${JSON.stringify(observed.config[key])} after the cut`);
+      if (same(touched.config[key], value))
+        check(
+          'acknowledged',
+          same(observed.config[key], value),
+          () => `acknowledged ${key}=${JSON.stringify(value)} is ${JSON.stringify(observed.config[key])} after the cut`,
+        );
     }
-    if (same(touched.userData, state.userData)) check('acknowledged', same(observed.userData, state.userData), () => `acknowledged user data ${JSON.stringify(state.userData).slice(0, 80)} is ${JSON.stringify(observed.userData).slice(0, 80)}`);
-    for (const refused of refusedMarkers) check('refused', !refused.seen(observed), () => `refused write visible: ${refused.describe}`);
+    if (same(touched.userData, state.userData))
+      check(
+        'acknowledged',
+        same(observed.userData, state.userData),
+        () =>
+          `acknowledged user data ${JSON.stringify(state.userData).slice(0, 80)} is ${JSON.stringify(observed.userData).slice(0, 80)}`,
+      );
+    for (const refused of refusedMarkers)
+      check('refused', !refused.seen(observed), () => `refused write visible: ${refused.describe}`);
     if (match) state = match;
 
     // Firmware.
     const fw = JSON.parse((fwAnswer as { body: string }).body) as { commit_pending: boolean; fw: string };
-    const alerts = JSON.parse((alertsAnswer as { body: string }).body) as { active: { id: string; msg_verbose: string }[] };
+    const alerts = JSON.parse((alertsAnswer as { body: string }).body) as {
+      active: { id: string; msg_verbose: string }[];
+    };
     const allowed = [firmware.committed, firmware.pending?.rev, unanswered?.upload?.rev].filter(Boolean);
     check('firmware', allowed.includes(fw.fw), () => `fw ${fw.fw} is none of ${allowed.join(', ')}`);
     check('firmware', fw.commit_pending === false, () => `commit_pending is still true once the unit is up (${fw.fw})`);
-    const rolledBack = (rev: string) => alerts.active.some((a) => a.id === ALERT_IDS.FIRMWARE_ROLLBACK && a.msg_verbose.includes(rev));
+    const rolledBack = (rev: string) =>
+      alerts.active.some((a) => a.id === ALERT_IDS.FIRMWARE_ROLLBACK && a.msg_verbose.includes(rev));
     if (firmware.pending && fw.fw !== firmware.pending.rev) {
-      check('acknowledged', rolledBack(firmware.pending.rev), () => `acknowledged update ${firmware.pending!.rev} is not running and no rollback alert names it`);
+      check(
+        'acknowledged',
+        rolledBack(firmware.pending.rev),
+        () => `acknowledged update ${firmware.pending!.rev} is not running and no rollback alert names it`,
+      );
       report.rollbacksSeen++;
     }
     for (const failing of [firmware.pending, unanswered?.upload].filter((x) => x?.failing)) {
-      check('firmware', fw.fw !== failing!.rev, () => `image ${failing!.rev}, which never boots healthy, was committed`);
+      check(
+        'firmware',
+        fw.fw !== failing!.rev,
+        () => `image ${failing!.rev}, which never boots healthy, was committed`,
+      );
     }
     firmware.committed = fw.fw;
     firmware.pending = undefined;
@@ -338,31 +414,55 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     try {
       const integrity = db.pragma('integrity_check', { simple: true });
       check('integrity', integrity === 'ok', () => `PRAGMA integrity_check: ${String(integrity)}`);
-      const slotState = db.prepare('SELECT primary_slot, trial_slot FROM firmware_state WHERE id = 1').get() as { primary_slot: string; trial_slot: string | null };
-      const slots = db.prepare('SELECT slot, image_rev, payload_sha256, image_length FROM firmware_slot').all() as { slot: string; image_rev: string; payload_sha256: string; image_length: number }[];
+      const slotState = db.prepare('SELECT primary_slot, trial_slot FROM firmware_state WHERE id = 1').get() as {
+        primary_slot: string;
+        trial_slot: string | null;
+      };
+      const slots = db.prepare('SELECT slot, image_rev, payload_sha256, image_length FROM firmware_slot').all() as {
+        slot: string;
+        image_rev: string;
+        payload_sha256: string;
+        image_length: number;
+      }[];
       const primary = slots.find((s) => s.slot === slotState.primary_slot);
-      check('complete-image', primary !== undefined && slotState.trial_slot === null, () => `slot state after boot: ${JSON.stringify(slotState)}`);
+      check(
+        'complete-image',
+        primary !== undefined && slotState.trial_slot === null,
+        () => `slot state after boot: ${JSON.stringify(slotState)}`,
+      );
       if (primary) {
         const problem = verifySlotFileIndependently(join(dataDir, 'firmware', `slot-${primary.slot}.img`), primary);
         check('complete-image', problem === undefined, () => problem!);
-        check('complete-image', primary.image_rev === fw.fw, () => `running ${fw.fw} but the committed slot holds ${primary.image_rev}`);
+        check(
+          'complete-image',
+          primary.image_rev === fw.fw,
+          () => `running ${fw.fw} but the committed slot holds ${primary.image_rev}`,
+        );
       }
       const leftovers = readdirSync(join(dataDir, 'firmware')).filter((n) => n.endsWith('.tmp'));
-      check('complete-image', leftovers.length === 0, () => `temporary upload files survived a boot: ${leftovers.join(', ')}`);
+      check(
+        'complete-image',
+        leftovers.length === 0,
+        () => `temporary upload files survived a boot: ${leftovers.join(', ')}`,
+      );
     } finally {
       db.close();
     }
   }
 
   /** One client operation; returns what an unanswered outcome would be, or undefined when answered. */
-  async function operate(u: Unit, cycle: { uploaded: boolean; uploading: boolean; firstUpload: boolean }): Promise<Unanswered | undefined> {
+  async function operate(
+    u: Unit,
+    cycle: { uploaded: boolean; uploading: boolean; firstUpload: boolean },
+  ): Promise<Unanswered | undefined> {
     if (rebooting) {
       // Do not hammer a rebooting unit; a real client waits for Retry-After.
       rebooting = false;
       await pause(25);
     }
     const roll = random();
-    const acknowledged = (a: Answer): a is { status: number; body: string } => a !== 'unanswered' && a.status >= 200 && a.status < 300;
+    const acknowledged = (a: Answer): a is { status: number; body: string } =>
+      a !== 'unanswered' && a.status >= 200 && a.status < 300;
     const record = (a: Answer, describe: string) => {
       if (a === 'unanswered') report.unanswered++;
       else if (a.status >= 200 && a.status < 300) report.acknowledged++;
@@ -378,7 +478,11 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
       const failing = !cycle.firstUpload && random() < 0.25;
       cycle.firstUpload = false;
       const rev = nextRev();
-      const image = buildImage(rev, generatedPayload(rev, 200_000 + Math.floor(random() * 1_200_000)), failing ? { 'sim.boot': 'fail' } : {});
+      const image = buildImage(
+        rev,
+        generatedPayload(rev, 200_000 + Math.floor(random() * 1_200_000)),
+        failing ? { 'sim.boot': 'fail' } : {},
+      );
       cycle.uploading = true;
       const answer = await upload(u.baseUrl, image, () => {});
       cycle.uploading = false;
@@ -418,10 +522,17 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
       // Valid writes use ports below 50000; these reserved ones only ever appear in refused writes.
       const id = unique();
       const port = 50_000 + (marker % 15_000);
-      const answer = await call(u.baseUrl, 'POST', '/api/v1/sensor/config', { udp_port_lidar: port, udp_port_imu: port, lidar_mode: `bogus-${id}` });
+      const answer = await call(u.baseUrl, 'POST', '/api/v1/sensor/config', {
+        udp_port_lidar: port,
+        udp_port_imu: port,
+        lidar_mode: `bogus-${id}`,
+      });
       record(answer, 'refused config POST');
       if (answer !== 'unanswered' && answer.status === 400) {
-        refusedMarkers.push({ describe: `config POST with ports ${port}`, seen: (s) => s.config.udp_port_lidar === port || s.config.udp_port_imu === port });
+        refusedMarkers.push({
+          describe: `config POST with ports ${port}`,
+          seen: (s) => s.config.udp_port_lidar === port || s.config.udp_port_imu === port,
+        });
       }
       return undefined;
     }
@@ -441,11 +552,14 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
       const value = tooLong ? `refused ${id} ${'y'.repeat(USER_DATA_LIMIT)}` : `refused ${id} \u0001 binary`;
       const answer = await call(u.baseUrl, 'PUT', '/api/v1/user/data', value);
       record(answer, 'refused user data PUT');
-      if (answer !== 'unanswered' && answer.status >= 400) refusedMarkers.push({ describe: `user data ${id}`, seen: (s) => s.userData.value.includes(`refused ${id}`) });
+      if (answer !== 'unanswered' && answer.status >= 400)
+        refusedMarkers.push({ describe: `user data ${id}`, seen: (s) => s.userData.value.includes(`refused ${id}`) });
       return undefined;
     }
     if (roll < 0.9) {
-      const answer = await call(u.baseUrl, 'POST', '/api/v1/system/restart', undefined, { 'content-type': 'application/json' });
+      const answer = await call(u.baseUrl, 'POST', '/api/v1/system/restart', undefined, {
+        'content-type': 'application/json',
+      });
       record(answer, 'restart');
       return answer === 'unanswered' ? { describe: 'restart' } : undefined;
     }
@@ -453,7 +567,8 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     record(answer, 'config DELETE');
     const apply = (s: UnitState): UnitState => ({
       config: structuredClone(defaults),
-      userData: s.userData.policy === 'keep_on_config_delete' ? s.userData : { value: '', policy: 'clear_on_config_delete' },
+      userData:
+        s.userData.policy === 'keep_on_config_delete' ? s.userData : { value: '', policy: 'clear_on_config_delete' },
     });
     if (answer === 'unanswered') return { describe: 'DELETE config', state: apply };
     if (acknowledged(answer)) state = apply(state);
@@ -502,7 +617,9 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
       if (!cutByHarness && crashAt) report.crashPointKills[crashAt] = (report.crashPointKills[crashAt] ?? 0) + 1;
       else report.randomKills++;
       if (cutWhileUploading || unanswered?.upload) report.killsMidUpload++;
-      log(`cycle ${cycleIndex}: ${cutByHarness ? 'cut at a random moment' : `cut at ${crashAt}`}${unanswered ? `; cut off: ${unanswered.describe}` : ''}`);
+      log(
+        `cycle ${cycleIndex}: ${cutByHarness ? 'cut at a random moment' : `cut at ${crashAt}`}${unanswered ? `; cut off: ${unanswered.describe}` : ''}`,
+      );
     }
     unit = (await startUp(undefined)).unit;
     await verifyAfterBoot(unit, unanswered);
@@ -516,17 +633,27 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    );
   return value;
 }
 
 export function formatReport(r: HarnessReport): string {
-  const points = Object.entries(r.crashPointKills).map(([k, v]) => `${k}×${v}`).join(', ') || 'none';
+  const points =
+    Object.entries(r.crashPointKills)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(', ') || 'none';
   return [
     `power-loss harness: seed ${r.seed}, ${(r.elapsedMs / 1000).toFixed(1)} s`,
     `  kills: ${r.kills} (random ${r.randomKills}, at crash points ${Object.values(r.crashPointKills).reduce((a, b) => a + b, 0)}: ${points}; during an upload ${r.killsMidUpload})`,
     `  requests: ${r.acknowledged} acknowledged, ${r.refused} refused, ${r.unanswered} cut off; firmware uploads acknowledged ${r.uploadsAcknowledged}, rollbacks seen ${r.rollbacksSeen}`,
     `  invariants checked: ${INVARIANTS.map((i) => `${i} ${r.checks[i]}`).join(', ')}`,
-    r.violations.length ? `  VIOLATIONS (${r.violations.length}; data directory kept: ${r.dataDir}):\n    ${r.violations.join('\n    ')}` : '  violations: none',
+    r.violations.length
+      ? `  VIOLATIONS (${r.violations.length}; data directory kept: ${r.dataDir}):\n    ${r.violations.join('\n    ')}`
+      : '  violations: none',
   ].join('\n');
 }

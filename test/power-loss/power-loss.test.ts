@@ -10,7 +10,9 @@ import { CLI_PATH, CRASH_TARGETS, formatReport, INVARIANTS, runPowerLossHarness 
 const SEED = Number(process.env.POWER_LOSS_SEED ?? 20240426);
 
 describe('power loss', () => {
-  it('keeps every acknowledged write, no refused one, one configuration state, a complete firmware image and an intact database', { timeout: 300_000 }, async () => {
+  it('keeps every acknowledged write, no refused one, one configuration state, a complete firmware image and an intact database', {
+    timeout: 300_000,
+  }, async () => {
     expect(existsSync(CLI_PATH), `${CLI_PATH} is missing: run npm run build`).toBe(true);
     const report = await runPowerLossHarness({ kills: 2 * CRASH_TARGETS.length, timeBudgetMs: 60_000, seed: SEED });
     console.log(formatReport(report));

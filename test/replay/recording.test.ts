@@ -35,7 +35,7 @@ function toPcapng(pcap: Buffer): Buffer {
   idb.writeUInt16LE(1, 0);
   idb.writeUInt32LE(65535, 4);
   const parts = [block(0x0a0d0d0a, shb), block(1, idb)];
-  for (let o = 24; o + 16 <= pcap.length;) {
+  for (let o = 24; o + 16 <= pcap.length; ) {
     const len = pcap.readUInt32LE(o + 8);
     const us = BigInt(pcap.readUInt32LE(o)) * 1_000_000n + BigInt(pcap.readUInt32LE(o + 4));
     const epb = Buffer.alloc(20);
@@ -176,7 +176,11 @@ describe('column windows while replaying', () => {
   });
 
   it('a window wider than the recorded one is refused with the columns it lacks; a narrower one is accepted', () => {
-    const active = { ...defaultConfig(), lidar_mode: '512x10' as const, azimuth_window: [90000, 270000] as [number, number] };
+    const active = {
+      ...defaultConfig(),
+      lidar_mode: '512x10' as const,
+      azimuth_window: [90000, 270000] as [number, number],
+    };
     const binding = createRecordingBinding(1234, {}, 'narrow.pcap', [128, 383]);
     expect(binding.refusal({ ...active, azimuth_window: [0, 360000] }, active)).toMatch(
       /^azimuth_window \[0,360000\] cannot be served while replaying narrow\.pcap: .*the recording holds only 128\.\.383/,

@@ -48,8 +48,15 @@ describe('GET /api/v1/sensor/telemetry', () => {
   it('has the spec fields, in order, as integers and a phase lock keyword', async () => {
     const u = await unit();
     const { body, raw } = await telemetry(u);
-    expect(Object.keys(body)).toEqual(['input_current_ma', 'input_voltage_mv', 'internal_temperature_deg_c', 'phase_lock_status', 'timestamp_ns']);
-    for (const key of ['input_current_ma', 'input_voltage_mv', 'internal_temperature_deg_c', 'timestamp_ns'] as const) expect(Number.isInteger(body[key])).toBe(true);
+    expect(Object.keys(body)).toEqual([
+      'input_current_ma',
+      'input_voltage_mv',
+      'internal_temperature_deg_c',
+      'phase_lock_status',
+      'timestamp_ns',
+    ]);
+    for (const key of ['input_current_ma', 'input_voltage_mv', 'internal_temperature_deg_c', 'timestamp_ns'] as const)
+      expect(Number.isInteger(body[key])).toBe(true);
     expect(raw).toMatch(/"timestamp_ns":\d+\}$/);
     expect(body.phase_lock_status).toBe('DISABLED');
     expect(body.input_voltage_mv).toBeGreaterThanOrEqual(23_600);
@@ -63,13 +70,30 @@ describe('GET /api/v1/sensor/telemetry', () => {
   it('draws less current in STANDBY and reports phase lock once enabled', async () => {
     const u = await unit();
     const running = (await telemetry(u)).body;
-    expect((await u.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/operating_mode', payload: '"STANDBY"', headers: { 'content-type': 'application/json' } })).statusCode).toBe(204);
+    expect(
+      (
+        await u.app.inject({
+          method: 'PUT',
+          url: '/api/v1/sensor/config/operating_mode',
+          payload: '"STANDBY"',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).statusCode,
+    ).toBe(204);
     const standby = (await telemetry(u)).body;
     // 5 W instead of about 16 W from the same supply.
     expect(standby.input_current_ma).toBeLessThan(running.input_current_ma / 2);
     expect(standby.input_current_ma).toBeGreaterThan(150);
 
-    expect((await u.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: { operating_mode: 'NORMAL', phase_lock_enable: true } })).statusCode).toBe(204);
+    expect(
+      (
+        await u.app.inject({
+          method: 'POST',
+          url: '/api/v1/sensor/config',
+          payload: { operating_mode: 'NORMAL', phase_lock_enable: true },
+        })
+      ).statusCode,
+    ).toBe(204);
     expect((await telemetry(u)).body.phase_lock_status).toBe('LOCKED');
     simTelemetry(u).setInputs({ motorDisturbed: true });
     expect((await telemetry(u)).body.phase_lock_status).toBe('LOST');
@@ -101,7 +125,9 @@ describe('GET /api/v1/sensor/telemetry', () => {
     sim.setInputs({ supplyVoltageMv: 30_000 });
     await telemetry(u);
     expect(await activeAlertIds(u)).toEqual([ALERT_IDS.INPUT_VOLTAGE_HIGH_WARNING, ALERT_IDS.INPUT_VOLTAGE_HIGH_ERROR]);
-    const log = (await u.app.inject('/api/v1/sensor/alerts')).json() as { log: { id: string; category: string; level: string; active: boolean }[] };
+    const log = (await u.app.inject('/api/v1/sensor/alerts')).json() as {
+      log: { id: string; category: string; level: string; active: boolean }[];
+    };
     expect(log.log.filter((e) => e.category === 'INPUT_VOLTAGE').map((e) => [e.id, e.level, e.active])).toEqual([
       [ALERT_IDS.INPUT_VOLTAGE_LOW_WARNING, 'WARNING', true],
       [ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR, 'ERROR', true],
@@ -126,7 +152,11 @@ describe('GET /api/v1/sensor/telemetry', () => {
     sim.settleTemperature();
     await telemetry(u);
     expect(await activeAlertIds(u)).toEqual([ALERT_IDS.OVERTEMP_WARNING, ALERT_IDS.OVERTEMP_ERROR]);
-    const entry = ((await u.app.inject('/api/v1/sensor/alerts')).json() as { active: { category: string; level: string; msg_verbose: string }[] }).active[1];
+    const entry = (
+      (await u.app.inject('/api/v1/sensor/alerts')).json() as {
+        active: { category: string; level: string; msg_verbose: string }[];
+      }
+    ).active[1];
     expect(entry).toMatchObject({ category: 'OVERTEMP', level: 'ERROR' });
     expect(entry.msg_verbose).toMatch(/shutdown level of 95 °C/);
 
@@ -140,7 +170,8 @@ describe('GET /api/v1/sensor/telemetry', () => {
     const u = await unit();
     simTelemetry(u).setInputs({ supplyVoltageMv: 18_000 });
     const deadline = Date.now() + 10_000;
-    while (!u.sensor.alerts.isActive(ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!u.sensor.alerts.isActive(ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(u.sensor.alerts.isActive(ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR)).toBe(true);
   });
 });

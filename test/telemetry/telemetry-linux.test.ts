@@ -34,8 +34,19 @@ describe('LinuxTelemetry', () => {
     });
     const telemetry = new LinuxTelemetry({ sysfsRoot: root });
     const reading = await telemetry.read();
-    expect(reading).toMatchObject({ input_current_ma: 671, input_voltage_mv: 23810, internal_temperature_deg_c: 61, phase_lock_status: 'DISABLED' });
-    expect(Object.keys(reading)).toEqual(['input_current_ma', 'input_voltage_mv', 'internal_temperature_deg_c', 'phase_lock_status', 'timestamp_ns']);
+    expect(reading).toMatchObject({
+      input_current_ma: 671,
+      input_voltage_mv: 23810,
+      internal_temperature_deg_c: 61,
+      phase_lock_status: 'DISABLED',
+    });
+    expect(Object.keys(reading)).toEqual([
+      'input_current_ma',
+      'input_voltage_mv',
+      'internal_temperature_deg_c',
+      'phase_lock_status',
+      'timestamp_ns',
+    ]);
   });
 
   it('finds the input channel by its label on other chips', async () => {
@@ -54,7 +65,11 @@ describe('LinuxTelemetry', () => {
   });
 
   it('leaves out what the board cannot measure instead of inventing it', async () => {
-    const root = sysfs({ 'class/thermal/thermal_zone0/temp': '40000\n', 'class/hwmon/hwmon0/name': 'acpitz\n', 'class/hwmon/hwmon0/temp1_input': '40000\n' });
+    const root = sysfs({
+      'class/thermal/thermal_zone0/temp': '40000\n',
+      'class/hwmon/hwmon0/name': 'acpitz\n',
+      'class/hwmon/hwmon0/temp1_input': '40000\n',
+    });
     const reading = await new LinuxTelemetry({ sysfsRoot: root }).read();
     expect(Object.keys(reading)).toEqual(['internal_temperature_deg_c', 'phase_lock_status', 'timestamp_ns']);
     const empty = await new LinuxTelemetry({ sysfsRoot: sysfs({}) }).read();
@@ -62,7 +77,11 @@ describe('LinuxTelemetry', () => {
   });
 
   it('treats a sensor that fails to read as absent', async () => {
-    const root = sysfs({ 'class/thermal/thermal_zone0/temp': 'garbage', 'class/hwmon/hwmon1/name': 'ina219\n', 'class/hwmon/hwmon1/in1_input': '' });
+    const root = sysfs({
+      'class/thermal/thermal_zone0/temp': 'garbage',
+      'class/hwmon/hwmon1/name': 'ina219\n',
+      'class/hwmon/hwmon1/in1_input': '',
+    });
     const reading = await new LinuxTelemetry({ sysfsRoot: root }).read();
     expect(reading.internal_temperature_deg_c).toBeUndefined();
     expect(reading.input_voltage_mv).toBeUndefined();
@@ -85,6 +104,7 @@ describe('LinuxTelemetry', () => {
   it('reads this machine without failing', async () => {
     const reading = await new LinuxTelemetry().read();
     expect(['LOCKED', 'LOST', 'DISABLED']).toContain(reading.phase_lock_status);
-    if (reading.internal_temperature_deg_c !== undefined) expect(Number.isInteger(reading.internal_temperature_deg_c)).toBe(true);
+    if (reading.internal_temperature_deg_c !== undefined)
+      expect(Number.isInteger(reading.internal_temperature_deg_c)).toBe(true);
   });
 });

@@ -6,7 +6,12 @@ import type { TelemetryHal, TelemetryReading } from '../../src/hal/telemetry.js'
 import { TelemetryMonitor } from '../../src/sensor/telemetry-monitor.js';
 
 function scripted(): { source: TelemetryHal; set(reading: Partial<TelemetryReading>): void } {
-  let next: TelemetryReading = { input_voltage_mv: 23_700, internal_temperature_deg_c: 60, phase_lock_status: 'DISABLED', timestamp_ns: 0n };
+  let next: TelemetryReading = {
+    input_voltage_mv: 23_700,
+    internal_temperature_deg_c: 60,
+    phase_lock_status: 'DISABLED',
+    timestamp_ns: 0n,
+  };
   return {
     source: { applyRun() {}, read: async () => next, close: async () => {} },
     set(reading) {

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
 import { powerDrawW, SimTelemetry } from '../../src/hal/sim/telemetry-sim.js';
 
-const run = (changes: Partial<SensorConfig> = {}) => ({ config: { ...defaultConfig(), ...changes }, timestampOffsetNs: 0n });
+const run = (changes: Partial<SensorConfig> = {}) => ({
+  config: { ...defaultConfig(), ...changes },
+  timestampOffsetNs: 0n,
+});
 const SECOND = 1_000_000_000n;
 
 function modelAt() {
@@ -19,7 +22,9 @@ describe('power draw', () => {
       expect(watts).toBeGreaterThanOrEqual(14);
       expect(watts).toBeLessThanOrEqual(20);
     }
-    expect(powerDrawW(run({ lidar_mode: '1024x20' }).config)).toBeGreaterThan(powerDrawW(run({ lidar_mode: '1024x10' }).config));
+    expect(powerDrawW(run({ lidar_mode: '1024x20' }).config)).toBeGreaterThan(
+      powerDrawW(run({ lidar_mode: '1024x10' }).config),
+    );
     expect(powerDrawW(run({ operating_mode: 'STANDBY' }).config)).toBe(5);
     const wide = powerDrawW(run({ signal_multiplier: 2, azimuth_window: [0, 180_000] }).config);
     const narrow = powerDrawW(run({ signal_multiplier: 2, azimuth_window: [0, 90_000] }).config);

@@ -5,13 +5,20 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseChronyTracking, TrackingParseError } from '../../src/hal/linux/chrony-tracking.js';
 import { parsePtpDataSets, PmcError, snakeCase } from '../../src/hal/linux/pmc.js';
-import { BLOCK_BEGIN, BLOCK_END, withProfileBlock, writeProfileToPtp4lConfig } from '../../src/hal/linux/ptp4l-config.js';
+import {
+  BLOCK_BEGIN,
+  BLOCK_END,
+  withProfileBlock,
+  writeProfileToPtp4lConfig,
+} from '../../src/hal/linux/ptp4l-config.js';
 import { ptp4lSettings, PTP_PROFILES, transportSpecific } from '../../src/hal/ptp-profiles.js';
 import { localPtpDataSets } from '../../src/hal/time-models.js';
 
 describe('chronyc -c tracking', () => {
   it('reads a chronyd following an NTP server field by field', () => {
-    const t = parseChronyTracking('C0000201,192.0.2.1,9,1795267400.343309855,-0.000002471,0.000000049,0.000000621,0.007,0.008,0.079,0.000008579,0.000001750,0.5,Normal\n');
+    const t = parseChronyTracking(
+      'C0000201,192.0.2.1,9,1795267400.343309855,-0.000002471,0.000000049,0.000000621,0.007,0.008,0.079,0.000008579,0.000001750,0.5,Normal\n',
+    );
     expect(t).toEqual({
       reference_id: 'C0000201',
       remote_host: '192.0.2.1',
@@ -31,15 +38,27 @@ describe('chronyc -c tracking', () => {
   });
 
   it('reports "ptp" when the system clock follows the PTP refclock', () => {
-    expect(parseChronyTracking('70747000,ptp,1,1556215206.459181300,-0.000000016,-0.000000013,0.000000106,-9.849,-0.001,0.154,0.000000001,0.000025000,2.0,Normal').remote_host).toBe('ptp');
+    expect(
+      parseChronyTracking(
+        '70747000,ptp,1,1556215206.459181300,-0.000000016,-0.000000013,0.000000106,-9.849,-0.001,0.154,0.000000001,0.000025000,2.0,Normal',
+      ).remote_host,
+    ).toBe('ptp');
     expect(parseChronyTracking('50545000,PTP,1,1556215206.4,0,0,0,0,0,0,0,0,2.0,Normal').remote_host).toBe('ptp');
     // Another refclock keeps its name; an NTP server named like a refid is still a server.
     expect(parseChronyTracking('47505300,GPS,1,1556215206.4,0,0,0,0,0,0,0,0,2.0,Normal').remote_host).toBe('GPS');
   });
 
   it('reads an unsynchronised chronyd (no source, local reference) as empty remote_host', () => {
-    const none = parseChronyTracking('00000000,,0,0.000000000,0.000000000,0.000000000,0.000000000,0.000,0.000,0.000,1.000000000,1.000000000,0.0,Not synchronised');
-    expect(none).toMatchObject({ reference_id: '00000000', remote_host: '', stratum: 0, leap_status: 'not synchronised', root_delay: 1 });
+    const none = parseChronyTracking(
+      '00000000,,0,0.000000000,0.000000000,0.000000000,0.000000000,0.000,0.000,0.000,1.000000000,1.000000000,0.0,Not synchronised',
+    );
+    expect(none).toMatchObject({
+      reference_id: '00000000',
+      remote_host: '',
+      stratum: 0,
+      leap_status: 'not synchronised',
+      root_delay: 1,
+    });
     expect(parseChronyTracking('7F7F0101,,8,1795267395.035956454,0,0,0,0,0,0,0,0,0.0,Normal').remote_host).toBe('');
   });
 
@@ -127,7 +146,12 @@ describe('pmc data sets', () => {
       grandmaster_priority2: 128,
       grandmaster_identity: '1e0c7a.fffe.271501',
     });
-    expect(d.port_data_set).toMatchObject({ port_identity: '161ff4.fffe.51fd79-1', port_state: 'SLAVE', delay_mechanism: 1, version_number: 2 });
+    expect(d.port_data_set).toMatchObject({
+      port_identity: '161ff4.fffe.51fd79-1',
+      port_state: 'SLAVE',
+      delay_mechanism: 1,
+      version_number: 2,
+    });
     expect(d.time_properties_data_set).toMatchObject({ current_utc_offset: 37, time_source: 160, ptp_timescale: 0 });
     expect(d.time_status_np).toEqual({
       master_offset: 611,
@@ -143,8 +167,12 @@ describe('pmc data sets', () => {
 
   it('fails clearly when ptp4l did not answer or a field is missing or malformed', () => {
     expect(() => parsePtpDataSets('sending: GET CURRENT_DATA_SET\n')).toThrow(PmcError);
-    expect(() => parsePtpDataSets(PMC_SLAVE.replace(/\t\tgmPresent.*\n/, ''))).toThrow(/TIME_STATUS_NP has no gm_present/);
-    expect(() => parsePtpDataSets(PMC_SLAVE.replace('stepsRemoved     1', 'stepsRemoved     x'))).toThrow(/steps_removed/);
+    expect(() => parsePtpDataSets(PMC_SLAVE.replace(/\t\tgmPresent.*\n/, ''))).toThrow(
+      /TIME_STATUS_NP has no gm_present/,
+    );
+    expect(() => parsePtpDataSets(PMC_SLAVE.replace('stepsRemoved     1', 'stepsRemoved     x'))).toThrow(
+      /steps_removed/,
+    );
   });
 
   it('has the same fields as the model of a ptp4l without grandmaster', () => {

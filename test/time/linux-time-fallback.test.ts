@@ -27,7 +27,11 @@ describe('Linux time HAL without daemons', () => {
     const dir = mkdtempSync(join(tmpdir(), 'linux-time-'));
     try {
       const time = unitWithoutDaemons(dir);
-      expect(await time.tracking()).toMatchObject({ reference_id: '00000000', remote_host: '', leap_status: 'not synchronised' });
+      expect(await time.tracking()).toMatchObject({
+        reference_id: '00000000',
+        remote_host: '',
+        leap_status: 'not synchronised',
+      });
       const ptp = await time.ptpDataSets();
       expect(ptp.port_data_set.port_state).toBe('DISABLED');
       expect(ptp.parent_data_set.grandmaster_identity).toBe('bc0fa7.fffe.c48ea8');

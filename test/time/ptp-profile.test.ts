@@ -14,9 +14,11 @@ describe('PTP profile', () => {
     await unit.close();
   });
 
-  const put = (payload: string, contentType = 'application/json') => unit.app.inject({ method: 'PUT', url: PROFILE, payload, headers: { 'content-type': contentType } });
+  const put = (payload: string, contentType = 'application/json') =>
+    unit.app.inject({ method: 'PUT', url: PROFILE, payload, headers: { 'content-type': contentType } });
   const profile = async () => (await unit.app.inject({ url: PROFILE })).json();
-  const initializationId = async () => (await unit.app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).json().initialization_id;
+  const initializationId = async () =>
+    (await unit.app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).json().initialization_id;
 
   it('is "default" on a new unit', async () => {
     const res = await unit.app.inject({ url: PROFILE });

@@ -75,8 +75,18 @@ const SENSOR: Shape = {
     nmea: {
       baud_rate: 'string',
       diagnostics: {
-        decoding: { date_decoded_count: 'integer', last_read_message: 'string', not_valid_count: 'integer', utc_decoded_count: 'integer' },
-        io_checks: { bit_count: 'integer', bit_count_unfiltered: 'integer', char_count: 'integer', start_char_count: 'integer' },
+        decoding: {
+          date_decoded_count: 'integer',
+          last_read_message: 'string',
+          not_valid_count: 'integer',
+          utc_decoded_count: 'integer',
+        },
+        io_checks: {
+          bit_count: 'integer',
+          bit_count_unfiltered: 'integer',
+          char_count: 'integer',
+          start_char_count: 'integer',
+        },
       },
       ignore_valid_char: 'integer',
       leap_seconds: 'integer',
@@ -85,8 +95,16 @@ const SENSOR: Shape = {
     },
     sync_pulse_out: { angle_deg: 'integer', frequency_hz: 'integer', polarity: 'string', pulse_width_ms: 'integer' },
   },
-  sync_pulse_in: { diagnostics: { count: 'integer', count_unfiltered: 'integer', last_period_nsec: 'integer' }, locked: 'integer', polarity: 'string' },
-  timestamp: { mode: 'string', time: 'number', time_options: { internal_osc: 'integer', ptp_1588: 'integer', sync_pulse_in: 'integer' } },
+  sync_pulse_in: {
+    diagnostics: { count: 'integer', count_unfiltered: 'integer', last_period_nsec: 'integer' },
+    locked: 'integer',
+    polarity: 'string',
+  },
+  timestamp: {
+    mode: 'string',
+    time: 'number',
+    time_options: { internal_osc: 'integer', ptp_1588: 'integer', sync_pulse_in: 'integer' },
+  },
 };
 
 describe('time resources (sim)', () => {
@@ -129,10 +147,15 @@ describe('time resources (sim)', () => {
     // Date.now() has millisecond resolution; realtime adds the sub-millisecond part.
     expect(first.realtime).toBeGreaterThanOrEqual(wallBefore);
     expect(second.realtime).toBeLessThan(wallAfter + 0.001);
-    expect(first.tracking).toMatchObject({ reference_id: '00000000', remote_host: '', stratum: 0, leap_status: 'not synchronised' });
+    expect(first.tracking).toMatchObject({
+      reference_id: '00000000',
+      remote_host: '',
+      stratum: 0,
+      leap_status: 'not synchronised',
+    });
   });
 
-  it('ptp: no grandmaster: LISTENING, the unit\'s own clock identity, gm_present false', async () => {
+  it("ptp: no grandmaster: LISTENING, the unit's own clock identity, gm_present false", async () => {
     const { ethaddr } = await get('/api/v1/system/network');
     const own = clockIdentityFromMac(ethaddr);
     const ptp = await get('/api/v1/time/ptp');
@@ -148,7 +171,16 @@ describe('time resources (sim)', () => {
 
   it('sensor: timestamp.time is the clock the data plane stamps packets with', async () => {
     for (const mode of ['TIME_FROM_INTERNAL_OSC', 'TIME_FROM_PTP_1588', 'TIME_FROM_SYNC_PULSE_IN'] as const) {
-      expect((await unit.app.inject({ method: 'PUT', url: '/api/v1/sensor/config/timestamp_mode', payload: JSON.stringify(mode), headers: { 'content-type': 'application/json' } })).statusCode).toBe(204);
+      expect(
+        (
+          await unit.app.inject({
+            method: 'PUT',
+            url: '/api/v1/sensor/config/timestamp_mode',
+            payload: JSON.stringify(mode),
+            headers: { 'content-type': 'application/json' },
+          })
+        ).statusCode,
+      ).toBe(204);
       const config = unit.sensor.config('active');
       const before = (process.hrtime.bigint() + unit.hal.time.timestampOffsetNs(config)) / 1000n;
       const sensorTime = await get('/api/v1/time/sensor');
@@ -159,7 +191,11 @@ describe('time resources (sim)', () => {
       const micros = BigInt(Math.round(sensorTime.timestamp.time * 1e6));
       expect(micros).toBeGreaterThanOrEqual(before - 1n);
       expect(micros).toBeLessThanOrEqual(after + 1n);
-      const option = { TIME_FROM_INTERNAL_OSC: 'internal_osc', TIME_FROM_PTP_1588: 'ptp_1588', TIME_FROM_SYNC_PULSE_IN: 'sync_pulse_in' }[mode];
+      const option = {
+        TIME_FROM_INTERNAL_OSC: 'internal_osc',
+        TIME_FROM_PTP_1588: 'ptp_1588',
+        TIME_FROM_SYNC_PULSE_IN: 'sync_pulse_in',
+      }[mode];
       expect(sensorTime.timestamp.time_options[option]).toBe(Math.floor(sensorTime.timestamp.time));
     }
   });
@@ -171,7 +207,11 @@ describe('time resources (sim)', () => {
     expect(timestamp.time_options.ptp_1588).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
     const syncPulse = { ...unit.sensor.config('active'), timestamp_mode: 'TIME_FROM_SYNC_PULSE_IN' as const };
     const startBefore = -unit.hal.time.timestampOffsetNs(syncPulse);
-    const reinit = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: { lidar_mode: '512x10' } });
+    const reinit = await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/sensor/config',
+      payload: { lidar_mode: '512x10' },
+    });
     expect(reinit.statusCode).toBe(204);
     const startAfter = -unit.hal.time.timestampOffsetNs(syncPulse);
     expect(startAfter).toBeGreaterThan(startBefore);
@@ -199,14 +239,35 @@ describe('time resources (sim)', () => {
       sync_pulse_out_angle: 180,
       sync_pulse_out_pulse_width: 5,
     };
-    expect((await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: change })).statusCode).toBe(204);
+    expect((await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: change })).statusCode).toBe(
+      204,
+    );
     const sensor = await get('/api/v1/time/sensor');
-    expect(sensor.sync_pulse_in).toEqual({ diagnostics: { count: 0, count_unfiltered: 0, last_period_nsec: 0 }, locked: 0, polarity: 'ACTIVE_LOW' });
+    expect(sensor.sync_pulse_in).toEqual({
+      diagnostics: { count: 0, count_unfiltered: 0, last_period_nsec: 0 },
+      locked: 0,
+      polarity: 'ACTIVE_LOW',
+    });
     expect(sensor.multipurpose_io.mode).toBe('INPUT_NMEA_UART');
-    expect(sensor.multipurpose_io.nmea).toMatchObject({ baud_rate: 'BAUD_115200', ignore_valid_char: 1, leap_seconds: 18, locked: 0, polarity: 'ACTIVE_LOW' });
-    expect(sensor.multipurpose_io.sync_pulse_out).toEqual({ angle_deg: 180, frequency_hz: 10, polarity: 'ACTIVE_LOW', pulse_width_ms: 5 });
+    expect(sensor.multipurpose_io.nmea).toMatchObject({
+      baud_rate: 'BAUD_115200',
+      ignore_valid_char: 1,
+      leap_seconds: 18,
+      locked: 0,
+      polarity: 'ACTIVE_LOW',
+    });
+    expect(sensor.multipurpose_io.sync_pulse_out).toEqual({
+      angle_deg: 180,
+      frequency_hz: 10,
+      polarity: 'ACTIVE_LOW',
+      pulse_width_ms: 5,
+    });
     // Staged but not applied: the time resource shows what runs.
-    await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config?reinit=false&persist=false', payload: { sync_pulse_in_polarity: 'ACTIVE_HIGH' } });
+    await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/sensor/config?reinit=false&persist=false',
+      payload: { sync_pulse_in_polarity: 'ACTIVE_HIGH' },
+    });
     expect((await get('/api/v1/time/sensor')).sync_pulse_in.polarity).toBe('ACTIVE_LOW');
   });
 
@@ -226,8 +287,15 @@ describe('GET /api/v1/time composed from cached fragments', () => {
       expect(whole.ptp).toEqual(ptp);
       expect(Object.keys(whole.system)).toEqual(['monotonic', 'realtime', 'tracking']);
       expect(whole.system.tracking).toEqual((await unit.app.inject({ url: '/api/v1/time/system' })).json().tracking);
-      expect(Object.keys(whole.sensor)).toEqual(Object.keys((await unit.app.inject({ url: '/api/v1/time/sensor' })).json()));
-      const put = await unit.app.inject({ method: 'PUT', url: '/api/v1/time/ptp/profile', headers: { 'content-type': 'application/json' }, payload: '"gptp"' });
+      expect(Object.keys(whole.sensor)).toEqual(
+        Object.keys((await unit.app.inject({ url: '/api/v1/time/sensor' })).json()),
+      );
+      const put = await unit.app.inject({
+        method: 'PUT',
+        url: '/api/v1/time/ptp/profile',
+        headers: { 'content-type': 'application/json' },
+        payload: '"gptp"',
+      });
       expect(put.statusCode).toBe(200);
       const after = (await unit.app.inject({ url: '/api/v1/time' })).json();
       expect(after.ptp.profile).toBe('gptp');
@@ -242,8 +310,14 @@ describe('GET /api/v1/time composed from cached fragments', () => {
     const unit = await createTestSensor();
     try {
       const before = (await unit.app.inject({ url: '/api/v1/time' })).json();
-      const change = { timestamp_mode: 'TIME_FROM_PTP_1588', sync_pulse_in_polarity: 'ACTIVE_LOW', nmea_leap_seconds: 18 };
-      expect((await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: change })).statusCode).toBe(204);
+      const change = {
+        timestamp_mode: 'TIME_FROM_PTP_1588',
+        sync_pulse_in_polarity: 'ACTIVE_LOW',
+        nmea_leap_seconds: 18,
+      };
+      expect(
+        (await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: change })).statusCode,
+      ).toBe(204);
       const after = (await unit.app.inject({ url: '/api/v1/time' })).json();
       const sensor = (await unit.app.inject({ url: '/api/v1/time/sensor' })).json();
       expect(after.sensor.timestamp.mode).toBe('TIME_FROM_PTP_1588');
@@ -253,7 +327,9 @@ describe('GET /api/v1/time composed from cached fragments', () => {
       expect(Math.abs(after.sensor.timestamp.time - after.system.realtime)).toBeLessThan(2);
       expect(after.sensor.timestamp.time_options.ptp_1588).toBe(Math.floor(after.sensor.timestamp.time));
       expect(after.system.realtime).toBeGreaterThan(before.system.realtime);
-      expect(after.sensor.timestamp.time_options.internal_osc).toBeGreaterThanOrEqual(before.sensor.timestamp.time_options.internal_osc);
+      expect(after.sensor.timestamp.time_options.internal_osc).toBeGreaterThanOrEqual(
+        before.sensor.timestamp.time_options.internal_osc,
+      );
     } finally {
       await unit.close();
     }

@@ -39,7 +39,8 @@ describe('Crc64Patcher', () => {
         // Sorted, disjoint ranges from pairs of cut points inside the message.
         const points = [...new Set(cuts.map((c) => c % length))].sort((x, y) => x - y);
         const ranges = [];
-        for (let i = 0; i + 1 < points.length; i += 2) ranges.push({ offset: points[i], length: points[i + 1] - points[i] });
+        for (let i = 0; i + 1 < points.length; i += 2)
+          ranges.push({ offset: points[i], length: points[i + 1] - points[i] });
         return { length, ranges: ranges.filter((r) => r.length > 0), seed };
       });
     fc.assert(
@@ -50,7 +51,8 @@ describe('Crc64Patcher', () => {
         const patcher = new Crc64Patcher(length, ranges);
         // Two different patches on the same template, as successive packets.
         for (let round = 0; round < 2; round++) {
-          for (const r of ranges) for (let i = 0; i < r.length; i++) message[r.offset + i] = fill[(i + round * 7 + r.offset) % 64];
+          for (const r of ranges)
+            for (let i = 0; i < r.length; i++) message[r.offset + i] = fill[(i + round * 7 + r.offset) % 64];
           const got = patcher.crc(message, template, { lo: 0, hi: 0 });
           expect((BigInt(got.hi) << 32n) | BigInt(got.lo)).toBe(crc64xz(message));
         }
@@ -60,7 +62,13 @@ describe('Crc64Patcher', () => {
   });
 
   it('rejects overlapping or out-of-bounds ranges', () => {
-    expect(() => new Crc64Patcher(100, [{ offset: 10, length: 5 }, { offset: 12, length: 2 }])).toThrow(RangeError);
+    expect(
+      () =>
+        new Crc64Patcher(100, [
+          { offset: 10, length: 5 },
+          { offset: 12, length: 2 },
+        ]),
+    ).toThrow(RangeError);
     expect(() => new Crc64Patcher(100, [{ offset: 98, length: 5 }])).toThrow(RangeError);
   });
 });

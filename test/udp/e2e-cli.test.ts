@@ -32,13 +32,24 @@ describe('the CLI as a simulated sensor', () => {
     const res = await fetch(`${cli.baseUrl}/api/v1/sensor/config`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ udp_dest: '127.0.0.1', udp_port_lidar: l.port, udp_port_imu: i.port, lidar_mode: '512x20', udp_profile_lidar: 'FUSA_RNG15_RFL8_NIR8_DUAL' }),
+      body: JSON.stringify({
+        udp_dest: '127.0.0.1',
+        udp_port_lidar: l.port,
+        udp_port_imu: i.port,
+        lidar_mode: '512x20',
+        udp_profile_lidar: 'FUSA_RNG15_RFL8_NIR8_DUAL',
+      }),
     });
     expect(res.status).toBe(204);
     const e = expectationsFrom(await metadata(cli));
     await until(() => l.count >= 3 * packetsInWindow(e) + 1 && i.count >= 3, 'data from the CLI', 20_000);
     expect(new Set([...l.datagrams, ...i.datagrams].map((d) => d.from.address))).toEqual(new Set(['127.0.0.2']));
-    expect(checkLidarStream(l.datagrams.map((d) => d.data), e).complete.length).toBeGreaterThanOrEqual(2);
+    expect(
+      checkLidarStream(
+        l.datagrams.map((d) => d.data),
+        e,
+      ).complete.length,
+    ).toBeGreaterThanOrEqual(2);
 
     expect(await cli.stop()).toBe(0);
     const [lm, im] = [await drain(l), await drain(i)];
@@ -55,9 +66,26 @@ describe('the CLI as a simulated sensor', () => {
     const probe = await UdpCapture.listen();
     const port = probe.port;
     await probe.close();
-    const monitor = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '../../scripts/udp-monitor.ts'), '--port', String(port), '--imu-port', '0', '--sensor', cli.baseUrl, '--configure', '--duration', '3'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const monitor = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        resolve(import.meta.dirname, '../../scripts/udp-monitor.ts'),
+        '--port',
+        String(port),
+        '--imu-port',
+        '0',
+        '--sensor',
+        cli.baseUrl,
+        '--configure',
+        '--duration',
+        '3',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     monitor.stdout.on('data', (d: Buffer) => (out += d.toString()));
     monitor.stderr.on('data', (d: Buffer) => (out += d.toString()));

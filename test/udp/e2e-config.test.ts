@@ -14,7 +14,11 @@ import { UdpCapture, drain, until } from './helpers/udp-capture.js';
 
 interface Metadata extends StreamMetadata {
   sensor_info: StreamMetadata['sensor_info'] & { status: string };
-  beam_intrinsics: { beam_altitude_angles: number[]; beam_azimuth_angles: number[]; lidar_origin_to_beam_origin_mm: number };
+  beam_intrinsics: {
+    beam_altitude_angles: number[];
+    beam_azimuth_angles: number[];
+    lidar_origin_to_beam_origin_mm: number;
+  };
 }
 interface AlertEntry {
   id: string;
@@ -48,7 +52,12 @@ async function post(body: object) {
   expect(res.statusCode, res.body).toBe(204);
 }
 async function put(name: string, value: unknown) {
-  const res = await unit.app.inject({ method: 'PUT', url: `/api/v1/sensor/config/${name}`, headers: json, payload: JSON.stringify(value) });
+  const res = await unit.app.inject({
+    method: 'PUT',
+    url: `/api/v1/sensor/config/${name}`,
+    headers: json,
+    payload: JSON.stringify(value),
+  });
   expect(res.statusCode, res.body).toBe(204);
 }
 async function get<T>(url: string): Promise<T> {
@@ -59,12 +68,16 @@ async function get<T>(url: string): Promise<T> {
 const sensorSeconds = async () => (await get<{ timestamp: { time: number } }>('/api/v1/time/sensor')).timestamp.time;
 const initIdOf = (d: Buffer, profile: Profile) => d.readUIntLE(profile.startsWith('FUSA') ? 1 : 4, 3);
 
-
 describe('data plane through the HTTP interface', () => {
   it('sends what the metadata describes, from the moment udp_dest is set, timestamped by the sensor clock', async () => {
     const [l, i] = [await capture(), await capture()];
     const before = await sensorSeconds();
-    await post({ udp_dest: '127.0.0.1', udp_port_lidar: l.port, udp_port_imu: i.port, udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_DUAL' });
+    await post({
+      udp_dest: '127.0.0.1',
+      udp_port_lidar: l.port,
+      udp_port_imu: i.port,
+      udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_DUAL',
+    });
     const md = await get<Metadata>('/api/v1/sensor/metadata');
     expect(md.sensor_info.status).toBe('RUNNING');
     const e = expectationsFrom(md);
@@ -72,7 +85,11 @@ describe('data plane through the HTTP interface', () => {
     const after = await sensorSeconds();
     const { complete } = checkLidarStream(
       l.datagrams.map((d) => d.data),
-      { ...e, sensorTimeFrom: BigInt(Math.floor((before - 0.001) * 1e9)), sensorTimeTo: BigInt(Math.ceil((after + 0.001) * 1e9)) },
+      {
+        ...e,
+        sensorTimeFrom: BigInt(Math.floor((before - 0.001) * 1e9)),
+        sensorTimeTo: BigInt(Math.ceil((after + 0.001) * 1e9)),
+      },
     );
     expect(complete.length).toBeGreaterThanOrEqual(2);
 
@@ -89,7 +106,8 @@ describe('data plane through the HTTP interface', () => {
       if (!expected) continue;
       const px = complete[0].columns.get(m)!.pixels[p];
       expect(Math.abs(px.range - expected.range), `m ${m} p ${p}`).toBeLessThanOrEqual(12);
-      if (expected.surface === 'wall') expect(Math.abs(pointOf(px.range, m, p, e.columnsPerFrame, beams)[0] - WALL_BACK_X)).toBeLessThanOrEqual(12);
+      if (expected.surface === 'wall')
+        expect(Math.abs(pointOf(px.range, m, p, e.columnsPerFrame, beams)[0] - WALL_BACK_X)).toBeLessThanOrEqual(12);
       rays++;
     }
     expect(rays).toBeGreaterThan(32);
@@ -97,7 +115,13 @@ describe('data plane through the HTTP interface', () => {
 
   it('PUT lidar_mode: the old stream stops, the new one carries the new initialization_id from its first packet', async () => {
     const l = await capture();
-    await post({ udp_dest: '127.0.0.1', udp_port_lidar: l.port, udp_port_imu: 0, udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16', lidar_mode: '1024x10' });
+    await post({
+      udp_dest: '127.0.0.1',
+      udp_port_lidar: l.port,
+      udp_port_imu: 0,
+      udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16',
+      lidar_mode: '1024x10',
+    });
     const old = await get<Metadata>('/api/v1/sensor/metadata');
     await until(() => l.count > 10, 'packets before the change');
     await put('lidar_mode', '2048x10');
@@ -106,10 +130,21 @@ describe('data plane through the HTTP interface', () => {
     const e = expectationsFrom(md);
     expect(e.columnsPerFrame).toBe(2048);
     const firstNew = () => l.datagrams.findIndex((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === e.initId);
-    await until(() => firstNew() >= 0 && l.count - firstNew() >= 3 * packetsInWindow(e) + 1, 'three frames of the new mode', 20_000);
+    await until(
+      () => firstNew() >= 0 && l.count - firstNew() >= 3 * packetsInWindow(e) + 1,
+      'three frames of the new mode',
+      20_000,
+    );
     const k = firstNew();
-    expect(l.datagrams.slice(0, k).every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === old.sensor_info.initialization_id)).toBe(true);
-    const { complete } = checkLidarStream(l.datagrams.slice(k).map((d) => d.data), e);
+    expect(
+      l.datagrams
+        .slice(0, k)
+        .every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === old.sensor_info.initialization_id),
+    ).toBe(true);
+    const { complete } = checkLidarStream(
+      l.datagrams.slice(k).map((d) => d.data),
+      e,
+    );
     expect(complete.length).toBeGreaterThanOrEqual(2);
   });
 
@@ -121,7 +156,11 @@ describe('data plane through the HTTP interface', () => {
     await put('operating_mode', 'STANDBY');
     expect((await get<Metadata['sensor_info']>('/api/v1/sensor/metadata/sensor_info')).status).toBe('STANDBY');
     const [lidarMarker, imuMarker] = [await drain(l), await drain(i)];
-    expect(l.datagrams.slice(0, lidarMarker).every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === running.sensor_info.initialization_id)).toBe(true);
+    expect(
+      l.datagrams
+        .slice(0, lidarMarker)
+        .every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === running.sensor_info.initialization_id),
+    ).toBe(true);
     await clock.twoFrames();
     expect(l.count, 'lidar datagrams in STANDBY').toBe(lidarMarker + 1);
     expect(i.count, 'IMU datagrams in STANDBY').toBe(imuMarker + 1);
@@ -130,7 +169,11 @@ describe('data plane through the HTTP interface', () => {
     const md = await get<Metadata>('/api/v1/sensor/metadata');
     expect(md.sensor_info.status).toBe('RUNNING');
     await until(() => l.count > lidarMarker + 5 && i.count > imuMarker + 2, 'data after NORMAL');
-    expect(l.datagrams.slice(lidarMarker + 1).every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === md.sensor_info.initialization_id)).toBe(true);
+    expect(
+      l.datagrams
+        .slice(lidarMarker + 1)
+        .every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === md.sensor_info.initialization_id),
+    ).toBe(true);
   });
 
   it('raises UDP_TRANSMISSION when nothing listens, sets alert_flags bit 7 in packets, and clears when a client listens', async () => {
@@ -138,7 +181,8 @@ describe('data plane through the HTTP interface', () => {
     const port = probe.port;
     await probe.close();
     await post({ udp_dest: '127.0.0.1', udp_port_lidar: port, udp_port_imu: 0, lidar_mode: '512x10' });
-    const activeAlert = async () => (await get<{ active: AlertEntry[] }>('/api/v1/sensor/alerts')).active.find((a) => a.id === '0x01000015');
+    const activeAlert = async () =>
+      (await get<{ active: AlertEntry[] }>('/api/v1/sensor/alerts')).active.find((a) => a.id === '0x01000015');
     const alert = await until(activeAlert, 'the UDP_TRANSMISSION alert');
     expect(alert.category).toBe('UDP_TRANSMISSION');
     expect(alert.msg_verbose).toContain(`127.0.0.1:${port}`);
@@ -153,7 +197,9 @@ describe('data plane through the HTTP interface', () => {
     const log = (await get<{ log: AlertEntry[] }>('/api/v1/sensor/alerts')).log;
     expect(log.some((a) => a.id === '0x01000015' && !a.active && a.cursor >= next_cursor - 1)).toBe(true);
     // Packets sent after the clear carry the new cursor and no active bit.
-    const { next_cursor: cursorNow, active } = await get<{ next_cursor: number; active: AlertEntry[] }>('/api/v1/sensor/alerts');
+    const { next_cursor: cursorNow, active } = await get<{ next_cursor: number; active: AlertEntry[] }>(
+      '/api/v1/sensor/alerts',
+    );
     const seen = l.count;
     await until(() => l.count > seen + 2, 'packets after the clear');
     const last = l.datagrams[l.datagrams.length - 1].data[12];

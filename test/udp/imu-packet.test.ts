@@ -12,7 +12,9 @@ const sample = (accelG: [number, number, number], gyroDps: [number, number, numb
 
 describe('IMU packets (LEGACY)', () => {
   it('are 48 bytes with the three timestamps and six values in place', () => {
-    const p = decodeImuPacket(encodeImuPacket(Buffer.alloc(48), sample([0.01, -0.02, 1], [0.5, -0.25, 0.125]), 'NORMAL', 'NORMAL'));
+    const p = decodeImuPacket(
+      encodeImuPacket(Buffer.alloc(48), sample([0.01, -0.02, 1], [0.5, -0.25, 0.125]), 'NORMAL', 'NORMAL'),
+    );
     expect(p.sysTs).toBe(1_700_000_000_123_456_789n);
     expect(p.accelTs).toBe(1_700_000_000_123_000_000n);
     expect(p.gyroTs).toBe(1_700_000_000_123_000_001n);

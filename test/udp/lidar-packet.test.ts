@@ -37,50 +37,67 @@ describe.each(PROFILES)('%s packets', (profile: Profile) => {
   const coarse = profile.startsWith('RNG15') || profile.startsWith('FUSA');
   const layout = PROFILE_LAYOUTS[profile];
 
-  it.each([16, 32, 64, 128] as const)('with %i channels have the size of the table and decode to what was encoded', (pixels) => {
-    const cpf = 512;
-    const img = randomImage(cpf, pixels, coarse);
-    const templates = encodeLidarFrame(img, { layout, columnsPerFrame: cpf, pixelsPerColumn: pixels, columnWindow: [0, cpf - 1] }, { initId: INIT_ID, serialNumber: SERIAL });
-    expect(templates.map((t) => t.index)).toEqual(Array.from({ length: 32 }, (_, i) => i));
-    const stamper = new LidarPacketStamper({ layout, columnsPerFrame: cpf, pixelsPerColumn: pixels, columnWindow: [0, cpf - 1] }, 1e8);
-    for (const t of [templates[0], templates[17], templates[31]]) {
-      const bytes = stamper.stamp(t, 0x1234, 0x8c, 0x17, 0xfffff000);
-      expect(bytes.length).toBe(PACKET_SIZES[profile][pixels]);
-      const p = decodeLidarPacket(bytes, profile, pixels);
-      expect(p.packetType).toBe(1);
-      expect(p.initId).toBe(INIT_ID);
-      expect(p.serial).toBe(SERIAL);
-      expect(p.frameId).toBe(0x1234);
-      expect(p.alertFlags).toBe(0x8c);
-      expect(p.reservedZero).toBe(true);
-      expect(p.footerOk).toBe(true);
-      expect([p.countdownThermalShutdown, p.countdownShotLimiting, p.thermalShutdown, p.shotLimiting]).toEqual([0, 0, 0, 0]);
-      p.columns.forEach((c, i) => {
-        const m = t.index * 16 + i;
-        expect(c.measurementId).toBe(m);
-        expect(c.status & 1).toBe(1);
-        // Frame start 0x17_fffff000 plus m/(cpf·10 Hz) s, crossing the 32-bit boundary of the low word.
-        expect(c.timestamp).toBe(0x17fffff000n + BigInt(Math.floor((m * 1e8) / cpf)));
-        c.pixels.forEach((px, p) => {
-          const at = m * pixels + p;
-          expect(px.range).toBe(img.range1[at]);
-          expect(px.reflectivity).toBe(img.reflectivity1[at]);
-          expect(px.nearIr).toBe(img.nearIr[at]);
-          expect(px.flags).toBe(0);
-          if (!coarse) expect(px.signal).toBe(img.signal1[at]);
-          if (isDual(profile)) {
-            expect(px.range2).toBe(img.range2[at]);
-            expect(px.reflectivity2).toBe(img.reflectivity2[at]);
-            if (!coarse) expect(px.signal2).toBe(img.signal2[at]);
-          }
+  it.each([16, 32, 64, 128] as const)(
+    'with %i channels have the size of the table and decode to what was encoded',
+    (pixels) => {
+      const cpf = 512;
+      const img = randomImage(cpf, pixels, coarse);
+      const templates = encodeLidarFrame(
+        img,
+        { layout, columnsPerFrame: cpf, pixelsPerColumn: pixels, columnWindow: [0, cpf - 1] },
+        { initId: INIT_ID, serialNumber: SERIAL },
+      );
+      expect(templates.map((t) => t.index)).toEqual(Array.from({ length: 32 }, (_, i) => i));
+      const stamper = new LidarPacketStamper(
+        { layout, columnsPerFrame: cpf, pixelsPerColumn: pixels, columnWindow: [0, cpf - 1] },
+        1e8,
+      );
+      for (const t of [templates[0], templates[17], templates[31]]) {
+        const bytes = stamper.stamp(t, 0x1234, 0x8c, 0x17, 0xfffff000);
+        expect(bytes.length).toBe(PACKET_SIZES[profile][pixels]);
+        const p = decodeLidarPacket(bytes, profile, pixels);
+        expect(p.packetType).toBe(1);
+        expect(p.initId).toBe(INIT_ID);
+        expect(p.serial).toBe(SERIAL);
+        expect(p.frameId).toBe(0x1234);
+        expect(p.alertFlags).toBe(0x8c);
+        expect(p.reservedZero).toBe(true);
+        expect(p.footerOk).toBe(true);
+        expect([p.countdownThermalShutdown, p.countdownShotLimiting, p.thermalShutdown, p.shotLimiting]).toEqual([
+          0, 0, 0, 0,
+        ]);
+        p.columns.forEach((c, i) => {
+          const m = t.index * 16 + i;
+          expect(c.measurementId).toBe(m);
+          expect(c.status & 1).toBe(1);
+          // Frame start 0x17_fffff000 plus m/(cpf·10 Hz) s, crossing the 32-bit boundary of the low word.
+          expect(c.timestamp).toBe(0x17fffff000n + BigInt(Math.floor((m * 1e8) / cpf)));
+          c.pixels.forEach((px, p) => {
+            const at = m * pixels + p;
+            expect(px.range).toBe(img.range1[at]);
+            expect(px.reflectivity).toBe(img.reflectivity1[at]);
+            expect(px.nearIr).toBe(img.nearIr[at]);
+            expect(px.flags).toBe(0);
+            if (!coarse) expect(px.signal).toBe(img.signal1[at]);
+            if (isDual(profile)) {
+              expect(px.range2).toBe(img.range2[at]);
+              expect(px.reflectivity2).toBe(img.reflectivity2[at]);
+              if (!coarse) expect(px.signal2).toBe(img.signal2[at]);
+            }
+          });
         });
-      });
-    }
-  });
+      }
+    },
+  );
 
   it('restamped packets keep a valid footer and carry the new per-packet fields', () => {
     const cpf = 1024;
-    const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: 32, columnWindow: [0, cpf - 1] as [number, number] };
+    const format = {
+      layout,
+      columnsPerFrame: cpf,
+      pixelsPerColumn: 32,
+      columnWindow: [0, cpf - 1] as [number, number],
+    };
     const [t] = encodeLidarFrame(randomImage(cpf, 32, coarse), format, { initId: 7, serialNumber: 1n });
     const stamper = new LidarPacketStamper(format, 5e7);
     for (const [frameId, flags, hi, lo] of [
@@ -111,7 +128,8 @@ describe.each(PROFILES)('%s packets', (profile: Profile) => {
       for (const c of p.columns) {
         const inside = c.measurementId >= 500 || c.measurementId <= 40;
         expect(c.status & 1, `column ${c.measurementId}`).toBe(inside ? 1 : 0);
-        if (!inside) expect(c.pixels.every((px) => px.range === 0 && px.reflectivity === 0 && px.nearIr === 0)).toBe(true);
+        if (!inside)
+          expect(c.pixels.every((px) => px.range === 0 && px.reflectivity === 0 && px.nearIr === 0)).toBe(true);
       }
     }
   });

@@ -19,24 +19,34 @@ describe('StreamSchedule', () => {
 
   it('is absolute: slot k is due at start + k periods whatever happened before (no drift after days)', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 1n << 62n }), fc.constantFrom(32, 64, 128), fc.integer({ min: 0, max: 1e9 }), (start, ppf, k) => {
-        const s = new StreamSchedule(1e8, ppf, start, 0);
-        const period = 1e8 / ppf / 1e6;
-        expect(s.dueLocalMs(k + ppf * 1000) - s.dueLocalMs(k)).toBeCloseTo(1000 * 100, 3);
-        expect(s.dueLocalMs(k + 1) - s.dueLocalMs(k)).toBeCloseTo(period, 6);
-        expect(s.frameStartSensorNs(s.frameOf(k) + 1) - s.frameStartSensorNs(s.frameOf(k))).toBe(100_000_000n);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 1n << 62n }),
+        fc.constantFrom(32, 64, 128),
+        fc.integer({ min: 0, max: 1e9 }),
+        (start, ppf, k) => {
+          const s = new StreamSchedule(1e8, ppf, start, 0);
+          const period = 1e8 / ppf / 1e6;
+          expect(s.dueLocalMs(k + ppf * 1000) - s.dueLocalMs(k)).toBeCloseTo(1000 * 100, 3);
+          expect(s.dueLocalMs(k + 1) - s.dueLocalMs(k)).toBeCloseTo(period, 6);
+          expect(s.frameStartSensorNs(s.frameOf(k) + 1) - s.frameStartSensorNs(s.frameOf(k))).toBe(100_000_000n);
+        },
+      ),
     );
   });
 
   it('lastDueSlot agrees exactly with dueLocalMs at and around every boundary', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 1n << 60n }), fc.double({ min: 0, max: 1e6, noNaN: true }), fc.integer({ min: 0, max: 5_000_000 }), (start, t0, k) => {
-        const s = new StreamSchedule(1e8, 128, start, t0);
-        const due = s.dueLocalMs(k);
-        expect(s.lastDueSlot(due)).toBe(k);
-        expect(s.lastDueSlot(due - 1e-3)).toBe(k - 1);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 1n << 60n }),
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+        fc.integer({ min: 0, max: 5_000_000 }),
+        (start, t0, k) => {
+          const s = new StreamSchedule(1e8, 128, start, t0);
+          const due = s.dueLocalMs(k);
+          expect(s.lastDueSlot(due)).toBe(k);
+          expect(s.lastDueSlot(due - 1e-3)).toBe(k - 1);
+        },
+      ),
     );
     expect(new StreamSchedule(1e7, 1, 5n, 0).lastDueSlot(0)).toBe(-1);
   });

@@ -31,7 +31,14 @@ afterAll(async () => {
 });
 
 function runOf(config: Partial<SensorConfig>, bindAddress?: string): StreamRun {
-  const full: SensorConfig = { ...defaultConfig(), udp_dest: '127.0.0.1', lidar_mode: '512x10', udp_port_lidar: 0, udp_port_imu: 0, ...config };
+  const full: SensorConfig = {
+    ...defaultConfig(),
+    udp_dest: '127.0.0.1',
+    lidar_mode: '512x10',
+    udp_port_lidar: 0,
+    udp_port_imu: 0,
+    ...config,
+  };
   return {
     initializationId: ++initId,
     config: full,
@@ -71,7 +78,10 @@ describe('when data flows', () => {
 
     const resumed = runOf({ udp_port_lidar: l.port, udp_port_imu: i.port });
     await lidar.apply(resumed);
-    await until(() => l.datagrams.some((d) => initIdOf(d.data) === resumed.initializationId) && i.count > imuAfter, 'data after NORMAL');
+    await until(
+      () => l.datagrams.some((d) => initIdOf(d.data) === resumed.initializationId) && i.count > imuAfter,
+      'data after NORMAL',
+    );
   });
 
   it('port 0 turns that stream off and an empty udp_dest turns both off', async () => {
@@ -112,7 +122,10 @@ describe('when data flows', () => {
       const run = runOf({ ...change, udp_port_lidar: l.port });
       runs.push(run);
       await lidar.apply(run);
-      await until(() => l.datagrams.some((d) => initIdOf(d.data) === run.initializationId), `packets of init ${run.initializationId}`);
+      await until(
+        () => l.datagrams.some((d) => initIdOf(d.data) === run.initializationId),
+        `packets of init ${run.initializationId}`,
+      );
     }
     const order = l.datagrams.map((d) => runs.findIndex((r) => r.initializationId === initIdOf(d.data)));
     expect(order.every((o) => o >= 0)).toBe(true);
@@ -133,7 +146,10 @@ describe('UDP_TRANSMISSION alerts', () => {
   it('are raised when nothing listens on the destination ports, naming host:port, and clear once a listener appears', async () => {
     const [lidarPort, imuPort] = [await closedPort(), await closedPort()];
     await lidar.apply(runOf({ udp_port_lidar: lidarPort, udp_port_imu: imuPort }));
-    await until(() => alerts.active.has('0x01000015') && alerts.active.has('0x01000018'), 'both UDP_TRANSMISSION alerts');
+    await until(
+      () => alerts.active.has('0x01000015') && alerts.active.has('0x01000018'),
+      'both UDP_TRANSMISSION alerts',
+    );
     expect(alerts.active.get('0x01000015')).toMatchObject({ host: '127.0.0.1', port: lidarPort });
     expect(alerts.active.get('0x01000018')).toMatchObject({ host: '127.0.0.1', port: imuPort });
 

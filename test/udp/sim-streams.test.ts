@@ -13,7 +13,14 @@ import { decodeImuPacket } from './decoder/imu-decoder.js';
 import { isFusa, type Profile } from './decoder/formats.js';
 import { pointOf } from './decoder/geometry.js';
 import { checkLidarStream, packetsInWindow, type LidarExpectations } from './helpers/stream-checks.js';
-import { columnTowards, expectedAlong, expectedThroughGlass, FLOOR_Z, WALL_BACK_X, WALL_FRONT_X } from './helpers/known-rays.js';
+import {
+  columnTowards,
+  expectedAlong,
+  expectedThroughGlass,
+  FLOOR_Z,
+  WALL_BACK_X,
+  WALL_FRONT_X,
+} from './helpers/known-rays.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { UdpCapture, until } from './helpers/udp-capture.js';
 import { resolveStreamPlan } from '../../src/model/stream-plan.js';
@@ -40,7 +47,13 @@ afterAll(async () => {
 });
 
 function runOf(product: string, config: Partial<SensorConfig>, bindAddress?: string): StreamRun {
-  const full: SensorConfig = { ...defaultConfig(), udp_dest: '127.0.0.1', udp_port_lidar: 0, udp_port_imu: 0, ...config };
+  const full: SensorConfig = {
+    ...defaultConfig(),
+    udp_dest: '127.0.0.1',
+    udp_port_lidar: 0,
+    udp_port_imu: 0,
+    ...config,
+  };
   return {
     initializationId: ++initId,
     config: full,
@@ -94,47 +107,63 @@ describe('lidar streams, per profile, model and mode', () => {
     ['FUSA_RNG15_RFL8_NIR8_DUAL', 'OS-2-64', '1024x10', { azimuth_window: [300_000, 60_000] }],
   ];
 
-  it.each(cases)('%s on %s in %s: complete frames that match the metadata and the scene', async (profile, product, mode, extra) => {
-    const { complete, e } = await stream(product, { udp_profile_lidar: profile, lidar_mode: mode, ...extra });
-    const beams = findProduct(product)!;
-    const frame = complete[0];
-    const tolerance = profile.startsWith('RNG19') ? 12 : 16; // ±9 mm scene noise, plus 8 mm steps in RNG15 fields
+  it.each(cases)(
+    '%s on %s in %s: complete frames that match the metadata and the scene',
+    async (profile, product, mode, extra) => {
+      const { complete, e } = await stream(product, { udp_profile_lidar: profile, lidar_mode: mode, ...extra });
+      const beams = findProduct(product)!;
+      const frame = complete[0];
+      const tolerance = profile.startsWith('RNG19') ? 12 : 16; // ±9 mm scene noise, plus 8 mm steps in RNG15 fields
 
-    // Known rays along the -x axis (back wall and floor) and the +x axis (front wall and floor), when inside the window.
-    let checked = 0;
-    for (const [deg, wallX] of [
-      [180, WALL_BACK_X],
-      [0, WALL_FRONT_X],
-    ] as const) {
-      for (let p = 0; p < e.pixels; p++) {
-        const m = columnTowards(deg, p, e.columnsPerFrame, beams);
-        const column = frame.columns.get(m);
-        if (!column || !(column.status & 1)) continue;
-        const expected = expectedAlong(m, p, e.columnsPerFrame, beams, wallX);
-        if (!expected) continue;
-        const px = column.pixels[p];
-        // Single-return profiles report the strongest return; these rays have only one.
-        expect(Math.abs(px.range - expected.range), `m ${m} p ${p} ${expected.surface}`).toBeLessThanOrEqual(tolerance);
-        if (expected.surface === 'floor') expect(Math.abs(pointOf(px.range, m, p, e.columnsPerFrame, beams)[2] - FLOOR_Z)).toBeLessThanOrEqual(tolerance);
-        if (expected.surface === 'wall') expect(Math.abs(pointOf(px.range, m, p, e.columnsPerFrame, beams)[0] - wallX)).toBeLessThanOrEqual(tolerance);
-        if (expected.surface !== 'sky') {
-          expect(px.reflectivity).toBeGreaterThan(0);
-          if (!profile.startsWith('RNG15') && !isFusa(profile)) expect(px.signal).toBeGreaterThan(0);
+      // Known rays along the -x axis (back wall and floor) and the +x axis (front wall and floor), when inside the window.
+      let checked = 0;
+      for (const [deg, wallX] of [
+        [180, WALL_BACK_X],
+        [0, WALL_FRONT_X],
+      ] as const) {
+        for (let p = 0; p < e.pixels; p++) {
+          const m = columnTowards(deg, p, e.columnsPerFrame, beams);
+          const column = frame.columns.get(m);
+          if (!column || !(column.status & 1)) continue;
+          const expected = expectedAlong(m, p, e.columnsPerFrame, beams, wallX);
+          if (!expected) continue;
+          const px = column.pixels[p];
+          // Single-return profiles report the strongest return; these rays have only one.
+          expect(Math.abs(px.range - expected.range), `m ${m} p ${p} ${expected.surface}`).toBeLessThanOrEqual(
+            tolerance,
+          );
+          if (expected.surface === 'floor')
+            expect(Math.abs(pointOf(px.range, m, p, e.columnsPerFrame, beams)[2] - FLOOR_Z)).toBeLessThanOrEqual(
+              tolerance,
+            );
+          if (expected.surface === 'wall')
+            expect(Math.abs(pointOf(px.range, m, p, e.columnsPerFrame, beams)[0] - wallX)).toBeLessThanOrEqual(
+              tolerance,
+            );
+          if (expected.surface !== 'sky') {
+            expect(px.reflectivity).toBeGreaterThan(0);
+            if (!profile.startsWith('RNG15') && !isFusa(profile)) expect(px.signal).toBeGreaterThan(0);
+          }
+          expect(px.nearIr).toBeGreaterThan(0);
+          checked++;
         }
-        expect(px.nearIr).toBeGreaterThan(0);
-        checked++;
       }
-    }
-    expect(checked, 'known rays inside the window').toBeGreaterThan(e.pixels / 2);
+      expect(checked, 'known rays inside the window').toBeGreaterThan(e.pixels / 2);
 
-    // No return closer than the default 50 cm minimum range.
-    for (const c of frame.columns.values()) for (const px of c.pixels) expect(px.range === 0 || px.range >= 500).toBe(true);
-  });
+      // No return closer than the default 50 cm minimum range.
+      for (const c of frame.columns.values())
+        for (const px of c.pixels) expect(px.range === 0 || px.range >= 500).toBe(true);
+    },
+  );
 
   it('dual returns see through the glass pane in return_order; FARTHEST_TO_NEAREST reverses them', async () => {
     const beams = findProduct('OS-1-64')!;
     for (const order of ['NEAREST_TO_FARTHEST', 'FARTHEST_TO_NEAREST'] as const) {
-      const { complete, e } = await stream('OS-1-64', { udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_DUAL', lidar_mode: '1024x10', return_order: order });
+      const { complete, e } = await stream('OS-1-64', {
+        udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_DUAL',
+        lidar_mode: '1024x10',
+        return_order: order,
+      });
       const frame = complete[0];
       let seen = 0;
       for (let p = 0; p < e.pixels; p++) {
@@ -142,7 +171,8 @@ describe('lidar streams, per profile, model and mode', () => {
         const expected = expectedThroughGlass(m, p, e.columnsPerFrame, beams);
         if (!expected) continue;
         const px = frame.columns.get(m)!.pixels[p];
-        const [first, second] = order === 'NEAREST_TO_FARTHEST' ? [expected.glass, expected.behind] : [expected.behind, expected.glass];
+        const [first, second] =
+          order === 'NEAREST_TO_FARTHEST' ? [expected.glass, expected.behind] : [expected.behind, expected.glass];
         expect(Math.abs(px.range - first), `m ${m} p ${p}`).toBeLessThanOrEqual(12);
         expect(Math.abs(px.range2 - second), `m ${m} p ${p}`).toBeLessThanOrEqual(12);
         expect(px.signal2).toBeGreaterThan(0);
@@ -154,18 +184,31 @@ describe('lidar streams, per profile, model and mode', () => {
 
   it('reports returns closer than min_range_threshold_cm as 0 (and reports them when it is 0)', async () => {
     const near = (frame: { columns: Map<number, { pixels: { range: number; range2: number }[] }> }) =>
-      [...frame.columns.values()].flatMap((c) => c.pixels.flatMap((px) => [px.range, px.range2])).filter((r) => r > 0 && r < 500).length;
-    const zero = await stream('OS-0-32', { udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_DUAL', lidar_mode: '512x10', min_range_threshold_cm: 0 });
+      [...frame.columns.values()]
+        .flatMap((c) => c.pixels.flatMap((px) => [px.range, px.range2]))
+        .filter((r) => r > 0 && r < 500).length;
+    const zero = await stream('OS-0-32', {
+      udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_DUAL',
+      lidar_mode: '512x10',
+      min_range_threshold_cm: 0,
+    });
     expect(near(zero.complete[0]), 'the pole beside the unit is closer than 50 cm').toBeGreaterThan(0);
-    const fifty = await stream('OS-0-32', { udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_DUAL', lidar_mode: '512x10', min_range_threshold_cm: 50 });
+    const fifty = await stream('OS-0-32', {
+      udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_DUAL',
+      lidar_mode: '512x10',
+      min_range_threshold_cm: 50,
+    });
     expect(near(fifty.complete[0])).toBe(0);
   });
 
   it('scales signal with signal_multiplier', async () => {
-    const total = (r: Awaited<ReturnType<typeof stream>>) => [...r.complete[0].columns.values()].reduce((s, c) => s + c.pixels.reduce((a, px) => a + px.signal, 0), 0);
+    const total = (r: Awaited<ReturnType<typeof stream>>) =>
+      [...r.complete[0].columns.values()].reduce((s, c) => s + c.pixels.reduce((a, px) => a + px.signal, 0), 0);
     const one = await stream('OS-1-32', { lidar_mode: '512x10', signal_multiplier: 1 });
     const two = await stream('OS-1-32', { lidar_mode: '512x10', signal_multiplier: 2, azimuth_window: [0, 180_000] });
-    const oneHalf = [...one.complete[0].columns.entries()].filter(([m]) => (two.complete[0].columns.get(m)?.status ?? 0) & 1);
+    const oneHalf = [...one.complete[0].columns.entries()].filter(
+      ([m]) => (two.complete[0].columns.get(m)?.status ?? 0) & 1,
+    );
     const sumOne = oneHalf.reduce((s, [, c]) => s + c.pixels.reduce((a, px) => a + px.signal, 0), 0);
     expect(total(two) / sumOne).toBeGreaterThan(1.9);
     expect(total(two) / sumOne).toBeLessThan(2.1);

@@ -4,7 +4,8 @@ import { classifyOpenError, classifySendError } from '../../src/udp/stream-alert
 describe('socket errors → alerts', () => {
   it('maps send errors: refusal (ICMP port unreachable), path down, anything else closes the socket', () => {
     expect(classifySendError('ECONNREFUSED')).toBe('refused');
-    for (const code of ['ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN', 'ENOBUFS']) expect(classifySendError(code)).toBe('sendFailed');
+    for (const code of ['ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN', 'ENOBUFS'])
+      expect(classifySendError(code)).toBe('sendFailed');
     for (const code of ['EMSGSIZE', 'EBADF', undefined]) expect(classifySendError(code)).toBe('socketClosed');
   });
 

@@ -37,7 +37,14 @@ describe('emitter worker crash', () => {
       udp_profile_lidar: 'RNG15_RFL8_NIR8',
     };
     const plan = resolveStreamPlan(findProduct('OS-1-32')!, config);
-    await lidar.apply({ initializationId: INIT_ID, config, serialNumber: 1n, plan, bindAddress: undefined, timestampOffsetNs: 0n });
+    await lidar.apply({
+      initializationId: INIT_ID,
+      config,
+      serialNumber: 1n,
+      plan,
+      bindAddress: undefined,
+      timestampOffsetNs: 0n,
+    });
     await until(() => capture.datagrams.some((d) => frameIdOf(d.data) >= 2), 'three frames before the crash');
 
     await lidar.simulateWorkerCrash();

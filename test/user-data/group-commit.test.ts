@@ -22,7 +22,10 @@ describe('group commit', () => {
     db = openDatabase(dir);
     kv = new KvStore(db);
     flushes = [];
-    group = new GroupCommit(db, (path) => new Promise((done, fail) => flushes.push({ path, done: () => done(), fail })));
+    group = new GroupCommit(
+      db,
+      (path) => new Promise((done, fail) => flushes.push({ path, done: () => done(), fail })),
+    );
   });
   afterEach(() => {
     db.close();
@@ -31,7 +34,10 @@ describe('group commit', () => {
 
   const settledFlag = (promise: Promise<unknown>) => {
     const state = { settled: false };
-    promise.then(() => (state.settled = true), () => (state.settled = true));
+    promise.then(
+      () => (state.settled = true),
+      () => (state.settled = true),
+    );
     return state;
   };
   const tick = () => new Promise((r) => setImmediate(r));

@@ -28,7 +28,8 @@ describe('GET/PUT/DELETE /api/v1/user/data', () => {
     const value = 'rack 4 — ステーション 🚗\ttab\nline';
     expect((await put(JSON.stringify(value))).statusCode).toBe(204);
     expect(await read()).toBe(value);
-    for (const q of ['?include_metadata=true', '?include_metadata=1']) expect(await read(q)).toEqual({ value, policy: 'clear_on_config_delete' });
+    for (const q of ['?include_metadata=true', '?include_metadata=1'])
+      expect(await read(q)).toEqual({ value, policy: 'clear_on_config_delete' });
     for (const q of ['?include_metadata=false', '?include_metadata=0']) expect(await read(q)).toBe(value);
     expect((await unit.app.inject({ url: '/api/v1/user/data?include_metadata=yes' })).statusCode).toBe(400);
   });
@@ -99,11 +100,20 @@ describe('DELETE /api/v1/sensor/config', () => {
     const initBefore = unit.sensor.initializationId;
     const res = await unit.app.inject({ method: 'DELETE', url: '/api/v1/sensor/config' });
     expect(res.statusCode).toBe(204);
-    await waitFor(() => unit.sensor.initializationId !== initBefore && unit.sensor.status === 'RUNNING', 10_000, 'the restart');
+    await waitFor(
+      () => unit.sensor.initializationId !== initBefore && unit.sensor.status === 'RUNNING',
+      10_000,
+      'the restart',
+    );
   }
 
   it('resets every parameter to its default, persisted, and restarts with a new initialization_id', async () => {
-    await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload: JSON.stringify({ lidar_mode: '2048x10', udp_dest: '127.0.0.1' }) });
+    await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/sensor/config',
+      headers: json,
+      payload: JSON.stringify({ lidar_mode: '2048x10', udp_dest: '127.0.0.1' }),
+    });
     const defaults = (await createTestSensor()).sensor.config('active');
     await resetAndWaitForRestart();
     expect((await unit.app.inject({ url: '/api/v1/sensor/config' })).json()).toEqual(defaults);
@@ -131,12 +141,20 @@ describe('DELETE /api/v1/sensor/config', () => {
     unit = await createTestSensor({ dataDir: unit.dataDir, simulatedRebootMs: 2000 });
     const initBefore = unit.sensor.initializationId;
     await unit.app.inject({ method: 'DELETE', url: '/api/v1/sensor/config' });
-    const during = await waitFor(async () => {
-      const res = await unit.app.inject({ url: '/api/v1/sensor/config' });
-      return res.statusCode === 503 ? res : undefined;
-    }, 5000, 'a 503 during the restart');
+    const during = await waitFor(
+      async () => {
+        const res = await unit.app.inject({ url: '/api/v1/sensor/config' });
+        return res.statusCode === 503 ? res : undefined;
+      },
+      5000,
+      'a 503 during the restart',
+    );
     expect(Number(during.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    await waitFor(async () => (await unit.app.inject({ url: '/api/v1/sensor/config' })).statusCode === 200, 10_000, 'the unit back');
+    await waitFor(
+      async () => (await unit.app.inject({ url: '/api/v1/sensor/config' })).statusCode === 200,
+      10_000,
+      'the unit back',
+    );
     expect(unit.sensor.initializationId).not.toBe(initBefore);
   });
 });

@@ -19,7 +19,10 @@ import { browserSkipReason, launchBrowser } from './browser.js';
 const skipReason = browserSkipReason();
 if (skipReason) console.log(`skipping the web page browser tests: ${skipReason}`);
 
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? resolve(import.meta.dirname, '../../docs/screenshots') : mkdtempSync(join(tmpdir(), 'sensor-shots-'));
+const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? resolve(import.meta.dirname, '../../docs/screenshots')
+    : mkdtempSync(join(tmpdir(), 'sensor-shots-'));
 const NEW_FW = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
 const HOST = '127.0.0.61';
 
@@ -90,7 +93,9 @@ describe.skipIf(skipReason)('web page in a browser', () => {
       const assets = [nav, ...performance.getEntriesByType('resource').filter((r) => r.name.includes('/web/') && !r.name.includes('/web/api/'))];
       return { firstContentfulPaintMs: paint, pageBytes: assets.reduce((sum, r) => sum + r.encodedBodySize, 0) };
     })()`);
-    console.log(`web page: first contentful paint ${timing.firstContentfulPaintMs?.toFixed(0)} ms, page weight ${(timing.pageBytes / 1024).toFixed(1)} KB`);
+    console.log(
+      `web page: first contentful paint ${timing.firstContentfulPaintMs?.toFixed(0)} ms, page weight ${(timing.pageBytes / 1024).toFixed(1)} KB`,
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'overview.png'), fullPage: true });
   });
 
@@ -103,7 +108,7 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     await page.locator('#live').screenshot({ path: join(SCREENSHOTS, 'live-image.png') });
   });
 
-  it('shows the server\'s error next to a bad field and changes nothing', async () => {
+  it("shows the server's error next to a bad field and changes nothing", async () => {
     const before = await config();
     await page.fill('#cfg-udp_port_lidar', '70000');
     await page.click('#config-apply');
@@ -137,7 +142,9 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     await page.click('#firmware-upload');
     const steps = page.locator('#firmware-steps');
     await expect.poll(() => steps.textContent(), { timeout: 30_000 }).toContain(`Committed: now running ${NEW_FW}`);
-    expect(await page.locator('#firmware-progress').evaluate((p) => (p as unknown as { value: number }).value)).toBe(100);
+    expect(await page.locator('#firmware-progress').evaluate((p) => (p as unknown as { value: number }).value)).toBe(
+      100,
+    );
     const text = (await steps.textContent()) ?? '';
     expect(text).toContain('verified');
     expect(text).toMatch(/Unit: (UPDATING|unreachable)/);

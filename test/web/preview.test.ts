@@ -85,7 +85,10 @@ describe('the worker tap', () => {
     const count = frames.length;
     // Three tap intervals of data-plane time pass (told by the packets that arrive): no picture comes.
     const sent = capture.count;
-    await until(() => capture.count >= sent + Math.ceil((3 * PREVIEW_INTERVAL_MS * 2048 * 10) / 16 / 1000), 'three tap intervals of packets');
+    await until(
+      () => capture.count >= sent + Math.ceil((3 * PREVIEW_INTERVAL_MS * 2048 * 10) / 16 / 1000),
+      'three tap intervals of packets',
+    );
     await emitter.stats();
     expect(frames.length).toBe(count);
   });

@@ -29,7 +29,11 @@ describe('web page routes', () => {
 
   it('answers 304 to a request carrying the current ETag', async () => {
     const first = await unit.app.inject({ method: 'GET', url: '/web/style.css' });
-    const again = await unit.app.inject({ method: 'GET', url: '/web/style.css', headers: { 'if-none-match': String(first.headers.etag) } });
+    const again = await unit.app.inject({
+      method: 'GET',
+      url: '/web/style.css',
+      headers: { 'if-none-match': String(first.headers.etag) },
+    });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
   });
@@ -46,7 +50,9 @@ describe('web page routes', () => {
   it('publishes the parameter registry the configuration form is generated from', async () => {
     const res = await unit.app.inject({ method: 'GET', url: '/web/api/registry' });
     expect(res.statusCode).toBe(200);
-    const { parameters } = res.json() as { parameters: { name: string; schema: { enum?: unknown[] }; default: unknown; readOnly: boolean }[] };
+    const { parameters } = res.json() as {
+      parameters: { name: string; schema: { enum?: unknown[] }; default: unknown; readOnly: boolean }[];
+    };
     expect(parameters.map((p) => p.name)).toEqual(PARAMETERS.map((p) => p.name));
     const lidarMode = parameters.find((p) => p.name === 'lidar_mode');
     expect(lidarMode?.schema.enum).toContain('2048x10');
@@ -60,16 +66,22 @@ describe('web page routes', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json() as { samples: { at: number; input_voltage_mv: number }[] };
     await expect
-      .poll(async () => ((await unit.app.inject({ method: 'GET', url: '/web/api/telemetry-history' })).json() as typeof body).samples.length)
+      .poll(
+        async () =>
+          ((await unit.app.inject({ method: 'GET', url: '/web/api/telemetry-history' })).json() as typeof body).samples
+            .length,
+      )
       .toBeGreaterThan(0);
-    const [sample] = ((await unit.app.inject({ method: 'GET', url: '/web/api/telemetry-history' })).json() as typeof body).samples;
+    const [sample] = (
+      (await unit.app.inject({ method: 'GET', url: '/web/api/telemetry-history' })).json() as typeof body
+    ).samples;
     expect(sample.input_voltage_mv).toBeGreaterThan(20_000);
     expect(Math.abs(sample.at - Date.now())).toBeLessThan(60_000);
   });
 });
 
 describe('the live image stream', () => {
-  it('is Server-Sent Events, and an open stream does not hold the server\'s shutdown', async () => {
+  it("is Server-Sent Events, and an open stream does not hold the server's shutdown", async () => {
     const unit = await createTestSensor();
     const address = await unit.app.listen({ host: '127.0.0.65', port: 0 });
     const res = await fetch(`${address}/web/api/live-image`);
@@ -83,7 +95,7 @@ describe('the live image stream', () => {
   });
 });
 
-describe('the page\'s files', () => {
+describe("the page's files", () => {
   it('are every file of web/ with its type, and none where web/ is missing (the API still starts)', () => {
     const assets = loadWebAssets(WEB_ROOT);
     expect([...assets.keys()].sort()).toEqual(['app.js', 'icon.svg', 'index.html', 'style.css']);

@@ -17,7 +17,8 @@ const FIELD_COUNT = 14;
 
 function number(text: string, field: string): number {
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new TrackingParseError(`chronyc tracking: ${field} is not a number: ${JSON.stringify(text)}`);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new TrackingParseError(`chronyc tracking: ${field} is not a number: ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -40,8 +41,12 @@ export function remoteHostFor(referenceId: string, name: string): string {
 export function parseChronyTracking(output: string): ChronyTracking {
   const line = output.trim().split('\n')[0] ?? '';
   const f = line.split(',');
-  if (f.length !== FIELD_COUNT) throw new TrackingParseError(`chronyc tracking: expected ${FIELD_COUNT} comma-separated fields, got ${f.length}: ${JSON.stringify(line)}`);
-  if (!/^[0-9A-Fa-f]{8}$/.test(f[0])) throw new TrackingParseError(`chronyc tracking: reference ID is not 8 hex digits: ${JSON.stringify(f[0])}`);
+  if (f.length !== FIELD_COUNT)
+    throw new TrackingParseError(
+      `chronyc tracking: expected ${FIELD_COUNT} comma-separated fields, got ${f.length}: ${JSON.stringify(line)}`,
+    );
+  if (!/^[0-9A-Fa-f]{8}$/.test(f[0]))
+    throw new TrackingParseError(`chronyc tracking: reference ID is not 8 hex digits: ${JSON.stringify(f[0])}`);
   return {
     reference_id: f[0].toUpperCase(),
     remote_host: remoteHostFor(f[0], f[1]),

@@ -44,7 +44,10 @@ export function createLinuxFirmware(options: LinuxFirmwareOptions): FirmwareHal 
   return {
     slotDirectory: join(options.dataDir, 'firmware'),
     maxBootAttempts: options.maxBootAttempts ?? DEFAULT_MAX_BOOT_ATTEMPTS,
-    installUnavailable: () => (hook ? undefined : 'this unit has no firmware hook configured (--firmware-hook), so it cannot install firmware; see the README section "Firmware on a real unit"'),
+    installUnavailable: () =>
+      hook
+        ? undefined
+        : 'this unit has no firmware hook configured (--firmware-hook), so it cannot install firmware; see the README section "Firmware on a real unit"',
     // The image the unit was delivered with: a record of its build with no payload (the payload is
     // the root filesystem the bootloader already runs).
     factoryImage: (imageRev) => buildImage(imageRev, Buffer.alloc(0)),
@@ -52,7 +55,8 @@ export function createLinuxFirmware(options: LinuxFirmwareOptions): FirmwareHal 
       if (!hook) return null;
       try {
         const answer = (await run(['booted'])).trim();
-        if (!(SLOT_NAMES as readonly string[]).includes(answer)) throw new Error(`${hook} booted printed ${JSON.stringify(answer)}, not a or b`);
+        if (!(SLOT_NAMES as readonly string[]).includes(answer))
+          throw new Error(`${hook} booted printed ${JSON.stringify(answer)}, not a or b`);
         return answer as SlotName;
       } catch (error) {
         options.onHookError?.(error);
@@ -60,7 +64,10 @@ export function createLinuxFirmware(options: LinuxFirmwareOptions): FirmwareHal 
       }
     },
     async install(slot, imagePath, header) {
-      await run(['install', slot, imagePath, String(header.headerLength), String(header.payloadLength), header.imageRev], INSTALL_TIMEOUT_MS);
+      await run(
+        ['install', slot, imagePath, String(header.headerLength), String(header.payloadLength), header.imageRev],
+        INSTALL_TIMEOUT_MS,
+      );
     },
     async activate(slot) {
       await run(['activate', slot]);

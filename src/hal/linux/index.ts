@@ -24,6 +24,11 @@ export function createLinuxHal(options: LinuxHalOptions): Hal {
     telemetry: new LinuxTelemetry(),
     ...createLinuxTimeAndNetwork(options),
     power: createLinuxPower({ firmwareHook: options.firmwareHook, onHookError }),
-    firmware: createLinuxFirmware({ dataDir: options.dataDir, hook: options.firmwareHook, maxBootAttempts: options.firmwareBootAttempts, onHookError }),
+    firmware: createLinuxFirmware({
+      dataDir: options.dataDir,
+      hook: options.firmwareHook,
+      maxBootAttempts: options.firmwareBootAttempts,
+      onHookError,
+    }),
   });
 }

@@ -83,7 +83,8 @@ export class LinuxNetwork implements NetworkHal {
       hostname: hostname(),
       speed: Number.isInteger(speedMbps) && speedMbps > 0 ? speedMbps : 0,
       ipv4: addresses.filter((a) => a.family === 'IPv4' && a.cidr).map((a) => a.cidr as string),
-      ipv6LinkLocal: addresses.find((a) => a.family === 'IPv6' && a.address.toLowerCase().startsWith('fe80:'))?.cidr ?? '',
+      ipv6LinkLocal:
+        addresses.find((a) => a.family === 'IPv6' && a.address.toLowerCase().startsWith('fe80:'))?.cidr ?? '',
     };
   }
 
@@ -93,10 +94,15 @@ export class LinuxNetwork implements NetworkHal {
     const addresses = await this.kernelAddresses(name);
     const isOurs = (a: KernelAddress) => (label !== undefined && a.label === label) || cidrOf(a) === this.applied;
     if (cidr !== null) {
-      if (addresses.some((a) => isOurs(a) && cidrOf(a) === cidr) && addresses.every((a) => a.scope !== 'global' || cidrOf(a) === cidr)) return;
+      if (
+        addresses.some((a) => isOurs(a) && cidrOf(a) === cidr) &&
+        addresses.every((a) => a.scope !== 'global' || cidrOf(a) === cidr)
+      )
+        return;
       await this.runHook(['static', name, cidr]);
       for (const a of addresses) {
-        if (a.scope === 'global' && !(isOurs(a) && cidrOf(a) === cidr)) await this.ip(['addr', 'del', cidrOf(a), 'dev', name]);
+        if (a.scope === 'global' && !(isOurs(a) && cidrOf(a) === cidr))
+          await this.ip(['addr', 'del', cidrOf(a), 'dev', name]);
       }
       if (!addresses.some((a) => isOurs(a) && cidrOf(a) === cidr)) {
         await this.ip(['addr', 'add', cidr, 'dev', name, ...(label ? ['label', label] : [])]);

@@ -16,14 +16,23 @@ import { runCommand } from './run-command.js';
 
 export class PmcError extends Error {}
 
-export const PTP_DATA_SET_IDS = ['CURRENT_DATA_SET', 'PARENT_DATA_SET', 'PORT_DATA_SET', 'TIME_PROPERTIES_DATA_SET', 'TIME_STATUS_NP'] as const;
+export const PTP_DATA_SET_IDS = [
+  'CURRENT_DATA_SET',
+  'PARENT_DATA_SET',
+  'PORT_DATA_SET',
+  'TIME_PROPERTIES_DATA_SET',
+  'TIME_STATUS_NP',
+] as const;
 type DataSetId = (typeof PTP_DATA_SET_IDS)[number];
 
 type Kind = 'number' | 'string' | 'boolean' | 'bigint';
 
 /** Each data set's member of GET /api/v1/time/ptp and the type of each of its fields. */
 const LAYOUT: { [K in DataSetId]: { member: keyof PtpDataSets; fields: Record<string, Kind> } } = {
-  CURRENT_DATA_SET: { member: 'current_data_set', fields: { steps_removed: 'number', offset_from_master: 'number', mean_path_delay: 'number' } },
+  CURRENT_DATA_SET: {
+    member: 'current_data_set',
+    fields: { steps_removed: 'number', offset_from_master: 'number', mean_path_delay: 'number' },
+  },
   PARENT_DATA_SET: {
     member: 'parent_data_set',
     fields: {
@@ -161,7 +170,18 @@ export interface PmcOptions {
 
 /** Asks the local ptp4l for the five data sets in one pmc run. */
 export async function queryPtpDataSets(options: PmcOptions = {}): Promise<PtpDataSets> {
-  const command = ['pmc', '-u', '-b', '0', '-s', options.socketPath ?? '/var/run/ptp4l', '-t', (options.transportSpecific ?? 0).toString(16)];
-  const output = await runCommand([...command, ...PTP_DATA_SET_IDS.map((id) => `GET ${id}`)], { timeoutMs: options.timeoutMs ?? 3000 });
+  const command = [
+    'pmc',
+    '-u',
+    '-b',
+    '0',
+    '-s',
+    options.socketPath ?? '/var/run/ptp4l',
+    '-t',
+    (options.transportSpecific ?? 0).toString(16),
+  ];
+  const output = await runCommand([...command, ...PTP_DATA_SET_IDS.map((id) => `GET ${id}`)], {
+    timeoutMs: options.timeoutMs ?? 3000,
+  });
   return parsePtpDataSets(output);
 }

@@ -22,7 +22,9 @@ export function createLinuxPower(options: LinuxPowerOptions = {}): PowerHal {
     async reboot(reason) {
       if (reason === 'firmware-update' && options.firmwareHook) {
         // If the hook cannot reboot the unit, the restarted process still follows the bootloader.
-        await runCommand([options.firmwareHook, 'reboot'], { timeoutMs: 60_000 }).catch((error: unknown) => options.onHookError?.(error));
+        await runCommand([options.firmwareHook, 'reboot'], { timeoutMs: 60_000 }).catch((error: unknown) =>
+          options.onHookError?.(error),
+        );
       }
       exit(RESTART_EXIT_CODE);
     },

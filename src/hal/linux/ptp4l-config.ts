@@ -20,7 +20,9 @@ export function renderProfileBlock(profile: PtpProfile): string {
   const settings = ptp4lSettings(profile);
   const width = Math.max(...Object.keys(settings).map((k) => k.length)) + 1;
   const lines = Object.entries(settings).map(([key, value]) => `${key.padEnd(width)}${value}`);
-  return [BLOCK_BEGIN, `# profile: ${profile === '' ? 'default' : profile}`, '[global]', ...lines, BLOCK_END, ''].join('\n');
+  return [BLOCK_BEGIN, `# profile: ${profile === '' ? 'default' : profile}`, '[global]', ...lines, BLOCK_END, ''].join(
+    '\n',
+  );
 }
 
 /** `existing` (a ptp4l configuration, possibly empty) with its managed block replaced by `profile`'s. */

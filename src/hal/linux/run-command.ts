@@ -22,10 +22,18 @@ export interface CommandOptions {
 export function runCommand(command: readonly string[], options: CommandOptions = {}): Promise<string> {
   const [file, ...args] = command;
   return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: options.timeoutMs ?? 5000, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (!error) return resolve(stdout);
-      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${file} is not installed` : (stderr.trim() || error.message);
-      reject(new CommandError(command, stderr, `${command.join(' ')}: ${reason}`));
-    });
+    execFile(
+      file,
+      args,
+      { timeout: options.timeoutMs ?? 5000, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (!error) return resolve(stdout);
+        const reason =
+          (error as NodeJS.ErrnoException).code === 'ENOENT'
+            ? `${file} is not installed`
+            : stderr.trim() || error.message;
+        reject(new CommandError(command, stderr, `${command.join(' ')}: ${reason}`));
+      },
+    );
   });
 }

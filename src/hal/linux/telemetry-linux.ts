@@ -57,7 +57,11 @@ export class LinuxTelemetry implements TelemetryHal {
 
   async read(): Promise<TelemetryReading> {
     this.powerMonitor ??= this.findPowerMonitor();
-    const [temperature, monitor, phaseLock] = await Promise.all([this.temperatureC(), this.powerMonitor, this.phaseLockStatus()]);
+    const [temperature, monitor, phaseLock] = await Promise.all([
+      this.temperatureC(),
+      this.powerMonitor,
+      this.phaseLockStatus(),
+    ]);
     const voltage = monitor ? await readInteger(monitor.voltageFile) : undefined;
     const current = monitor?.currentFile ? await readInteger(monitor.currentFile) : undefined;
     // Key order of the spec's telemetry object; quantities this board cannot measure are left out.
@@ -105,7 +109,10 @@ export class LinuxTelemetry implements TelemetryHal {
       const labelled = await this.labelledInput(dir, files);
       if (labelled) return labelled;
       if (POWER_MONITOR_CHIPS.test(name) && files.includes('in1_input')) {
-        return { voltageFile: join(dir, 'in1_input'), ...(files.includes('curr1_input') && { currentFile: join(dir, 'curr1_input') }) };
+        return {
+          voltageFile: join(dir, 'in1_input'),
+          ...(files.includes('curr1_input') && { currentFile: join(dir, 'curr1_input') }),
+        };
       }
     }
     return undefined;
@@ -121,7 +128,11 @@ export class LinuxTelemetry implements TelemetryHal {
       let currentFile: string | undefined;
       for (const other of files) {
         const current = /^curr(\d+)_label$/.exec(other);
-        if (current && (await readText(join(dir, other)))?.trim().toLowerCase() === label.toLowerCase() && files.includes(`curr${current[1]}_input`)) {
+        if (
+          current &&
+          (await readText(join(dir, other)))?.trim().toLowerCase() === label.toLowerCase() &&
+          files.includes(`curr${current[1]}_input`)
+        ) {
           currentFile = join(dir, `curr${current[1]}_input`);
         }
       }

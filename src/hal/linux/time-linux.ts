@@ -15,7 +15,14 @@ import type { Logger } from 'pino';
 import type { SensorConfig } from '../../model/sensor-config.js';
 import { DEFAULT_PTP_PROFILE, transportSpecific, type PtpProfile } from '../ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
-import { idleTimingInputs, localPtpDataSets, ptpOffsetFromSystemClock, RealtimeAnchor, systemClockReading, unsynchronisedTracking } from '../time-models.js';
+import {
+  idleTimingInputs,
+  localPtpDataSets,
+  ptpOffsetFromSystemClock,
+  RealtimeAnchor,
+  systemClockReading,
+  unsynchronisedTracking,
+} from '../time-models.js';
 import { readChronyTracking } from './chrony-tracking.js';
 import { queryPtpDataSets } from './pmc.js';
 import { writeProfileToPtp4lConfig } from './ptp4l-config.js';
@@ -119,7 +126,8 @@ export class LinuxTime implements TimeHal {
 
   private async queryPtp(): Promise<PtpDataSets> {
     const expected = transportSpecific(this.profile);
-    const ask = (transport: number) => queryPtpDataSets({ socketPath: this.options.ptp4lSocket, transportSpecific: transport });
+    const ask = (transport: number) =>
+      queryPtpDataSets({ socketPath: this.options.ptp4lSocket, transportSpecific: transport });
     let dataSets: PtpDataSets;
     try {
       // ptp4l drops management messages of another transportSpecific: it may still run the previous profile.

@@ -29,7 +29,12 @@ export interface LinuxTimeNetworkOptions {
 
 export function createLinuxTimeAndNetwork(options: LinuxTimeNetworkOptions): { network: NetworkHal; time: TimeHal } {
   const log = options.log ?? pino({ level: 'silent' });
-  const network = new LinuxNetwork({ interface: options.networkInterface, listenAddress: options.listenAddress, networkHook: options.networkHook, log });
+  const network = new LinuxNetwork({
+    interface: options.networkInterface,
+    listenAddress: options.listenAddress,
+    networkHook: options.networkHook,
+    log,
+  });
   const time = new LinuxTime({
     chronycHost: options.chronycHost,
     ptp4lSocket: options.ptp4lSocket,

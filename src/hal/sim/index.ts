@@ -37,7 +37,11 @@ export function createSimHal(options: SimHalOptions): Hal {
     time: new SimTime(mac),
     telemetry: new SimTelemetry(),
     power: createSimPower(),
-    firmware: createSimFirmware({ dataDir: options.dataDir, updateMs: options.firmwareUpdateMs, maxBootAttempts: options.firmwareBootAttempts }),
+    firmware: createSimFirmware({
+      dataDir: options.dataDir,
+      updateMs: options.firmwareUpdateMs,
+      maxBootAttempts: options.firmwareBootAttempts,
+    }),
   };
   return assembleHal('sim', parts);
 }

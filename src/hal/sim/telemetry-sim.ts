@@ -152,7 +152,10 @@ export class SimTelemetry implements TelemetryHal {
     const powerW = powerDrawW(this.config());
     const discriminant = supplyV * supplyV - 4 * INPUT_RESISTANCE_OHM * powerW;
     // Below the point where the supply can deliver the power at all, the input stage browns out at half the supply.
-    const currentA = discriminant > 0 ? (supplyV - Math.sqrt(discriminant)) / (2 * INPUT_RESISTANCE_OHM) : supplyV / (2 * INPUT_RESISTANCE_OHM);
+    const currentA =
+      discriminant > 0
+        ? (supplyV - Math.sqrt(discriminant)) / (2 * INPUT_RESISTANCE_OHM)
+        : supplyV / (2 * INPUT_RESISTANCE_OHM);
     return { voltageMv: (supplyV - currentA * INPUT_RESISTANCE_OHM) * 1000, currentMa: currentA * 1000 };
   }
 

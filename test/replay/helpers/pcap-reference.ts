@@ -25,7 +25,7 @@ export function readReferencePcap(path: string): ReferenceDatagram[] {
   const nano = b.readUInt32LE(0) === 0xa1b23c4d;
   const out: ReferenceDatagram[] = [];
   const partial = new Map<number, { chunks: [number, Buffer][]; end: number }>();
-  for (let o = 24; o + 16 <= b.length;) {
+  for (let o = 24; o + 16 <= b.length; ) {
     const us = b.readUInt32LE(o) * 1e6 + (nano ? b.readUInt32LE(o + 4) / 1000 : b.readUInt32LE(o + 4));
     const len = b.readUInt32LE(o + 8);
     const frame = b.subarray(o + 16, o + 16 + len);
@@ -63,7 +63,7 @@ export function fragmentPcap(path: string, mtu = 1480): Buffer {
   const b = readFileSync(path);
   const parts: Buffer[] = [b.subarray(0, 24)];
   let ipId = 1;
-  for (let o = 24; o + 16 <= b.length;) {
+  for (let o = 24; o + 16 <= b.length; ) {
     const len = b.readUInt32LE(o + 8);
     const record = b.subarray(o, o + 16);
     const frame = b.subarray(o + 16, o + 16 + len);

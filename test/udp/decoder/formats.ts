@@ -1,8 +1,17 @@
 /** Packet sizes and channel layouts, as udp-packets.md tabulates them. */
 
-export type Profile = 'RNG19_RFL8_SIG16_NIR16' | 'RNG19_RFL8_SIG16_NIR16_DUAL' | 'RNG15_RFL8_NIR8' | 'FUSA_RNG15_RFL8_NIR8_DUAL';
+export type Profile =
+  | 'RNG19_RFL8_SIG16_NIR16'
+  | 'RNG19_RFL8_SIG16_NIR16_DUAL'
+  | 'RNG15_RFL8_NIR8'
+  | 'FUSA_RNG15_RFL8_NIR8_DUAL';
 
-export const PROFILES: readonly Profile[] = ['RNG19_RFL8_SIG16_NIR16', 'RNG19_RFL8_SIG16_NIR16_DUAL', 'RNG15_RFL8_NIR8', 'FUSA_RNG15_RFL8_NIR8_DUAL'];
+export const PROFILES: readonly Profile[] = [
+  'RNG19_RFL8_SIG16_NIR16',
+  'RNG19_RFL8_SIG16_NIR16_DUAL',
+  'RNG15_RFL8_NIR8',
+  'FUSA_RNG15_RFL8_NIR8_DUAL',
+];
 
 export const BYTES_PER_CHANNEL: Record<Profile, number> = {
   RNG19_RFL8_SIG16_NIR16: 12,

@@ -5,7 +5,13 @@ export interface BeamIntrinsics {
   lidarOriginToBeamOriginMm: number;
 }
 
-export function pointOf(range: number, m: number, p: number, columnsPerFrame: number, beams: BeamIntrinsics): [number, number, number] {
+export function pointOf(
+  range: number,
+  m: number,
+  p: number,
+  columnsPerFrame: number,
+  beams: BeamIntrinsics,
+): [number, number, number] {
   const thetaE = 2 * Math.PI * (1 - m / columnsPerFrame);
   const thetaA = (-2 * Math.PI * beams.beamAzimuthDeg[p]) / 360;
   const phi = (2 * Math.PI * beams.beamAltitudeDeg[p]) / 360;
@@ -22,5 +28,8 @@ export function beamOf(m: number, p: number, columnsPerFrame: number, beams: Bea
   const n = beams.lidarOriginToBeamOriginMm;
   const origin = pointOf(n, m, p, columnsPerFrame, beams);
   const far = pointOf(n + 1, m, p, columnsPerFrame, beams);
-  return { origin, direction: [far[0] - origin[0], far[1] - origin[1], far[2] - origin[2]] as [number, number, number] };
+  return {
+    origin,
+    direction: [far[0] - origin[0], far[1] - origin[1], far[2] - origin[2]] as [number, number, number],
+  };
 }

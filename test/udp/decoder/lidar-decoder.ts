@@ -54,7 +54,17 @@ const bits = (b: Buffer, off: number, from: number, to: number) => {
 const allZero = (b: Buffer, from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
 
 function decodePixel(profile: Profile, b: Buffer, o: number): DecodedPixel {
-  const px: DecodedPixel = { range: 0, reflectivity: 0, signal: 0, nearIr: 0, range2: 0, reflectivity2: 0, signal2: 0, window: 0, flags: 0 };
+  const px: DecodedPixel = {
+    range: 0,
+    reflectivity: 0,
+    signal: 0,
+    nearIr: 0,
+    range2: 0,
+    reflectivity2: 0,
+    signal2: 0,
+    window: 0,
+    flags: 0,
+  };
   switch (profile) {
     case 'RNG19_RFL8_SIG16_NIR16':
       px.range = bits(b, o, 0, 18);
@@ -97,7 +107,8 @@ function decodePixel(profile: Profile, b: Buffer, o: number): DecodedPixel {
 /** Throws when the datagram does not have the profile's exact size. */
 export function decodeLidarPacket(b: Buffer, profile: Profile, pixels: number): DecodedLidarPacket {
   const expected = packetSize(profile, pixels);
-  if (b.length !== expected) throw new Error(`packet of ${b.length} bytes, ${profile} with ${pixels} pixels needs ${expected}`);
+  if (b.length !== expected)
+    throw new Error(`packet of ${b.length} bytes, ${profile} with ${pixels} pixels needs ${expected}`);
   const fusa = isFusa(profile);
   const p: DecodedLidarPacket = fusa
     ? {

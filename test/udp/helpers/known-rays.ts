@@ -15,7 +15,14 @@ export const GLASS = { x: 5000, yMin: 1000, yMax: 4000, zMin: -1700, zMax: 800 }
 export type Expected = { surface: 'floor' | 'wall' | 'sky'; range: number } | null;
 
 /** Range of the first of `floor` / the wall plane `x = wallX` that the beam (m, p) meets; null near an edge. */
-export function expectedAlong(m: number, p: number, cpf: number, beams: BeamIntrinsics, wallX: number, edgeMarginMm = 60): Expected {
+export function expectedAlong(
+  m: number,
+  p: number,
+  cpf: number,
+  beams: BeamIntrinsics,
+  wallX: number,
+  edgeMarginMm = 60,
+): Expected {
   const { origin: o, direction: d } = beamOf(m, p, cpf, beams);
   const n = beams.lidarOriginToBeamOriginMm;
   const tFloor = d[2] < 0 ? (FLOOR_Z - o[2]) / d[2] : Infinity;
@@ -37,11 +44,16 @@ export function expectedAlong(m: number, p: number, cpf: number, beams: BeamIntr
 export function columnTowards(deg: number, p: number, cpf: number, beams: BeamIntrinsics): number {
   // θe + θa = deg with θe = 360 (1 - m / cpf) and θa = -azimuth[p].
   const thetaE = deg + beams.beamAzimuthDeg[p];
-  return (((Math.round(cpf * (1 - thetaE / 360)) % cpf) + cpf) % cpf);
+  return ((Math.round(cpf * (1 - thetaE / 360)) % cpf) + cpf) % cpf;
 }
 
 /** Ranges of the glass pane and of the front wall behind it, or null if the beam misses either. */
-export function expectedThroughGlass(m: number, p: number, cpf: number, beams: BeamIntrinsics): { glass: number; behind: number } | null {
+export function expectedThroughGlass(
+  m: number,
+  p: number,
+  cpf: number,
+  beams: BeamIntrinsics,
+): { glass: number; behind: number } | null {
   const { origin: o, direction: d } = beamOf(m, p, cpf, beams);
   const n = beams.lidarOriginToBeamOriginMm;
   if (d[0] <= 0) return null;
@@ -49,7 +61,8 @@ export function expectedThroughGlass(m: number, p: number, cpf: number, beams: B
   const y = o[1] + tGlass * d[1];
   const z = o[2] + tGlass * d[2];
   const margin = 60;
-  if (y < GLASS.yMin + margin || y > GLASS.yMax - margin || z < GLASS.zMin + margin || z > GLASS.zMax - margin) return null;
+  if (y < GLASS.yMin + margin || y > GLASS.yMax - margin || z < GLASS.zMin + margin || z > GLASS.zMax - margin)
+    return null;
   // Only the wall behind is bright enough through the glass to be sure of a second echo (the floor at
   // grazing incidence may fall below detection).
   const behind = expectedAlong(m, p, cpf, beams, WALL_FRONT_X);

@@ -2,7 +2,12 @@ import type { AlertSink } from '../../../src/model/alert-sink.js';
 
 /** An AlertSink that remembers what was raised and cleared. */
 export class RecordingAlerts implements AlertSink {
-  readonly events: { action: 'raise' | 'clear'; id: string; vars?: Record<string, string | number>; reason?: string }[] = [];
+  readonly events: {
+    action: 'raise' | 'clear';
+    id: string;
+    vars?: Record<string, string | number>;
+    reason?: string;
+  }[] = [];
   readonly active = new Map<string, Record<string, string | number> | undefined>();
 
   raise(id: string, vars?: Record<string, string | number>): void {

@@ -23,7 +23,12 @@ export interface LidarExpectations {
 /** The parts of `GET /api/v1/sensor/metadata` a stream is checked against. */
 export interface StreamMetadata {
   sensor_info: { initialization_id: number; prod_sn: string };
-  lidar_data_format: { column_window: [number, number]; columns_per_frame: number; pixels_per_column: number; udp_profile_lidar: Profile };
+  lidar_data_format: {
+    column_window: [number, number];
+    columns_per_frame: number;
+    pixels_per_column: number;
+    udp_profile_lidar: Profile;
+  };
   config_params: { lidar_mode: string };
 }
 
@@ -50,7 +55,10 @@ export function packetsInWindow(e: Pick<LidarExpectations, 'columnWindow' | 'col
  * Decodes `datagrams` (one init id, in arrival order), checks sizes, headers, CRC, ids, frame
  * sequence and timestamps, and returns the frames; complete ones are those covering the window.
  */
-export function checkLidarStream(datagrams: readonly Buffer[], e: LidarExpectations): { packets: DecodedLidarPacket[]; frames: AssembledFrame[]; complete: AssembledFrame[] } {
+export function checkLidarStream(
+  datagrams: readonly Buffer[],
+  e: LidarExpectations,
+): { packets: DecodedLidarPacket[]; frames: AssembledFrame[]; complete: AssembledFrame[] } {
   const size = packetSize(e.profile, e.pixels);
   if (e.pixels in PACKET_SIZES[e.profile]) expect(size).toBe(PACKET_SIZES[e.profile][e.pixels as 32]);
   const packets = datagrams.map((d) => {
@@ -71,7 +79,8 @@ export function checkLidarStream(datagrams: readonly Buffer[], e: LidarExpectati
       expect(c.measurementId).toBe(first + i);
       const inside = windowIds.has(c.measurementId);
       expect(c.status & 1).toBe(inside ? 1 : 0);
-      if (!inside) expect(c.pixels.every((px) => px.range === 0 && px.signal === 0 && px.reflectivity === 0)).toBe(true);
+      if (!inside)
+        expect(c.pixels.every((px) => px.range === 0 && px.signal === 0 && px.reflectivity === 0)).toBe(true);
       // Column k at frame_start + k / (columns_per_frame × rate): the same offset from the packet's first column.
       const expectedOffset = (i * framePeriodNs) / e.columnsPerFrame;
       expect(Math.abs(Number(c.timestamp - p.columns[0].timestamp) - expectedOffset)).toBeLessThanOrEqual(1);
@@ -84,12 +93,16 @@ export function checkLidarStream(datagrams: readonly Buffer[], e: LidarExpectati
 
   const frames = assembleFrames(packets);
   for (let i = 1; i < frames.length; i++) {
-    const step = isFusa(e.profile) ? frames[i].frameId - frames[i - 1].frameId : (frames[i].frameId - frames[i - 1].frameId + 65536) % 65536;
+    const step = isFusa(e.profile)
+      ? frames[i].frameId - frames[i - 1].frameId
+      : (frames[i].frameId - frames[i - 1].frameId + 65536) % 65536;
     expect(step, 'frame_id advances by one per frame').toBe(1);
   }
   for (const f of frames) {
     // Within a frame, packets arrive in measurement order (the first packet of a wrapping window may be the highest).
-    const frameStart = f.packets[0].columns[0].timestamp - BigInt(Math.round((f.packets[0].columns[0].measurementId * framePeriodNs) / e.columnsPerFrame));
+    const frameStart =
+      f.packets[0].columns[0].timestamp -
+      BigInt(Math.round((f.packets[0].columns[0].measurementId * framePeriodNs) / e.columnsPerFrame));
     for (const p of f.packets) {
       for (const c of p.columns) {
         const offset = Number(c.timestamp - frameStart) - (c.measurementId * framePeriodNs) / e.columnsPerFrame;

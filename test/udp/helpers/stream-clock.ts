@@ -17,8 +17,22 @@ export class StreamClock {
   async twoFrames(): Promise<void> {
     const rx = await UdpCapture.listen();
     try {
-      const config = { ...defaultConfig(), udp_dest: '127.0.0.1', udp_port_lidar: rx.port, udp_port_imu: 0, lidar_mode: '512x10' as const, udp_profile_lidar: 'RNG15_RFL8_NIR8' as const };
-      await this.unit.apply({ initializationId: ++this.runs, config, serialNumber: 1n, plan: resolveStreamPlan(findProduct('OS-1-32')!, config), bindAddress: undefined, timestampOffsetNs: 0n });
+      const config = {
+        ...defaultConfig(),
+        udp_dest: '127.0.0.1',
+        udp_port_lidar: rx.port,
+        udp_port_imu: 0,
+        lidar_mode: '512x10' as const,
+        udp_profile_lidar: 'RNG15_RFL8_NIR8' as const,
+      };
+      await this.unit.apply({
+        initializationId: ++this.runs,
+        config,
+        serialNumber: 1n,
+        plan: resolveStreamPlan(findProduct('OS-1-32')!, config),
+        bindAddress: undefined,
+        timestampOffsetNs: 0n,
+      });
       // A partial first frame, then two whole ones of 32 packets.
       await until(() => rx.count >= 3 * 32, 'two frames of the clock unit');
       await this.unit.apply(null);

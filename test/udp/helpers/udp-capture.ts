@@ -74,7 +74,9 @@ export async function until<T>(check: () => T | Promise<T>, what: string, timeou
 export async function drain(capture: UdpCapture): Promise<number> {
   const marker = Buffer.from(`marker-${Math.random()}`);
   const s = dgram.createSocket('udp4');
-  await new Promise<void>((resolve, reject) => s.send(marker, capture.port, '127.0.0.1', (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    s.send(marker, capture.port, '127.0.0.1', (err) => (err ? reject(err) : resolve())),
+  );
   s.close();
   return until(() => {
     const i = capture.datagrams.findIndex((d) => d.data.equals(marker));
