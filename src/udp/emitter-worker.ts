@@ -13,6 +13,7 @@ import { EmitterRun } from './emitter-run.js';
 import { setUdpFaultRules } from './udp-fault-worker.js';
 import { addRun, emptyTotals } from './stream-totals.js';
 import { PreviewTap } from './preview-tap.js';
+import { collectGarbage } from './collect-garbage.js';
 
 if (!parentPort) throw new Error('emitter-worker must run as a worker thread');
 const port: MessagePort = parentPort;
@@ -42,12 +43,21 @@ let run: EmitterRun | null = null;
 /** Counters of the runs that have ended (the running one is added when asked). */
 let finished = emptyTotals();
 
+/**
+ * ArrayBuffer bytes of this thread above which an ended run's buffers are collected at once
+ * (collect-garbage.ts): about two runs of the widest format (2048 columns, 128 channels, dual return)
+ * beside the scene. Below it V8 collects in its own time, and a reinit does not pay the ~20 ms of a
+ * full collection; above it a unit whose configuration keeps changing would hoard dead runs.
+ */
+const DEAD_RUNS_BOUND_BYTES = 32 * 1024 * 1024;
+
 /** Ends the running run, keeping its counters. */
 function endRun(): void {
   if (!run) return;
   run.stop();
   finished = addRun(finished, run.stats());
   run = null;
+  if (process.memoryUsage().arrayBuffers > DEAD_RUNS_BOUND_BYTES) collectGarbage();
 }
 let queue: Promise<void> = Promise.resolve();
 const preview = new PreviewTap(
