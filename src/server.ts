@@ -7,11 +7,9 @@ import type { Logger } from 'pino';
 import { httpLimitsOf, type CliOptions } from './cli-options.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import type { Sensor } from './sensor/sensor.js';
-import { RecordingError } from './replay/recording-error.js';
-import { prepareReplay, type ReplaySetup } from './replay-unit/replay-setup.js';
+import { mdnsEnabled } from './discovery/mdns-mode.js';
+import type { ReplaySetup } from './replay-unit/replay-setup.js';
 import { createUnit, StartupError } from './unit.js';
-import { faultInjectionWanted, loadScenario, REALISTIC_FIRMWARE_UPDATE_MS } from './faults/index.js';
-import { mdnsEnabled, startMdnsAdvertiser } from './discovery/mdns-advertiser.js';
 
 export { StartupError };
 
@@ -25,10 +23,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+// Replay, fault injection and mDNS are loaded only when asked for: a plain unit starts without them.
+
 /** `--replay`: the recording checked before anything else starts (a bad file is one line, exit 2). */
-function replaySetup(options: CliOptions): ReplaySetup | undefined {
+async function replaySetup(options: CliOptions): Promise<ReplaySetup | undefined> {
   if (!options.replay) return undefined;
   if (options.hal !== 'sim') throw new StartupError('--replay needs the simulated data plane (--hal sim)');
+  const [{ prepareReplay }, { RecordingError }] = await Promise.all([
+    import('./replay-unit/replay-setup.js'),
+    import('./replay/recording-error.js'),
+  ]);
   try {
     return prepareReplay(options);
   } catch (error) {
@@ -37,14 +41,24 @@ function replaySetup(options: CliOptions): ReplaySetup | undefined {
   }
 }
 
-/** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
-export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
-  const replay = replaySetup(options);
+/** `--control`, `--faults`, `--realistic-timing`: the fault plane's options, the scenario checked (one line, exit 2). */
+async function faultInjection(options: CliOptions) {
+  if (!options.control && !options.faultsFile && !options.realisticTiming) return undefined;
+  const { loadScenario, REALISTIC_FIRMWARE_UPDATE_MS } = await import('./faults/index.js');
   const scenario = options.faultsFile ? loadScenario(options.faultsFile) : [];
   if (typeof scenario === 'string') throw new StartupError(scenario);
-  const faults = faultInjectionWanted(options)
-    ? { control: options.control, realisticTiming: options.realisticTiming, scenario }
-    : undefined;
+  return {
+    control: options.control,
+    realisticTiming: options.realisticTiming,
+    scenario,
+    firmwareUpdateMs: options.realisticTiming ? REALISTIC_FIRMWARE_UPDATE_MS : undefined,
+  };
+}
+
+/** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
+export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
+  const replay = await replaySetup(options);
+  const faults = await faultInjection(options);
   const unit = await createUnit({
     ...options,
     logger,
@@ -52,7 +66,7 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
     httpLimits: httpLimitsOf(options),
     replay,
     faults,
-    firmwareUpdateMs: options.realisticTiming ? REALISTIC_FIRMWARE_UPDATE_MS : undefined,
+    firmwareUpdateMs: faults?.firmwareUpdateMs,
   });
   try {
     if (replay) logReplay(logger, replay);
@@ -61,10 +75,14 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
     const log = logger.child({ component: 'mdns' });
     // Discovery is a convenience: a unit that cannot advertise (port 5353 taken exclusively) still serves.
     const mdns = mdnsEnabled(options.mdns, options.host)
-      ? await startMdnsAdvertiser({ sensor: unit.sensor, host: options.host, port, log }).catch((err: unknown) => {
-          log.warn({ err }, 'mdns advertisement could not start');
-          return null;
-        })
+      ? await import('./discovery/mdns-advertiser.js')
+          .then(({ startMdnsAdvertiser }) =>
+            startMdnsAdvertiser({ sensor: unit.sensor, host: options.host, port, log }),
+          )
+          .catch((err: unknown) => {
+            log.warn({ err }, 'mdns advertisement could not start');
+            return null;
+          })
       : null;
     return {
       app: unit.app,

@@ -12,7 +12,7 @@ import type { RecentLog } from './diagnostics/sensor-dump.js';
 import { createSimHal } from './hal/sim/index.js';
 import type { Hal } from './hal/types.js';
 import type { HttpLimits } from './http/http-limits.js';
-import { startFaultInjection, type FaultInjection, type FaultInjectionOptions } from './faults/index.js';
+import type { FaultInjection, FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-unit/replay-setup.js';
 import type { AlertSink } from './model/alert-sink.js';
 import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from './model/identity.js';
@@ -104,7 +104,10 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       firmwareMaxBytes: options.firmwareMaxBytes,
       recording: options.replay?.binding,
     });
-    faults = options.faults ? await startFaultInjection({ sensor, hal }, options.faults, log) : undefined;
+    if (options.faults) {
+      const { startFaultInjection } = await import('./faults/index.js');
+      faults = await startFaultInjection({ sensor, hal }, options.faults, log);
+    }
     const app = await buildApp(sensor, {
       logger: options.logger,
       recentLog: options.recentLog,

@@ -7,7 +7,7 @@
  */
 import { networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
-import { parseCidr, formatIpv4, isLoopback, parseIpv4 } from '../network/ipv4.js';
+import { parseCidr, formatIpv4 } from '../network/ipv4.js';
 import type { Sensor } from '../sensor/sensor.js';
 import { imageRev } from '../model/identity.js';
 import { recordKey, unitRecords, type UnitAdvertisement } from './mdns-records.js';
@@ -15,15 +15,6 @@ import { MdnsResponder } from './mdns-responder.js';
 
 /** How often the advertiser looks for changes nothing tells it about (host addresses, the override). */
 const WATCH_INTERVAL_MS = 1000;
-
-export type MdnsMode = 'auto' | 'on' | 'off';
-
-/** `auto`: on when the server listens on a non-loopback address (a wildcard counts), as real units always do. */
-export function mdnsEnabled(mode: MdnsMode, host: string): boolean {
-  if (mode !== 'auto') return mode === 'on';
-  const address = parseIpv4(host);
-  return address === undefined ? host !== '::1' && host !== 'localhost' : !isLoopback(address);
-}
 
 export interface MdnsAdvertiserOptions {
   sensor: Sensor;

@@ -33,14 +33,6 @@ export interface FaultInjection {
 /** The default: reinit as fast as the host allows, restart as the unit is set up (1 s). */
 export const FAST_TIMING: Readonly<UnitTiming> = { reinitMs: 0 };
 
-export function faultInjectionWanted(options: {
-  control: ControlAddress | undefined;
-  faultsFile: string | undefined;
-  realisticTiming: boolean;
-}): boolean {
-  return options.control !== undefined || options.faultsFile !== undefined || options.realisticTiming;
-}
-
 /** Reads and checks the scenario file; an error message naming every mistake, or the steps. */
 export function loadScenario(file: string): ScenarioStep[] | string {
   let text: string;

@@ -23,8 +23,12 @@ export interface UnitMetrics {
   render(): Promise<string>;
   /** Records one answered request. `route` is the route pattern (bounded), never the raw URL. */
   observeRequest(method: string, route: string, statusCode: number, seconds: number): void;
-  /** Stops listening to the device core. */
-  close(): void;
+}
+
+/** Reinits and restarts counted since the process started (by the plugin, which listens from the start). */
+export interface LifecycleCounts {
+  reinits: number;
+  restarts: number;
 }
 
 /** What a scrape reads asynchronously (worker counters, a telemetry sample), fetched once before rendering. */
@@ -33,7 +37,7 @@ interface Latest {
   telemetry: TelemetryReading | null;
 }
 
-export function createUnitMetrics(sensor: Sensor): UnitMetrics {
+export function createUnitMetrics(sensor: Sensor, lifecycle: Readonly<LifecycleCounts>): UnitMetrics {
   const registry = new Registry();
   const registers = [registry];
   const latest: Latest = { streams: null, telemetry: null };
@@ -69,20 +73,24 @@ export function createUnitMetrics(sensor: Sensor): UnitMetrics {
       this.set(sensor.initializationId);
     },
   });
-  const reinits = new Counter({
+  new Counter({
     name: `${PREFIX}reinits_total`,
     help: 'Reinitializations and restarts completed since the process started',
     registers,
+    collect() {
+      this.reset();
+      this.inc(lifecycle.reinits);
+    },
   });
-  const restarts = new Counter({
+  new Counter({
     name: `${PREFIX}restarts_total`,
     help: 'Restarts (simulated reboots) begun since the process started',
     registers,
+    collect() {
+      this.reset();
+      this.inc(lifecycle.restarts);
+    },
   });
-  const onReinit = () => reinits.inc();
-  const onRestart = () => restarts.inc();
-  sensor.on('reinit', onReinit);
-  sensor.on('restart', onRestart);
 
   registerStreamCounters(latest, registers);
 
@@ -128,10 +136,6 @@ export function createUnitMetrics(sensor: Sensor): UnitMetrics {
     observeRequest(method, route, statusCode, seconds) {
       requests.inc({ method, route, status_code: String(statusCode) });
       latency.observe({ method, route }, seconds);
-    },
-    close() {
-      sensor.off('reinit', onReinit);
-      sensor.off('restart', onRestart);
     },
   };
 }

@@ -1,7 +1,7 @@
 /** The `--mdns` / `--no-mdns` switch and when `auto` advertises. */
 import { describe, expect, it } from 'vitest';
 import { parseCliOptions, UsageError } from '../../src/cli-options.js';
-import { mdnsEnabled } from '../../src/discovery/mdns-advertiser.js';
+import { mdnsEnabled } from '../../src/discovery/mdns-mode.js';
 import { unitRecords } from '../../src/discovery/mdns-records.js';
 
 const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
