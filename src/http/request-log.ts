@@ -22,6 +22,7 @@ export function installRequestLog(app: FastifyInstance): void {
     // pino's level values: debug is 20; a silent or info logger skips building the fields.
     if (change || log.level === 'debug' || log.level === 'trace') {
       const fields = {
+        reqId: request.id,
         method: request.method,
         url: request.url.slice(0, 256),
         status: reply.statusCode,

@@ -4,7 +4,8 @@
  * answered (src/metrics/metrics-plugin.ts). One registry per unit, so many units in one process never
  * mix their figures.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { RequestStats } from './request-stats.js';
 import type { Sensor } from '../sensor/sensor.js';
 import { imageRev } from '../model/identity.js';
 import { SENSOR_STATUSES } from '../sensor/status.js';
@@ -13,9 +14,6 @@ import type { StreamStats } from '../udp/emitter-protocol.js';
 import type { StreamTotals } from '../udp/stream-totals.js';
 
 const PREFIX = 'lidar_sensor_';
-
-/** Request latency buckets, seconds: most answers take well under a millisecond, uploads and dumps seconds. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface UnitMetrics {
   registry: Registry;
@@ -108,19 +106,8 @@ export function createUnitMetrics(sensor: Sensor, lifecycle: Readonly<LifecycleC
 
   registerTelemetry(latest, registers);
 
-  const requests = new Counter({
-    name: `${PREFIX}http_requests_total`,
-    help: 'HTTP requests answered, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'],
-    registers,
-  });
-  const latency = new Histogram({
-    name: `${PREFIX}http_request_duration_seconds`,
-    help: 'Time from request to response, by method and route pattern',
-    labelNames: ['method', 'route'],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
+  const requests = new RequestStats();
+  requests.register(registry, PREFIX);
 
   return {
     registry,
@@ -134,8 +121,7 @@ export function createUnitMetrics(sensor: Sensor, lifecycle: Readonly<LifecycleC
       return registry.metrics();
     },
     observeRequest(method, route, statusCode, seconds) {
-      requests.inc({ method, route, status_code: String(statusCode) });
-      latency.observe({ method, route }, seconds);
+      requests.observe(method, route, statusCode, seconds);
     },
   };
 }

@@ -9,7 +9,7 @@ export function afterResponse(reply: FastifyReply, action: () => Promise<unknown
     setImmediate(() => {
       Promise.resolve()
         .then(action)
-        .catch((error: unknown) => reply.log.error({ err: error }, 'deferred action failed'));
+        .catch((error: unknown) => reply.log.error({ err: error, reqId: reply.request.id }, 'deferred action failed'));
     });
   });
 }

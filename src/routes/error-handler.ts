@@ -64,10 +64,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     const apiError = toApiError(error);
     if (apiError) {
       // 503 while (re)initializing is an expected state, not a fault: only real failures are errors in the log.
-      if (apiError.type === 'internal') request.log.error({ err: error }, apiError.detail);
+      if (apiError.type === 'internal') request.log.error({ err: error, reqId: request.id }, apiError.detail);
       return sendProblem(reply, apiError);
     }
-    request.log.error({ err: error }, 'unexpected error');
+    request.log.error({ err: error, reqId: request.id }, 'unexpected error');
     return sendProblem(
       reply,
       new ApiError('internal', 'the sensor failed to handle this request; the error is in its log'),
