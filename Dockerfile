@@ -1,12 +1,14 @@
 # Simulated (or real) lidar sensor management server.
 #   docker build -t lidar-sensor .
 #   docker run --rm -p 8080:80 -v sensor-data:/data lidar-sensor
-# Build stage: compiles TypeScript and the better-sqlite3 native module (needs python3, make, g++).
+# Build stage: compiles TypeScript, bundles the CLI, builds the better-sqlite3 native module (python3, make, g++).
 FROM node:22-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+# The build's second step bundles the CLI and the emitter worker (esbuild, a development dependency).
+COPY scripts/bundle.mjs ./scripts/bundle.mjs
 COPY src ./src
 COPY web ./web
 RUN npm run build && npm prune --omit=dev
@@ -23,8 +25,6 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# The unit's web page (static files, served at /).
-COPY web ./web
 COPY --from=build /app/web ./web
 RUN mkdir -p /data && chown node:node /data
 USER node

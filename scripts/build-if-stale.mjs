@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json'];
+const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.mjs'];
 
 function mtimes(path, pick) {
   if (!existsSync(path)) return [];
@@ -16,19 +16,20 @@ function mtimes(path, pick) {
 }
 
 const newestInput = Math.max(...INPUTS.flatMap((p) => mtimes(join(root, p), () => true)));
-// tsc rewrites every output, so the oldest output is when the last build ran.
-const outputs = mtimes(join(root, 'dist'), (p) => p.endsWith('.js'));
-const built = outputs.length > 0 ? Math.min(...outputs) : -Infinity;
+// The bundle's dist/cli.js is written last: its time is when the last complete build ended. (Not the
+// oldest file of dist/: tsc leaves the outputs of deleted or moved sources behind.)
+const cli = join(root, 'dist', 'cli.js');
+const built = existsSync(cli) ? statSync(cli).mtimeMs : -Infinity;
 
 if (newestInput > built) {
   process.stderr.write('lidar-sensor: sources changed since the last build; compiling (npm run build)…\n');
-  const tsc = spawnSync(
-    process.execPath,
+  // The same two steps as `npm run build`: tsc, then the bundle of the CLI and the worker.
+  const steps = [
     [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: root,
-      stdio: 'inherit',
-    },
-  );
-  process.exit(tsc.status ?? 1);
+    [join(root, 'scripts', 'bundle.mjs')],
+  ];
+  for (const args of steps) {
+    const step = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    if (step.status !== 0) process.exit(step.status ?? 1);
+  }
 }

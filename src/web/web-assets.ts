@@ -7,8 +7,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** `src/web/` and `dist/web/` both sit two levels below the package root. */
-export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
+/**
+ * The package's `web/` folder: two levels above this module in `src/web/` and tsc's `dist/web/`, one
+ * above the bundled `dist/cli.js` (scripts/bundle.mjs).
+ */
+export const WEB_ROOT =
+  ['../../web/', '../web/']
+    .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+    .find((folder) => existsSync(join(folder, 'index.html'))) ?? fileURLToPath(new URL('../../web/', import.meta.url));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -42,4 +42,15 @@ describe('build-if-stale', () => {
     expect(run.status).not.toBe(0);
     removeDir(root);
   });
+
+  it('an old output tsc left behind (a moved source) does not make the build stale', () => {
+    const root = project(true);
+    writeFileSync(join(root, 'dist', 'moved-away.js'), 'export {};\n');
+    const past = Date.now() / 1000 - 1000;
+    utimesSync(join(root, 'dist', 'moved-away.js'), past, past);
+    const run = spawnSync(process.execPath, [join(root, 'scripts', 'build-if-stale.mjs')], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe('');
+    removeDir(root);
+  });
 });
