@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRecording } from '../src/replay/recording.js';
 import { ReplaySchedule } from '../src/replay/replay-schedule.js';
+import { CLI_PATH, freePort, unitArgs } from '../test/helpers/cli-process.js';
 import { cpuSeconds } from './proc-stats.js';
 import { stopProcess } from './processes.js';
 import { spawnReady } from './spawn-ready.js';
@@ -22,22 +23,14 @@ const seconds = Number(values.seconds ?? 10);
 const recordingFile = resolve(
   values.recording ?? join(import.meta.dirname, '../../shared/data/recordings/crc_test.pcap'),
 );
-const cli = join(import.meta.dirname, '../dist/cli.js');
 
 async function measure(rate: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
-  const port = 18000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const server = await spawnReady({
     args: [
-      cli,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'warn',
+      CLI_PATH,
+      ...unitArgs('127.0.0.1', port, dataDir, 'warn'),
       '--replay',
       recordingFile,
       '--replay-loop',

@@ -8,7 +8,8 @@ import { DEFAULT_PRODUCT } from './model/products.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
 import { DEFAULT_MAX_BOOT_ATTEMPTS } from './model/slot-state.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
-import { isLoopbackHost, parseControlAddress, type ControlAddress } from './faults/control-address.js';
+import { parseControlAddress, type ControlAddress } from './faults/control-address.js';
+import { isLoopbackHost } from './network/ipv4.js';
 import type { MdnsMode } from './discovery/mdns-mode.js';
 
 const MDNS_MODES: readonly MdnsMode[] = ['auto', 'on', 'off'];

@@ -8,6 +8,7 @@ import { httpLimitsOf, type CliOptions } from './cli-options.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import type { Sensor } from './sensor/sensor.js';
 import { mdnsEnabled } from './discovery/mdns-mode.js';
+import type { FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-unit/replay-setup.js';
 import { createUnit, StartupError } from './unit.js';
 
@@ -41,16 +42,19 @@ async function replaySetup(options: CliOptions): Promise<ReplaySetup | undefined
   }
 }
 
-/** `--control`, `--faults`, `--realistic-timing`: the fault plane's options, the scenario checked (one line, exit 2). */
-async function faultInjection(options: CliOptions) {
-  if (!options.control && !options.faultsFile && !options.realisticTiming) return undefined;
+/**
+ * `--control`, `--faults`, `--realistic-timing`: the fault plane's options with the scenario checked (one
+ * line, exit 2), and how long a simulated firmware update takes.
+ */
+async function faultInjection(
+  options: CliOptions,
+): Promise<{ faults?: FaultInjectionOptions; firmwareUpdateMs?: number }> {
+  if (!options.control && !options.faultsFile && !options.realisticTiming) return {};
   const { loadScenario, REALISTIC_FIRMWARE_UPDATE_MS } = await import('./faults/index.js');
   const scenario = options.faultsFile ? loadScenario(options.faultsFile) : [];
   if (typeof scenario === 'string') throw new StartupError(scenario);
   return {
-    control: options.control,
-    realisticTiming: options.realisticTiming,
-    scenario,
+    faults: { control: options.control, realisticTiming: options.realisticTiming, scenario },
     firmwareUpdateMs: options.realisticTiming ? REALISTIC_FIRMWARE_UPDATE_MS : undefined,
   };
 }
@@ -58,15 +62,13 @@ async function faultInjection(options: CliOptions) {
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
 export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
   const replay = await replaySetup(options);
-  const faults = await faultInjection(options);
   const unit = await createUnit({
     ...options,
     logger,
     recentLog,
     httpLimits: httpLimitsOf(options),
     replay,
-    faults,
-    firmwareUpdateMs: faults?.firmwareUpdateMs,
+    ...(await faultInjection(options)),
   });
   try {
     if (replay) logReplay(logger, replay);

@@ -1,3 +1,4 @@
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 /**
  * The requests the fuzzer sends: a valid template per route and method, and mutations of each
  * (bodies, values, keys, types, sizes, encodings, query strings, paths, methods, headers).
@@ -14,18 +15,6 @@ export interface FuzzRequest {
   write: boolean;
   /** What was done to the template, for the report of a failure. */
   label: string;
-}
-
-/** mulberry32: small, fast, seeded. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Rand = () => number;
@@ -251,7 +240,7 @@ function mutatePath(r: Rand, path: string): string {
 }
 
 export function* fuzzRequests(seed: number): Generator<FuzzRequest> {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   for (;;) {
     const template = pick(r, templates(r));
     const baseType = template.rawType ?? JSON_TYPE['content-type'];
@@ -318,7 +307,7 @@ export function* fuzzRequests(seed: number): Generator<FuzzRequest> {
 
 /** Malformed HTTP for raw sockets: the parser, not a route, must refuse these. */
 export function malformedRequests(seed: number): Generator<{ bytes: Buffer; label: string }> {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const cases: ((r: Rand) => [string | Buffer, string])[] = [
     () => ['FOO / HTTP/1.1\r\nHost: s\r\n\r\n', 'unknown method'],
     () => ['GET /api/v1/sensor/config HTTP/9.9\r\nHost: s\r\n\r\n', 'bad version'],

@@ -8,10 +8,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { encodeImageHeader } from '../../src/model/image-format.js';
+import { CLI_PATH, freePort, unitArgs } from '../../test/helpers/cli-process.js';
 import { fuzzRequests, malformedRequests, type FuzzRequest } from './corpus.js';
 
 export interface FuzzOptions {
@@ -61,21 +63,7 @@ export interface FuzzReport {
 }
 
 export const ANSWER_BOUND_BYTES = 64 * 1024;
-const CLI = resolve(import.meta.dirname, '../../dist/cli.js');
 const SLACK_MS = 3000;
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Answer {
   status: number;
@@ -214,15 +202,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      CLI,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'silent',
+      CLI_PATH,
+      ...unitArgs('127.0.0.1', port, dataDir, 'silent'),
       '--headers-timeout',
       String(options.headersTimeout),
       '--request-timeout',
@@ -268,7 +249,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       );
       if (answer !== 'closed' && answer.status === 200) break;
       if (crashed || Date.now() > readyBy) throw new Error(`server did not start: ${stderr}`);
-      await sleep(50);
+      await delay(50);
     }
 
     // 1. Routes: a sequential lane of writes, each refused one checked against the state before it,
@@ -419,13 +400,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           fail('upload lock', 'the upload lock was not released after the stalled upload');
           break;
         }
-        await sleep(50);
+        await delay(50);
       }
     })();
     const wellBehaved = (async () => {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       // Let the attackers connect first.
-      await sleep(200);
+      await delay(200);
       while (Date.now() < attackEnd && !crashed) {
         const t0 = process.hrtime.bigint();
         const answer = await send(port, agent, { method: 'GET', path: '/api/v1/sensor/config', headers: {} }, 10_000);
@@ -435,7 +416,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           wellBehavedFailures += 1;
           fail('well-behaved client', `answer ${answer === 'closed' ? 'closed' : answer.status}`);
         }
-        await sleep(5);
+        await delay(5);
       }
       agent.destroy();
     })();
@@ -470,7 +451,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         );
         break;
       }
-      await sleep(50);
+      await delay(50);
     }
   } finally {
     stopping = true;

@@ -2,13 +2,12 @@
  * Whether a unit advertises itself: the decision alone, without the responder and its multicast
  * library, so a unit that does not advertise never loads them.
  */
-import { isLoopback, parseIpv4 } from '../network/ipv4.js';
+import { isLoopbackHost } from '../network/ipv4.js';
 
 export type MdnsMode = 'auto' | 'on' | 'off';
 
 /** `auto`: on when the server listens on a non-loopback address (a wildcard counts), as real units always do. */
 export function mdnsEnabled(mode: MdnsMode, host: string): boolean {
   if (mode !== 'auto') return mode === 'on';
-  const address = parseIpv4(host);
-  return address === undefined ? host !== '::1' && host !== 'localhost' : !isLoopback(address);
+  return !isLoopbackHost(host);
 }

@@ -1,7 +1,6 @@
 /**
- * The control listener's address (`--control`): parsing and the loopback check.
+ * The control listener's address (`--control`); the loopback check is network/ipv4's `isLoopbackHost`.
  */
-import { isIP } from 'node:net';
 
 export interface ControlAddress {
   host: string;
@@ -16,12 +15,4 @@ export function parseControlAddress(text: string): ControlAddress | string {
   const port = Number(match[3]);
   if (!Number.isInteger(port) || port > 65535) return `port must be 0..65535; got ${match[3]}`;
   return { host, port };
-}
-
-/** Loopback only: 127.0.0.0/8, ::1, localhost. */
-export function isLoopbackHost(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1' || host.startsWith('::ffff:127.');
-  return false;
 }

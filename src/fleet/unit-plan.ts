@@ -3,6 +3,7 @@
  * serial, the unit's command-line options and its first-boot configuration. Pure.
  */
 import { join } from 'node:path';
+import { formatIpv4, parseIpv4 } from '../network/ipv4.js';
 import type { FleetFile, UnitEntry } from './fleet-file.js';
 import type { FleetOptions } from './fleet-options.js';
 
@@ -21,22 +22,13 @@ export interface UnitPlan {
 
 export class FleetPlanError extends Error {}
 
-function ipv4ToInt(address: string): number {
-  const parts = address.split('.').map(Number);
-  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255))
-    throw new FleetPlanError(`not an IPv4 address: ${JSON.stringify(address)}`);
-  return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
-}
-
-function intToIpv4(value: number): string {
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
-}
-
 /** `base` + `offset`, refusing to run past 255.255.255.255. */
 export function nthAddress(base: string, offset: number): string {
-  const value = ipv4ToInt(base) + offset;
+  const start = parseIpv4(base);
+  if (start === undefined) throw new FleetPlanError(`not an IPv4 address: ${JSON.stringify(base)}`);
+  const value = start + offset;
   if (value > 0xffffffff) throw new FleetPlanError(`address ${base} + ${offset} is past 255.255.255.255`);
-  return intToIpv4(value);
+  return formatIpv4(value);
 }
 
 export function planUnits(options: FleetOptions, file: FleetFile | null): UnitPlan[] {

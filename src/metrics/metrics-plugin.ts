@@ -44,15 +44,11 @@ const metricsPluginImpl: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { 
 
   // Callback style: this runs for every request (an async hook costs a promise each time).
   app.addHook('onResponse', (request, reply, done) => {
-    const observation: Observation = [
-      request.method,
-      request.routeOptions.url ?? UNMATCHED_ROUTE,
-      reply.statusCode,
-      reply.elapsedTime / 1000,
-    ];
-    if (metrics) metrics.observeRequest(...observation);
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    if (metrics) metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     else {
-      if (early.length < MAX_EARLY_OBSERVATIONS) early.push(observation);
+      if (early.length < MAX_EARLY_OBSERVATIONS)
+        early.push([request.method, route, reply.statusCode, reply.elapsedTime / 1000]);
       // A failed load (a broken install) shows on GET /metrics; it must not end the unit.
       load().catch((err: unknown) => request.log.error({ err }, 'metrics could not be loaded'));
     }

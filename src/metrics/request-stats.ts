@@ -26,11 +26,16 @@ interface Sample {
 }
 
 export class RequestStats {
-  private readonly routes = new Map<string, RouteStats>();
+  /** Route pattern → method → figures (nested: no key string is built per request). */
+  private readonly routes = new Map<string, Map<string, RouteStats>>();
 
   observe(method: string, route: string, statusCode: number, seconds: number): void {
-    const key = `${method} ${route}`;
-    let stats = this.routes.get(key);
+    let byMethod = this.routes.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.routes.set(route, byMethod);
+    }
+    let stats = byMethod.get(method);
     if (!stats) {
       stats = {
         method,
@@ -40,7 +45,7 @@ export class RequestStats {
         sum: 0,
         count: 0,
       };
-      this.routes.set(key, stats);
+      byMethod.set(method, stats);
     }
     stats.byStatus.set(statusCode, (stats.byStatus.get(statusCode) ?? 0) + 1);
     let bucket = 0;
@@ -48,6 +53,10 @@ export class RequestStats {
     stats.buckets[bucket]++;
     stats.sum += seconds;
     stats.count++;
+  }
+
+  private all(): RouteStats[] {
+    return [...this.routes.values()].flatMap((byMethod) => [...byMethod.values()]);
   }
 
   /** Registers `<prefix>http_requests_total` and `<prefix>http_request_duration_seconds` with `registry`. */
@@ -65,7 +74,7 @@ export class RequestStats {
     const register = (m: ReturnType<typeof metric>) => registry.registerMetric(m as never);
     register(
       metric(requests, 'HTTP requests answered, by method, route pattern and status code', 'counter', () =>
-        [...this.routes.values()].flatMap((s) =>
+        this.all().flatMap((s) =>
           [...s.byStatus].map(([status, count]) => ({
             labels: { method: s.method, route: s.route, status_code: status },
             value: count,
@@ -75,7 +84,7 @@ export class RequestStats {
     );
     register(
       metric(duration, 'Time from request to response, by method and route pattern', 'histogram', () =>
-        [...this.routes.values()].flatMap((s) => histogramSamples(duration, s)),
+        this.all().flatMap((s) => histogramSamples(duration, s)),
       ),
     );
   }

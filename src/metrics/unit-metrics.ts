@@ -9,7 +9,8 @@ import { RequestStats } from './request-stats.js';
 import type { Sensor } from '../sensor/sensor.js';
 import { imageRev } from '../model/identity.js';
 import { SENSOR_STATUSES } from '../sensor/status.js';
-import { PHASE_LOCK_STATUSES, type TelemetryReading } from '../hal/telemetry.js';
+import type { TelemetryReading } from '../hal/telemetry.js';
+import { PHASE_LOCK_STATUSES } from '../sensor/telemetry-monitor.js';
 import type { StreamStats } from '../udp/emitter-protocol.js';
 import type { StreamTotals } from '../udp/stream-totals.js';
 

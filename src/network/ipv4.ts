@@ -59,6 +59,14 @@ const inBlock = (address: number, block: string, prefix: number) =>
   (address & prefixMask(prefix)) >>> 0 === parseIpv4(block);
 
 export const isLoopback = (address: number) => inBlock(address, '127.0.0.0', 8);
+
+/** A listen or bind host that only this machine reaches: 127.0.0.0/8, ::1 (any spelling), ::ffff:127.x, localhost. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  const v4 = parseIpv4(host.startsWith('::ffff:') ? host.slice('::ffff:'.length) : host);
+  if (v4 !== undefined) return isLoopback(v4);
+  return ipaddr.IPv6.isValid(host) && ipaddr.IPv6.parse(host).range() === 'loopback';
+}
 export const isLinkLocal = (address: number) => inBlock(address, '169.254.0.0', 16);
 export const isMulticast = (address: number) => inBlock(address, '224.0.0.0', 4);
 

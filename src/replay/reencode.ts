@@ -18,45 +18,12 @@ import {
 } from '../udp/lidar-profiles.js';
 import { readLidarHeader } from './lidar-header.js';
 
-const u24 = (b: Buffer, o: number) => b[o] | (b[o + 1] << 8) | (b[o + 2] << 16);
-
 /** The channel data of one recorded packet as a 16-column image (column i = the packet's column i). */
 export function decodePacketImage(b: Buffer, layout: ProfileLayout, pixels: number): LidarImage {
   const img = emptyLidarImage(COLUMNS_PER_PACKET, pixels);
   const colBytes = columnBytes(layout, pixels);
   for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
-    let o = PACKET_HEADER_BYTES + c * colBytes + COLUMN_HEADER_BYTES;
-    for (let p = 0, i = c * pixels; p < pixels; p++, i++, o += layout.bytesPerChannel) {
-      switch (layout.profile) {
-        case 'RNG19_RFL8_SIG16_NIR16':
-          img.range1[i] = u24(b, o) & 0x7ffff;
-          img.reflectivity1[i] = b[o + 4];
-          img.signal1[i] = b.readUInt16LE(o + 6);
-          img.nearIr[i] = b.readUInt16LE(o + 8);
-          break;
-        case 'RNG19_RFL8_SIG16_NIR16_DUAL':
-          img.range1[i] = u24(b, o) & 0x7ffff;
-          img.reflectivity1[i] = b[o + 3];
-          img.range2[i] = u24(b, o + 4) & 0x7ffff;
-          img.reflectivity2[i] = b[o + 7];
-          img.signal1[i] = b.readUInt16LE(o + 8);
-          img.signal2[i] = b.readUInt16LE(o + 10);
-          img.nearIr[i] = b.readUInt16LE(o + 12);
-          break;
-        case 'RNG15_RFL8_NIR8':
-          img.range1[i] = (b.readUInt16LE(o) & 0x7fff) * 8;
-          img.reflectivity1[i] = b[o + 2];
-          img.nearIr[i] = b[o + 3] * 16;
-          break;
-        case 'FUSA_RNG15_RFL8_NIR8_DUAL':
-          img.range1[i] = (b.readUInt16LE(o) & 0x7fff) * 8;
-          img.reflectivity1[i] = b[o + 2];
-          img.nearIr[i] = b[o + 3] * 16;
-          img.range2[i] = (b.readUInt16LE(o + 4) & 0x7fff) * 8;
-          img.reflectivity2[i] = b[o + 6];
-          break;
-      }
-    }
+    layout.readColumn(b, PACKET_HEADER_BYTES + c * colBytes + COLUMN_HEADER_BYTES, img, c);
   }
   return img;
 }

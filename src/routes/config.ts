@@ -11,7 +11,7 @@ import { findDeprecatedAlias, findParameter } from '../config/registry.js';
 import { requireJsonContentType } from './json-body.js';
 import { callerAddress, flag } from './query-flags.js';
 import { afterResponse } from './after-response.js';
-import { sendCachedJson } from './cached-json.js';
+import { sendCachedJson, sendJsonText } from './cached-json.js';
 import { Flag, handlerValidated, Json, NoContent, problems } from './api-schemas.js';
 import { ConfigurationChangeSchema, ParameterNameSchema, ParameterValueSchema } from './config-schemas.js';
 
@@ -117,7 +117,7 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { name } = lookUp(request.params.name);
       const config = sensor.config(flag(request.query.staging, false) ? 'staged' : 'active');
       // Serialised by hand: a keyword value must go out as a quoted JSON string, not as text.
-      return reply.type('application/json').send(JSON.stringify(config[name]));
+      return sendJsonText(reply, JSON.stringify(config[name]));
     },
   );
 

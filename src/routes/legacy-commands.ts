@@ -8,6 +8,7 @@ import { badRequest } from '../errors.js';
 import { isParameterName } from '../config/registry.js';
 import { callerAddress } from './query-flags.js';
 import { Json, problems } from './api-schemas.js';
+import { sendJsonText } from './cached-json.js';
 import { ParameterValueSchema } from './config-schemas.js';
 
 const argsQuery = (description: string, example: string) =>
@@ -46,8 +47,6 @@ export function parseSetArgs(args: string): { key: string; value: unknown } {
 
 export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
-  const json = (text: string) => ({ text, type: 'application/json' });
-  const EMPTY_OBJECT = json('{}');
   const command = (operationId: string, summary: string) => ({ operationId, summary, tags, deprecated: true });
 
   app.get(
@@ -72,7 +71,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`,
           [{ pointer: '/query/args', detail: 'unknown parameter' }],
         );
-      return reply.type('application/json').send(JSON.stringify(body));
+      return sendJsonText(reply, JSON.stringify(body));
     },
   );
 
@@ -96,8 +95,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { key, value } = parseSetArgs(request.query.args);
       const input = key === '.' ? value : { [key]: value };
       await sensor.changeConfig(input, { reinit: false, persist: false, autoDestination: callerAddress(request.ip) });
-      const ok = json('"set_config_param"');
-      return reply.type(ok.type).send(ok.text);
+      return sendJsonText(reply, '"set_config_param"');
     },
   );
 
@@ -112,7 +110,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       await sensor.changeConfig({ udp_dest: callerAddress(request.ip) }, { reinit: false, persist: false });
-      return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
+      return sendJsonText(reply, '{}');
     },
   );
 
@@ -127,7 +125,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (_request, reply) => {
       await sensor.reinitialize();
-      return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
+      return sendJsonText(reply, '{}');
     },
   );
 
@@ -142,7 +140,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (_request, reply) => {
       await sensor.persistActive();
-      return reply.type(EMPTY_OBJECT.type).send(EMPTY_OBJECT.text);
+      return sendJsonText(reply, '{}');
     },
   );
 };

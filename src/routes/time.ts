@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from './time-schemas.js';
 import { timeDocumentText } from './time-document-text.js';
-import { PTP_PROFILES } from '../hal/ptp-profiles.js';
+import { PTP_PROFILES } from '../sensor/time-service.js';
 import { sendJsonText } from './cached-json.js';
 import { handlerValidated, Json, problems } from './api-schemas.js';
 
@@ -58,7 +58,7 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/time/ptp/profile',
     { schema: { ...document('getPtpProfile', 'The PTP profile'), response: ok(PtpProfileSchema, 'The profile') } },
-    async (_request, reply) => reply.type('application/json').send(JSON.stringify(time.profile())),
+    async (_request, reply) => sendJsonText(reply, JSON.stringify(time.profile())),
   );
   app.put(
     '/api/v1/time/ptp/profile',
@@ -71,7 +71,7 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const profile = await time.setProfile(request.body);
-      return reply.type('application/json').send(JSON.stringify(profile));
+      return sendJsonText(reply, JSON.stringify(profile));
     },
   );
 };

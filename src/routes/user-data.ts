@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { USER_DATA_MAX_BYTES, USER_DATA_POLICIES } from '../sensor/user-data.js';
 import { flag } from './query-flags.js';
 import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
+import { sendJsonText } from './cached-json.js';
 
 const getQuery = Type.Object(
   {
@@ -62,7 +63,7 @@ export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (settled) await settled;
       const data = sensor.userData.get();
       const body = flag(request.query.include_metadata, false) ? data : data.value;
-      return reply.type('application/json').send(JSON.stringify(body));
+      return sendJsonText(reply, JSON.stringify(body));
     },
   );
 

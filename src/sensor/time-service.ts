@@ -7,6 +7,9 @@ import type { Logger } from 'pino';
 import type { SensorConfig } from '../config/registry.js';
 import { badRequest } from '../errors.js';
 import { DEFAULT_PTP_PROFILE, isPtpProfile, PTP_PROFILES, type PtpProfile } from '../hal/ptp-profiles.js';
+
+/** The profile names, for the HTTP layer (which does not reach into the HAL). */
+export { PTP_PROFILES };
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../hal/time.js';
 import { KV_KEYS, type KvStore } from '../store/kv-store.js';
 import { SerialQueue } from './serial-queue.js';

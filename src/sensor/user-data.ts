@@ -85,7 +85,3 @@ export class UserDataStore {
     if (this.get().policy === 'clear_on_config_delete') this.kv.db.transaction(() => this.deleteNow())();
   }
 }
-
-export function isUserDataPolicy(value: string): value is UserDataPolicy {
-  return (USER_DATA_POLICIES as readonly string[]).includes(value);
-}

@@ -22,6 +22,11 @@ export interface ProfileLayout {
    * block at `offset`. The bytes are zero beforehand (reserved fields, flags and WINDOW stay 0).
    */
   writeColumn(bytes: Uint8Array, offset: number, img: LidarImage, m: number): void;
+  /**
+   * The inverse of writeColumn, for recorded packets (replay): reads the channel blocks at `offset` into
+   * image column `m`, in millimetres and full-scale near-IR as the image holds them. Flag bits are dropped.
+   */
+  readColumn(bytes: Uint8Array, offset: number, img: LidarImage, m: number): void;
 }
 
 const RANGE19_MAX = (1 << 19) - 1;
@@ -45,6 +50,11 @@ function put24(b: Uint8Array, o: number, v: number) {
 }
 /** near_ir / 16 in one byte. */
 const nir8 = (nir: number) => Math.min(255, Math.round(nir / 16));
+const get16 = (b: Uint8Array, o: number) => b[o] | (b[o + 1] << 8);
+const get24 = (b: Uint8Array, o: number) => b[o] | (b[o + 1] << 8) | (b[o + 2] << 16);
+/** The 19- and 15-bit range fields without the flag bits above them; 15-bit ranges back in millimetres. */
+const mm19 = (b: Uint8Array, o: number) => get24(b, o) & 0x7ffff;
+const mm15 = (b: Uint8Array, o: number) => (get16(b, o) & 0x7fff) * 8;
 
 export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
   RNG19_RFL8_SIG16_NIR16: {
@@ -58,6 +68,14 @@ export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
         b[o + 4] = img.reflectivity1[i];
         put16(b, o + 6, img.signal1[i]);
         put16(b, o + 8, img.nearIr[i]);
+      }
+    },
+    readColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 12) {
+        img.range1[i] = mm19(b, o);
+        img.reflectivity1[i] = b[o + 4];
+        img.signal1[i] = get16(b, o + 6);
+        img.nearIr[i] = get16(b, o + 8);
       }
     },
   },
@@ -77,6 +95,17 @@ export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
         put16(b, o + 12, img.nearIr[i]);
       }
     },
+    readColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 16) {
+        img.range1[i] = mm19(b, o);
+        img.reflectivity1[i] = b[o + 3];
+        img.range2[i] = mm19(b, o + 4);
+        img.reflectivity2[i] = b[o + 7];
+        img.signal1[i] = get16(b, o + 8);
+        img.signal2[i] = get16(b, o + 10);
+        img.nearIr[i] = get16(b, o + 12);
+      }
+    },
   },
   RNG15_RFL8_NIR8: {
     profile: 'RNG15_RFL8_NIR8',
@@ -88,6 +117,13 @@ export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
         put16(b, o, rng15(img.range1[i]));
         b[o + 2] = img.reflectivity1[i];
         b[o + 3] = nir8(img.nearIr[i]);
+      }
+    },
+    readColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 4) {
+        img.range1[i] = mm15(b, o);
+        img.reflectivity1[i] = b[o + 2];
+        img.nearIr[i] = b[o + 3] * 16;
       }
     },
   },
@@ -103,6 +139,15 @@ export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
         b[o + 3] = nir8(img.nearIr[i]);
         put16(b, o + 4, rng15(img.range2[i]));
         b[o + 6] = img.reflectivity2[i];
+      }
+    },
+    readColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 8) {
+        img.range1[i] = mm15(b, o);
+        img.reflectivity1[i] = b[o + 2];
+        img.nearIr[i] = b[o + 3] * 16;
+        img.range2[i] = mm15(b, o + 4);
+        img.reflectivity2[i] = b[o + 6];
       }
     },
   },

@@ -7,6 +7,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { PARAMETERS } from '../config/registry.js';
 import { notFound } from '../errors.js';
+import { sendCachedJson } from '../routes/cached-json.js';
 import { sendProblem } from '../routes/problem.js';
 import type { Sensor } from '../sensor/sensor.js';
 import { LiveImageHub } from './live-image.js';
@@ -34,7 +35,7 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: WebAsset
 
 export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
   const assets = loadWebAssets();
-  const registry = JSON.stringify(registryDocument());
+  const registry = registryDocument();
   const live = new LiveImageHub(sensor.preview);
   // Sampling starts with the first page load: a unit nobody looks at pays nothing.
   const history = new TelemetryHistory(() => sensor.telemetry.read());
@@ -58,7 +59,7 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
     if (!asset) return sendProblem(reply, notFound(`no file ${JSON.stringify(request.params.file)} in the web page`));
     return sendAsset(request, reply, asset);
   });
-  app.get('/web/api/registry', page, (_request, reply) => reply.type('application/json').send(registry));
+  app.get('/web/api/registry', page, (_request, reply) => sendCachedJson(reply, registry));
   app.get('/web/api/telemetry-history', page, () => ({ interval_ms: 5000, samples: history.list() }));
   app.get('/web/api/live-image', page, (request, reply) => {
     reply.hijack();

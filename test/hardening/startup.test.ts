@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCliOptions } from '../../src/cli-options.js';
 import { describeStartupFailure } from '../../src/startup-failure.js';
-import { freePort, runCli, startCli, waitFor } from '../helpers/cli-process.js';
+import { freePort, runCli, startCli, unitArgs, waitFor } from '../helpers/cli-process.js';
 import { removeDir } from '../helpers/test-sensor.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -25,16 +25,7 @@ describe('start-up errors are one clear line, exit 2', () => {
     await new Promise((r) => blocker.once('listening', r));
     const dataDir = mkdtempSync(join(tmpdir(), 'sensor-h11-'));
     try {
-      const result = await runCli([
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--data-dir',
-        dataDir,
-        '--log-level',
-        'silent',
-      ]);
+      const result = await runCli(unitArgs('127.0.0.1', port, dataDir, 'silent'));
       expect(result.code).toBe(2);
       oneClearLine(result.stderr);
       expect(result.stderr).toMatch(new RegExp(`port ${port} .*already in use.*--port`));

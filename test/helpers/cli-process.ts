@@ -21,6 +21,11 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
+/** The options every unit started from a script or test gets: where it listens, its data, how much it logs. */
+export function unitArgs(host: string, port: number, dataDir: string, logLevel: string): string[] {
+  return ['--host', host, '--port', String(port), '--data-dir', dataDir, '--log-level', logLevel];
+}
+
 export interface CliProcess {
   child: ChildProcess;
   baseUrl: string;
@@ -70,25 +75,10 @@ export async function startCli(options: StartCliOptions = {}): Promise<CliProces
   const port = await freePort(host);
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sensor-cli-'));
   let output = '';
-  const child = spawn(
-    process.execPath,
-    [
-      CLI_PATH,
-      '--host',
-      host,
-      '--port',
-      String(port),
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'warn',
-      ...(options.args ?? []),
-    ],
-    {
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [CLI_PATH, ...unitArgs(host, port, dataDir, 'warn'), ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   formatIpv4,
   isLinkLocal,
+  isLoopbackHost,
   linkLocalFromMac,
   parseCidr,
   parseIpv4,
@@ -125,5 +126,12 @@ describe('MAC-derived identities', () => {
   it('derives the PTP clock identity as linuxptp does', () => {
     // ptp4l on a veth with MAC c2:04:05:cd:1c:fa reported clockIdentity c20405.fffe.cd1cfa.
     expect(clockIdentityFromMac('c2:04:05:cd:1c:fa')).toBe('c20405.fffe.cd1cfa');
+  });
+
+  it('tells loopback hosts (the control listener, mDNS auto) from all others', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '192.0.2.1', '::ffff:192.0.2.1', 'fe80::1', 'sensor.local', ''])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 });

@@ -23,15 +23,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { CRASH_POINTS, type CrashPoint } from '../../src/firmware/crash-point.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
+import { CLI_PATH, freePort, unitArgs } from '../helpers/cli-process.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
-export const CLI_PATH = resolve(import.meta.dirname, '../../dist/cli.js');
+export { CLI_PATH };
 const FACTORY_REV = 'ousteros-image-prod-bootes-v3.1.0+20240426041747';
 const LIDAR_MODES = ['512x10', '1024x10', '2048x10', '512x20', '1024x20'];
 const USER_DATA_LIMIT = 131_072;
@@ -95,30 +97,6 @@ interface Unanswered {
   state?: (s: UnitState) => UnitState;
   upload?: { rev: string; failing: boolean };
 }
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 class Unit {
   readonly exited: Promise<NodeJS.Signals | number | null>;
@@ -184,7 +162,7 @@ function upload(baseUrl: string, image: Buffer, onProgress: () => void): Promise
       for (let offset = 0; offset < image.length && !settled; offset += 65_536) {
         if (!req.write(image.subarray(offset, offset + 65_536))) await new Promise((r) => req.once('drain', r));
         onProgress();
-        await pause(5);
+        await delay(5);
       }
       req.end();
     });
@@ -228,7 +206,7 @@ function verifySlotFileIndependently(
 
 export async function runPowerLossHarness(options: HarnessOptions): Promise<HarnessReport> {
   const started = Date.now();
-  const random = mulberry32(options.seed);
+  const random = seededRandom(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const log = options.log ?? (() => {});
   const maxCycleMs = options.maxCycleMs ?? 1500;
@@ -266,19 +244,7 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     const port = await freePort();
     const child = spawn(
       process.execPath,
-      [
-        CLI_PATH,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--data-dir',
-        dataDir,
-        '--log-level',
-        'warn',
-        '--firmware-boot-attempts',
-        '2',
-      ],
+      [CLI_PATH, ...unitArgs('127.0.0.1', port, dataDir, 'warn'), '--firmware-boot-attempts', '2'],
       {
         env: {
           ...process.env,
@@ -298,7 +264,7 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
         await unit.kill();
         throw new Error(`the server did not come up within 60 s:\n${unit.output}`);
       }
-      await pause(20);
+      await delay(20);
     }
   }
 
@@ -458,7 +424,7 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     if (rebooting) {
       // Do not hammer a rebooting unit; a real client waits for Retry-After.
       rebooting = false;
-      await pause(25);
+      await delay(25);
     }
     const roll = random();
     const acknowledged = (a: Answer): a is { status: number; body: string } =>
@@ -605,7 +571,7 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
       clearTimeout(timer);
       if (unanswered && !cutByHarness) {
         // The connection broke first; the exit of a process that cut itself is reported just after.
-        await Promise.race([unit.exited, pause(3000)]);
+        await Promise.race([unit.exited, delay(3000)]);
       }
       if (unit.alive) {
         cutByHarness = true;
