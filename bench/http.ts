@@ -9,8 +9,9 @@ import type { LoadOptions, LoadResult } from './load-protocol.js';
 import { forkTs, nextMessage, stopProcess } from './processes.js';
 import { CpuMeter } from './proc-stats.js';
 import type { FromReference, RecordedResponse, ReferenceKind, ToReference } from './reference-protocol.js';
-import { figureWithReferences, fmt, mergeSections, metText, unavailable, type Figure, type Section } from './report.js';
+import { figureWithReferences, fmt, mergeSections, unavailable, type Figure, type Section } from './report.js';
 import { spawnSensor } from './sensor-process.js';
+import { median } from './stats.js';
 
 interface Endpoint {
   method: 'GET' | 'PUT';
@@ -33,8 +34,9 @@ export const HTTP_ENDPOINTS: readonly Endpoint[] = [
 /** Typical client concurrency of a busy sensor (a fleet tool polling, a viewer, a recorder). */
 const CONNECTIONS = 10;
 const HOST = '127.0.0.1';
-export const GET_THROUGHPUT_TARGET = 0.85;
-export const WRITE_P99_TARGET_MS = 5;
+export const GET_THROUGHPUT_TARGET = 0.9;
+/** The targets of performance round 2 (issue 17): GETs near bare Fastify; 10 durable writers p99 <= 2 ms. */
+export const WRITE_P99_TARGET_MS = 2;
 
 /** Asks the sensor once and keeps the exact answer, for the references to replay. */
 async function record(baseUrl: string, endpoint: Endpoint): Promise<RecordedResponse> {
@@ -142,6 +144,28 @@ function endpointSection(endpoint: Endpoint, m: Measured): Section {
   };
 }
 
+/** Each figure the median of its rounds (counts summed): one disturbed round does not decide it. */
+function medianOfRounds(results: Measurement[]): Measurement {
+  const mid = (pick: (r: Measurement) => number) => median(results.map(pick));
+  const sum = (pick: (r: Measurement) => number) => results.reduce((total, r) => total + pick(r), 0);
+  return {
+    requests: sum((r) => r.requests),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    durationS: sum((r) => r.durationS),
+    requestsPerSecond: mid((r) => r.requestsPerSecond),
+    cpuMicrosPerRequest: mid((r) => r.cpuMicrosPerRequest),
+    latencyMs: {
+      count: sum((r) => r.latencyMs.count),
+      p50: mid((r) => r.latencyMs.p50),
+      p95: mid((r) => r.latencyMs.p95),
+      p99: mid((r) => r.latencyMs.p99),
+      max: Math.max(...results.map((r) => r.latencyMs.max)),
+    },
+  };
+}
+
 /** Writers beside the 10 of the main figure: one alone (the cost of one commit) and 50 (queueing). */
 const OTHER_WRITER_COUNTS = [1, 50];
 
@@ -155,8 +179,6 @@ function writersSection(label: string, connections: number, r: Measurement): Sec
         name: `${label} latency p99, ${each}`,
         value: r.latencyMs.p99,
         unit: 'ms',
-        target: `<= ${WRITE_P99_TARGET_MS} ms`,
-        met: r.latencyMs.p99 <= WRITE_P99_TARGET_MS,
       },
       { name: `${label} server CPU per request, ${each}`, value: r.cpuMicrosPerRequest, unit: 'µs' },
     ],
@@ -166,16 +188,17 @@ function writersSection(label: string, connections: number, r: Measurement): Sec
         value: `${fmt(r.requestsPerSecond, 0)} req/s, p50 ${fmt(r.latencyMs.p50)} / p99 ${fmt(r.latencyMs.p99)} ms, ${fmt(r.cpuMicrosPerRequest, 0)} µs CPU/req`,
         reference: '',
         ratio: '',
-        target: `p99 <= ${WRITE_P99_TARGET_MS} ms`,
-        met: metText(r.latencyMs.p99 <= WRITE_P99_TARGET_MS),
+        target: '',
+        met: '',
       },
     ],
   };
 }
 
 export async function benchHttp(ctx: BenchContext): Promise<Section> {
-  const warmS = ctx.quick ? 0.25 : 1;
-  const measureS = ctx.quick ? 0.5 : 3;
+  const warmS = ctx.quick ? 0.25 : 0.5;
+  const measureS = ctx.quick ? 0.5 : 1.5;
+  const rounds = ctx.quick ? 1 : 3;
   const sensor = await spawnSensor({ host: HOST, dataDir: ctx.dataDir('http') });
   const children: ChildProcess[] = [];
   const generator = LoadGenerator.start();
@@ -230,11 +253,19 @@ export async function benchHttp(ctx: BenchContext): Promise<Section> {
         const cpuS = cpu.seconds();
         return { ...result, cpuMicrosPerRequest: result.requests ? (cpuS * 1e6) / result.requests : Number.NaN };
       };
-      ctx.log(`${label}: sensor, bare Fastify, bare node:http (${measureS} s each)`);
+      ctx.log(`${label}: sensor, bare Fastify, bare node:http, ${rounds} round(s) of ${measureS} s each`);
+      // Interleaved rounds: a virtual machine's speed drifts by tens of percent within a minute, so
+      // the three servers take turns and each figure is the median of its rounds.
+      const byServer: Record<keyof Measured, Measurement[]> = { sensor: [], fastify: [], nodeHttp: [] };
+      for (let round = 0; round < rounds; round++) {
+        byServer.sensor.push(await measure(sensor.baseUrl, sensor.pid));
+        byServer.fastify.push(await measure(fastify.url, fastify.child.pid as number));
+        byServer.nodeHttp.push(await measure(nodeHttp.url, nodeHttp.child.pid as number));
+      }
       const measured: Measured = {
-        sensor: await measure(sensor.baseUrl, sensor.pid),
-        fastify: await measure(fastify.url, fastify.child.pid as number),
-        nodeHttp: await measure(nodeHttp.url, nodeHttp.child.pid as number),
+        sensor: medianOfRounds(byServer.sensor),
+        fastify: medianOfRounds(byServer.fastify),
+        nodeHttp: medianOfRounds(byServer.nodeHttp),
       };
       const silent = Object.entries(measured).find(([, r]) => r.requests === 0);
       if (silent) {

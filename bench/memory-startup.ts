@@ -13,8 +13,9 @@ import { SENSOR_INFO_PATH, spawnSensor, type SensorProcess } from './sensor-proc
 import { median } from './stats.js';
 import { NoPacketsError, StreamRig } from './stream-rig.js';
 
-export const STARTUP_TARGET_MS = 1000;
-export const RSS_TARGET_MB = 120;
+/** Issue 17's targets. */
+export const STARTUP_TARGET_MS = 300;
+export const RSS_TARGET_MB = 100;
 const MB = 1024 * 1024;
 
 const mb = (bytes: number) => bytes / MB;

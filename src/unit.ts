@@ -19,6 +19,7 @@ import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from
 import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from './model/products.js';
 import { Sensor } from './sensor/sensor.js';
 import { openDatabase, type SqliteDatabase } from './store/database.js';
+import { closeGroupCommit } from './store/group-commit.js';
 import { KV_KEYS, KvStore } from './store/kv-store.js';
 
 export class StartupError extends Error {}
@@ -129,12 +130,14 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
         await injection?.close();
         await app.close();
         await running.close();
+        await closeGroupCommit(db);
         db.close();
       },
     };
   } catch (error) {
     await faults?.close().catch(() => undefined);
     await (sensor ? sensor.close() : hal?.close())?.catch(() => undefined);
+    await closeGroupCommit(db);
     db.close();
     throw error;
   }

@@ -6,6 +6,7 @@
  */
 import type { SensorConfig } from '../model/sensor-config.js';
 import type { PtpProfile } from './ptp-profiles.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 
 /**
  * `GET /api/v1/time/system` → tracking: exactly the fields of `chronyc tracking`, in its units
@@ -158,10 +159,13 @@ export interface TimeHal {
   /** The unit powers on again (the simulated in-process reboot): the internal oscillator restarts at 0. */
   markPowerOn(): void;
   systemClock(): SystemClockReading;
-  /** chrony's tracking report; an unsynchronised report when no time daemon answers. */
-  tracking(): Promise<ChronyTracking>;
-  /** The PTP daemon's data sets (linux: cached for about a second). */
-  ptpDataSets(): Promise<PtpDataSets>;
+  /**
+   * chrony's tracking report; an unsynchronised report when no time daemon answers. The report
+   * itself while it is cached (no promise for pollers), a promise while it is being read.
+   */
+  tracking(): MaybePromise<ChronyTracking>;
+  /** The PTP daemon's data sets (linux: cached for about a second); like `tracking`, at hand while cached. */
+  ptpDataSets(): MaybePromise<PtpDataSets>;
   /** Use this PTP profile from now on (linux: rewrites ptp4l's configuration). No reinit. */
   applyPtpProfile(profile: PtpProfile): Promise<void>;
   timingInputs(): TimingInputs;

@@ -56,7 +56,6 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Json(AlertsResponseSchema, 'Active alerts and log entries'), ...problems(400) },
       },
     },
-    async (request) =>
-      renderAlerts(sensor.alerts.snapshot(), parseAlertQuery(request.query as Record<string, unknown>)),
+    (request) => renderAlerts(sensor.alerts.snapshot(), parseAlertQuery(request.query as Record<string, unknown>)),
   );
 };

@@ -13,10 +13,15 @@ export function sendCachedJson(reply: FastifyReply, document: object): FastifyRe
     body = Buffer.from(JSON.stringify(document));
     bytes.set(document, body);
   }
-  return reply.type('application/json').send(body);
+  return sendJsonBytes(reply, body);
 }
 
 /** JSON text made per request, sent the same cheap way. */
 export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('application/json').send(Buffer.from(text));
+  return sendJsonBytes(reply, Buffer.from(text));
+}
+
+/** JSON already encoded. */
+export function sendJsonBytes(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type('application/json').send(body);
 }

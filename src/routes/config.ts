@@ -54,8 +54,9 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Configuration, ...problems(400) },
       },
     },
-    async (request, reply) =>
-      sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active')),
+    (request, reply) => {
+      sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active'));
+    },
   );
 
   app.post(

@@ -46,7 +46,9 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Json(MetadataSchema, 'The metadata'), ...problems() },
       },
     },
-    async (_request, reply) => sendCachedJson(reply, metadata.all()),
+    (_request, reply) => {
+      sendCachedJson(reply, metadata.all());
+    },
   );
   for (const [section, schema, read] of SECTIONS) {
     app.get(
@@ -59,7 +61,9 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: Json(schema, `The ${section} document`), ...problems() },
         },
       },
-      async (_request, reply) => sendCachedJson(reply, read(metadata)),
+      (_request, reply) => {
+        sendCachedJson(reply, read(metadata));
+      },
     );
   }
 };

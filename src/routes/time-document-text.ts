@@ -1,30 +1,33 @@
 /**
- * The JSON text of `GET /api/v1/time`, made for pollers: everything but six live numbers changes only
+ * The JSON bytes of `GET /api/v1/time`, made for pollers: everything but six live numbers changes only
  * when the PTP data sets, the tracking report, the active configuration or the timing inputs are
- * replaced (each is a new object then), so that text is rendered once per change, with the schemas'
- * serializers, and each request splices in the clocks it reads. Every value is as live as before:
+ * replaced (each is a new object then), so those bytes are rendered once per change, with the
+ * schemas' serializers, and each request writes the clocks it reads between them. Every value is as live as before:
  * the sensor clocks are read at one instant per request, the system clocks at another.
  */
 import type { SensorConfig } from '../config/registry.js';
-import type { ChronyTracking, TimingInputs } from '../hal/time.js';
-import type { PtpTime, SensorTime, TimeService } from '../sensor/time-service.js';
+import type { ChronyTracking, SystemClockReading, TimingInputs } from '../hal/time.js';
+import type { PtpTime, SensorClocks, SensorTime, TimeService } from '../sensor/time-service.js';
+import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 import { PtpSchema, SensorTimeSchema, TrackingSchema } from './time-schemas.js';
 import { schemaSerializer } from './schema-serializer.js';
 
-/** The document's text around the live numbers, and what it was rendered from. */
+/** The document's bytes around the live numbers, and what they were rendered from. */
 interface Frame {
   ptp: PtpTime;
   tracking: ChronyTracking;
   config: Readonly<SensorConfig>;
   inputs: TimingInputs;
-  /** Up to `"timestamp":{..."time":`, then the text after each live number, in document order. */
-  head: string;
-  afterTime: string;
-  afterInternalOsc: string;
-  afterPtp1588: string;
-  afterSyncPulseIn: string;
-  afterMonotonic: string;
-  tail: string;
+  /** Up to `"timestamp":{..."time":`, then the bytes after each live number, in document order. */
+  head: Buffer;
+  afterTime: Buffer;
+  afterInternalOsc: Buffer;
+  afterPtp1588: Buffer;
+  afterSyncPulseIn: Buffer;
+  afterMonotonic: Buffer;
+  tail: Buffer;
+  /** Bytes of all the parts above together. */
+  fixedBytes: number;
 }
 
 const serializeMultipurposeIo = schemaSerializer<SensorTime['multipurpose_io']>(
@@ -34,7 +37,7 @@ const serializeSyncPulseIn = schemaSerializer<SensorTime['sync_pulse_in']>(Senso
 const serializePtp = schemaSerializer<PtpTime>(PtpSchema);
 const serializeTracking = schemaSerializer<ChronyTracking>(TrackingSchema);
 
-/** JSON of a finite number, as the schema serializers (and JSON.stringify) write it. */
+/** JSON of a finite number, as the schema serializers (and JSON.stringify) write it: ASCII only. */
 const num = (value: number): string => (Number.isFinite(value) ? `${value}` : 'null');
 
 function render(
@@ -46,50 +49,74 @@ function render(
 ): Frame {
   // The static members come from the same assembly as GET /time/sensor, so both always agree.
   const sensor = time.sensor();
-  return {
-    ptp,
-    tracking,
-    config,
-    inputs,
-    head:
+  const parts = {
+    head: Buffer.from(
       `{"ptp":${serializePtp(ptp)},"sensor":{"multipurpose_io":${serializeMultipurposeIo(sensor.multipurpose_io)}` +
-      `,"sync_pulse_in":${serializeSyncPulseIn(sensor.sync_pulse_in)},"timestamp":{"mode":${JSON.stringify(config.timestamp_mode)},"time":`,
-    afterTime: ',"time_options":{"internal_osc":',
-    afterInternalOsc: ',"ptp_1588":',
-    afterPtp1588: ',"sync_pulse_in":',
-    afterSyncPulseIn: '}}},"system":{"monotonic":',
-    afterMonotonic: ',"realtime":',
-    tail: `,"tracking":${serializeTracking(tracking)}}}`,
+        `,"sync_pulse_in":${serializeSyncPulseIn(sensor.sync_pulse_in)},"timestamp":{"mode":${JSON.stringify(config.timestamp_mode)},"time":`,
+    ),
+    afterTime: Buffer.from(',"time_options":{"internal_osc":'),
+    afterInternalOsc: Buffer.from(',"ptp_1588":'),
+    afterPtp1588: Buffer.from(',"sync_pulse_in":'),
+    afterSyncPulseIn: Buffer.from('}}},"system":{"monotonic":'),
+    afterMonotonic: Buffer.from(',"realtime":'),
+    tail: Buffer.from(`,"tracking":${serializeTracking(tracking)}}}`),
   };
+  const fixedBytes = Object.values(parts).reduce((sum, part) => sum + part.length, 0);
+  return { ptp, tracking, config, inputs, ...parts, fixedBytes };
 }
 
-export function timeDocumentText(time: TimeService): () => Promise<string> {
+/**
+ * The bytes of one answer: the frame's parts copied around the six numbers written in place. No
+ * per-request string of the whole document: building and encoding one cost more than the rest of
+ * the route (a concatenation of pre-rendered text is flattened again on every encode).
+ */
+function compose(f: Frame, clocks: SensorClocks, system: SystemClockReading): Buffer {
+  const time = num(clocks.time);
+  const internalOsc = num(clocks.internal_osc);
+  const ptp1588 = num(clocks.ptp_1588);
+  const syncPulseIn = num(clocks.sync_pulse_in);
+  const monotonic = num(system.monotonic);
+  const realtime = num(system.realtime);
+  const out = Buffer.allocUnsafe(
+    f.fixedBytes +
+      time.length +
+      internalOsc.length +
+      ptp1588.length +
+      syncPulseIn.length +
+      monotonic.length +
+      realtime.length,
+  );
+  let at = copy(out, f.head, 0);
+  at = copy(out, f.afterTime, at + out.write(time, at, 'latin1'));
+  at = copy(out, f.afterInternalOsc, at + out.write(internalOsc, at, 'latin1'));
+  at = copy(out, f.afterPtp1588, at + out.write(ptp1588, at, 'latin1'));
+  at = copy(out, f.afterSyncPulseIn, at + out.write(syncPulseIn, at, 'latin1'));
+  at = copy(out, f.afterMonotonic, at + out.write(monotonic, at, 'latin1'));
+  copy(out, f.tail, at + out.write(realtime, at, 'latin1'));
+  return out;
+}
+
+function copy(out: Buffer, part: Buffer, at: number): number {
+  out.set(part, at);
+  return at + part.length;
+}
+
+/** The answer's bytes: at once while the HAL has PTP and tracking cached, else once they are read. */
+export function timeDocumentBytes(time: TimeService): () => MaybePromise<Buffer> {
   let frame: Frame | undefined;
-  return async () => {
-    const ptp = await time.ptp();
-    const tracking = await time.tracking();
+  const answer = (ptp: PtpTime, tracking: ChronyTracking): Buffer => {
     const config = time.activeConfiguration();
     const inputs = time.timingInputs();
     let f = frame;
     if (f?.ptp !== ptp || f.tracking !== tracking || f.config !== config || f.inputs !== inputs) {
       f = frame = render(time, ptp, tracking, config, inputs);
     }
-    const clocks = time.sensorClocks(config);
-    const system = time.systemClock();
-    return (
-      f.head +
-      num(clocks.time) +
-      f.afterTime +
-      num(clocks.internal_osc) +
-      f.afterInternalOsc +
-      num(clocks.ptp_1588) +
-      f.afterPtp1588 +
-      num(clocks.sync_pulse_in) +
-      f.afterSyncPulseIn +
-      num(system.monotonic) +
-      f.afterMonotonic +
-      num(system.realtime) +
-      f.tail
-    );
+    return compose(f, time.sensorClocks(config), time.systemClock());
+  };
+  return () => {
+    const ptp = time.ptp();
+    const tracking = time.tracking();
+    if (isPromise(ptp) || isPromise(tracking)) return Promise.all([ptp, tracking]).then(([p, t]) => answer(p, t));
+    return answer(ptp, tracking);
   };
 }

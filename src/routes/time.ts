@@ -2,9 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from './time-schemas.js';
-import { timeDocumentText } from './time-document-text.js';
+import { timeDocumentBytes } from './time-document-text.js';
 import { PTP_PROFILES } from '../sensor/time-service.js';
-import { sendJsonText } from './cached-json.js';
+import { isPromise } from '../util/maybe-promise.js';
+import { sendJsonBytes, sendJsonText } from './cached-json.js';
 import { handlerValidated, Json, problems } from './api-schemas.js';
 
 const PtpProfileSchema = Type.Unsafe<string>({
@@ -19,15 +20,21 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['time'];
   const document = (operationId: string, summary: string) => ({ operationId, summary, tags });
   const ok = (schema: TSchema, description: string) => ({ 200: Json(schema, description), ...problems() });
-  // Pollers hit GET /time often: its text is rendered once per change, only the clocks per request.
-  // The schema still documents the response.
-  const documentText = timeDocumentText(time);
+  // Pollers hit GET /time often: its bytes are rendered once per change, only the clocks per request,
+  // and the handler stays synchronous while nothing has to be read (a promise per request costs more
+  // than the document). The schema still documents the response.
+  const documentBytes = timeDocumentBytes(time);
   app.get(
     '/api/v1/time',
     {
       schema: { ...document('getTime', 'All clocks: PTP, sensor and system'), response: ok(TimeSchema, 'Time state') },
     },
-    async (_request, reply) => sendJsonText(reply, await documentText()),
+    (_request, reply) => {
+      const bytes = documentBytes();
+      // Resolving to undefined: a handler's promise that resolves to the reply waits for the response's end.
+      if (isPromise(bytes)) return bytes.then((body) => void sendJsonBytes(reply, body));
+      sendJsonBytes(reply, bytes);
+    },
   );
   app.get(
     '/api/v1/time/sensor',
@@ -37,7 +44,7 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: ok(SensorTimeSchema, 'Sensor time'),
       },
     },
-    async () => time.sensor(),
+    () => time.sensor(),
   );
   app.get(
     '/api/v1/time/system',
@@ -52,13 +59,15 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/time/ptp',
     { schema: { ...document('getTimePtp', "The PTP daemon's data sets"), response: ok(PtpSchema, 'PTP state') } },
-    async () => time.ptp(),
+    () => time.ptp(),
   );
 
   app.get(
     '/api/v1/time/ptp/profile',
     { schema: { ...document('getPtpProfile', 'The PTP profile'), response: ok(PtpProfileSchema, 'The profile') } },
-    async (_request, reply) => sendJsonText(reply, JSON.stringify(time.profile())),
+    (_request, reply) => {
+      sendJsonText(reply, JSON.stringify(time.profile()));
+    },
   );
   app.put(
     '/api/v1/time/ptp/profile',

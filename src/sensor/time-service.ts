@@ -12,6 +12,7 @@ import { DEFAULT_PTP_PROFILE, isPtpProfile, PTP_PROFILES, type PtpProfile } from
 export { PTP_PROFILES };
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../hal/time.js';
 import { KV_KEYS, type KvStore } from '../store/kv-store.js';
+import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 import { SerialQueue } from './serial-queue.js';
 
 export interface SensorTime {
@@ -180,7 +181,8 @@ export class TimeService {
     };
   }
 
-  tracking(): Promise<ChronyTracking> {
+  /** At hand while the HAL has it cached (see `TimeHal.tracking`). */
+  tracking(): MaybePromise<ChronyTracking> {
     return this.hal.tracking();
   }
 
@@ -237,9 +239,16 @@ export class TimeService {
     return { monotonic, realtime, tracking };
   }
 
-  /** The same object while the data sets and the profile are unchanged, so its JSON can be made once (routes). */
-  async ptp(): Promise<PtpTime> {
-    const dataSets = await this.hal.ptpDataSets();
+  /**
+   * The same object while the data sets and the profile are unchanged, so its JSON can be made once
+   * (routes); at hand, without a promise, while the HAL has the data sets cached.
+   */
+  ptp(): MaybePromise<PtpTime> {
+    const dataSets = this.hal.ptpDataSets();
+    return isPromise(dataSets) ? dataSets.then((sets) => this.ptpDocument(sets)) : this.ptpDocument(dataSets);
+  }
+
+  private ptpDocument(dataSets: PtpDataSets): PtpTime {
     const profile = this.profile();
     const last = this.lastPtp;
     if (last?.dataSets !== dataSets || last.document.profile !== profile) {

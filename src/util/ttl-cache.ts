@@ -1,8 +1,11 @@
 /**
  * The result of a slow read (a daemon queried through a subprocess), kept for a while: every caller
  * within `ttlMs` gets the same object, and concurrent callers share one read in flight. A fleet of
- * pollers then costs one daemon query per period, not one per request.
+ * pollers then costs one daemon query per period, not one per request, and no promise while the
+ * value is fresh.
  */
+import type { MaybePromise } from './maybe-promise.js';
+
 export class TtlCache<T> {
   private value: { at: number; data: T } | undefined;
   private inFlight: Promise<T> | undefined;
@@ -13,8 +16,9 @@ export class TtlCache<T> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  get(): Promise<T> {
-    if (this.value && this.now() - this.value.at < this.ttlMs) return Promise.resolve(this.value.data);
+  /** The value itself while it is fresh; otherwise the read that brings it. */
+  get(): MaybePromise<T> {
+    if (this.value && this.now() - this.value.at < this.ttlMs) return this.value.data;
     this.inFlight ??= this.read()
       .then((data) => {
         this.value = { at: this.now(), data };

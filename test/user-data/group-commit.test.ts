@@ -3,7 +3,7 @@
  * commit while a flush is in flight share the next one. The disk flush is replaced by one the test
  * completes by hand, so the order of commit, flush and acknowledgement is observed exactly.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -82,5 +82,25 @@ describe('group commit', () => {
     await real.commit(() => kv.set('a', 'durable'));
     expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
     expect(kv.get('a')).toBe('durable');
+    await real.close();
+  });
+
+  it('flushes through one WAL handle held until close', async () => {
+    const walHandles = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === join(dir, 'sensor.db-wal');
+        } catch {
+          return false; // closed while listing
+        }
+      }).length;
+    const real = new GroupCommit(db);
+    const sqliteOwn = walHandles();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => real.commit(() => kv.set(`k${i}`, i))));
+    for (let i = 0; i < 5; i++) await real.commit(() => kv.set('again', i));
+    expect(walHandles()).toBe(sqliteOwn + 1);
+    await real.close();
+    expect(walHandles()).toBe(sqliteOwn);
+    expect(kv.get('again')).toBe(4);
   });
 });

@@ -27,6 +27,7 @@ import { readChronyTracking } from './chrony-tracking.js';
 import { queryPtpDataSets } from './pmc.js';
 import { writeProfileToPtp4lConfig } from './ptp4l-config.js';
 import { runCommand } from './run-command.js';
+import { isPromise, type MaybePromise } from '../../util/maybe-promise.js';
 import { TtlCache } from '../../util/ttl-cache.js';
 
 export interface LinuxTimeOptions {
@@ -65,7 +66,7 @@ export class LinuxTime implements TimeHal {
         return 0n;
       case 'TIME_FROM_PTP_1588':
         // Synchronous for the data plane: use what pmc said last, and ask again for the next caller.
-        this.ptpDataSets().catch(() => undefined);
+        this.refreshPtpInBackground();
         return ptpOffsetFromSystemClock(this.realtime.offsetNs(), this.ptpCache.peek());
       case 'TIME_FROM_SYNC_PULSE_IN':
         return -this.lastInitNs;
@@ -83,7 +84,7 @@ export class LinuxTime implements TimeHal {
     return systemClockReading();
   }
 
-  tracking(): Promise<ChronyTracking> {
+  tracking(): MaybePromise<ChronyTracking> {
     return this.trackingCache.get();
   }
 
@@ -98,8 +99,14 @@ export class LinuxTime implements TimeHal {
     }
   }
 
-  ptpDataSets(): Promise<PtpDataSets> {
+  ptpDataSets(): MaybePromise<PtpDataSets> {
     return this.ptpCache.get();
+  }
+
+  private refreshPtpInBackground(): void {
+    const pending = this.ptpCache.get();
+    // A failed read is reported by the next GET that awaits it; here it only must not go unhandled.
+    if (isPromise(pending)) pending.catch(() => undefined);
   }
 
   async applyPtpProfile(profile: PtpProfile): Promise<void> {

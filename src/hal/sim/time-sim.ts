@@ -58,11 +58,11 @@ export class SimTime implements TimeHal {
     return systemClockReading();
   }
 
-  async tracking(): Promise<ChronyTracking> {
+  tracking(): ChronyTracking {
     return UNSYNCHRONISED;
   }
 
-  async ptpDataSets(): Promise<PtpDataSets> {
+  ptpDataSets(): PtpDataSets {
     // Unchanged until the profile changes: the same object each time, so its JSON is made once.
     return (this.dataSets ??= localPtpDataSets(this.clockIdentity, this.profile));
   }
