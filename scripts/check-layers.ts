@@ -43,6 +43,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'cli-logger',
     'startup-failure',
     'compile-cache',
+    'young-generation',
     'healthcheck',
     'health',
     'fleet',

@@ -6,9 +6,11 @@
 import { helpText, parseCliOptions, UsageError, type CliOptions } from './cli-options.js';
 import { enableCompileCache } from './compile-cache.js';
 import type { DataDirLock } from './store/data-dir-lock.js';
+import { keepYoungGenerationSmall } from './young-generation.js';
 
-// Before the server's modules load (they are imported dynamically below), so the cache covers them.
+// Before the server's modules load (they are imported dynamically below), so both cover them.
 enableCompileCache();
+keepYoungGenerationSmall();
 
 /** The kernel releases it when the process ends, even on SIGKILL; kept referenced until then. */
 let dataDirLock: DataDirLock | undefined;

@@ -21,9 +21,9 @@ export interface AlertEntry {
 /** The state of the alert log at one moment. */
 export interface AlertLogSnapshot {
   /** Currently active alerts (their trigger entries), oldest trigger first. */
-  active: AlertEntry[];
+  active: readonly AlertEntry[];
   /** The last (at most 32) trigger and clear entries, oldest first. */
-  log: AlertEntry[];
+  log: readonly AlertEntry[];
   /** The cursor the next logged entry will get. */
   nextCursor: number;
   /** True once an entry has been pushed out of the full log. */

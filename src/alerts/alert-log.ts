@@ -34,6 +34,8 @@ export class AlertLog implements AlertSink {
   /** Trigger entries of the active alerts by id; Map order = trigger order. */
   private readonly activeById = new Map<string, AlertEntry>();
   private log: AlertEntry[] = [];
+  /** What snapshot() returns until the next event. */
+  private current: AlertLogSnapshot | undefined;
   private nextCursor = 0;
   private overflowed = false;
   private lastRealtime = 0n;
@@ -101,13 +103,18 @@ export class AlertLog implements AlertSink {
     return this.activeById.has(id);
   }
 
+  /**
+   * The log's state, frozen: the same object until the next logged event, so a reader that renders
+   * it (GET /alerts) can keep its rendering for as long as the object is current.
+   */
   snapshot(): AlertLogSnapshot {
-    return {
-      active: [...this.activeById.values()],
-      log: [...this.log],
+    this.current ??= Object.freeze({
+      active: Object.freeze([...this.activeById.values()]),
+      log: Object.freeze([...this.log]),
       nextCursor: this.nextCursor,
       overflowed: this.overflowed,
-    };
+    });
+    return this.current;
   }
 
   /** The entry logged last. */
@@ -127,6 +134,7 @@ export class AlertLog implements AlertSink {
   }
 
   private append(entry: AlertEntry): void {
+    this.current = undefined;
     this.log.push(entry);
     let droppedCursor: number | undefined;
     if (this.log.length > ALERT_LOG_CAPACITY) {

@@ -48,7 +48,7 @@ export interface LogSummary {
 }
 
 export type AlertsResponse =
-  | { active: AlertEntry[]; log: AlertEntry[]; next_cursor: number }
+  | { active: readonly AlertEntry[]; log: readonly AlertEntry[]; next_cursor: number }
   | { active: ActiveSummary[]; log: LogSummary[]; next_cursor: number };
 
 const U32_TEXT = /^[0-9]{1,10}$/;

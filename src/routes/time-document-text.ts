@@ -87,18 +87,29 @@ function compose(f: Frame, clocks: SensorClocks, system: SystemClockReading): Bu
       realtime.length,
   );
   let at = copy(out, f.head, 0);
-  at = copy(out, f.afterTime, at + out.write(time, at, 'latin1'));
-  at = copy(out, f.afterInternalOsc, at + out.write(internalOsc, at, 'latin1'));
-  at = copy(out, f.afterPtp1588, at + out.write(ptp1588, at, 'latin1'));
-  at = copy(out, f.afterSyncPulseIn, at + out.write(syncPulseIn, at, 'latin1'));
-  at = copy(out, f.afterMonotonic, at + out.write(monotonic, at, 'latin1'));
-  copy(out, f.tail, at + out.write(realtime, at, 'latin1'));
+  at = copy(out, f.afterTime, ascii(out, time, at));
+  at = copy(out, f.afterInternalOsc, ascii(out, internalOsc, at));
+  at = copy(out, f.afterPtp1588, ascii(out, ptp1588, at));
+  at = copy(out, f.afterSyncPulseIn, ascii(out, syncPulseIn, at));
+  at = copy(out, f.afterMonotonic, ascii(out, monotonic, at));
+  copy(out, f.tail, ascii(out, realtime, at));
   return out;
 }
 
+// Byte loops for the short pieces: a native call (Buffer#write, TypedArray#set) costs more than
+// copying the dozen bytes of a number or a key.
+const SHORT = 64;
+
 function copy(out: Buffer, part: Buffer, at: number): number {
-  out.set(part, at);
+  if (part.length > SHORT) out.set(part, at);
+  else for (let i = 0; i < part.length; i++) out[at + i] = part[i];
   return at + part.length;
+}
+
+/** `text` is a number's JSON: ASCII, one byte per character. */
+function ascii(out: Buffer, text: string, at: number): number {
+  for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i);
+  return at + text.length;
 }
 
 /** The answer's bytes: at once while the HAL has PTP and tracking cached, else once they are read. */

@@ -132,9 +132,9 @@ export class Emitter {
     const worker = startSiblingWorker(import.meta.url, './emitter-worker.js', {
       workerData: { shared: this.shared.buffer },
       name: 'udp-emitter',
-      // The worker's garbage is small per packet (send requests): a small young generation keeps the
-      // process lean (fleets of simulated units) at the price of more, very short scavenges.
-      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+      // The worker's garbage is small per packet (send requests): V8's smallest young generation keeps
+      // the process lean (fleets of simulated units) at the price of more, very short scavenges.
+      resourceLimits: { maxYoungGenerationSizeMb: 1 },
     });
     worker.on('message', (m: FromWorker) => this.onMessage(m));
     if (this.faultRules.length) worker.postMessage({ type: 'faults', rules: this.faultRules } satisfies ToWorker);

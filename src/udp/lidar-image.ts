@@ -46,16 +46,36 @@ export function emptyLidarImage(columns: number, pixels: number): LidarImage {
 }
 
 export function buildLidarImage(scene: SceneReturns, settings: ReturnSettings, columns = scene.columns): LidarImage {
+  return fillLidarImage(scene, settings, columns, 0, emptyLidarImage(columns, scene.pixels));
+}
+
+/**
+ * Writes frame columns `firstColumn` … `firstColumn + into.columns − 1` of a frame `columns` wide
+ * into `into` (its column 0 is frame column `firstColumn`), overwriting all it held: the data plane encodes a frame
+ * one packet of columns at a time through one small image instead of holding the whole frame's.
+ */
+export function fillLidarImage(
+  scene: SceneReturns,
+  settings: ReturnSettings,
+  columns: number,
+  firstColumn: number,
+  into: LidarImage,
+): LidarImage {
   if (scene.columns % columns !== 0)
     throw new RangeError(`a scene of ${scene.columns} columns cannot serve frames of ${columns}`);
+  const last = firstColumn + into.columns - 1;
+  if (into.pixels !== scene.pixels || firstColumn < 0 || last >= columns)
+    throw new RangeError(`columns ${firstColumn}-${last} of ${columns} (${into.pixels} pixels) do not fit this scene`);
   const stride = scene.columns / columns;
   const N = scene.pixels;
-  const img = emptyLidarImage(columns, N);
+  const img = into;
+  for (const field of [img.range1, img.range2, img.signal1, img.signal2, img.reflectivity1, img.reflectivity2])
+    field.fill(0);
   const { returnOrder, minRangeMm, signalMultiplier } = settings;
-  for (let m = 0; m < columns; m++) {
+  for (let m = 0; m < img.columns; m++) {
     for (let p = 0; p < N; p++) {
       const ray = m * N + p;
-      const sceneRay = m * stride * N + p;
+      const sceneRay = (firstColumn + m) * stride * N + p;
       img.nearIr[ray] = scene.nearIr[sceneRay];
       // Echoes at or beyond the minimum range, nearest first (the scene's order).
       let near = -1;

@@ -68,31 +68,47 @@ export function encodeLidarFrame(
   format: LidarFrameFormat,
   id: SensorIdentity,
 ): LidarPacketTemplate[] {
-  const { layout, columnsPerFrame, pixelsPerColumn, columnWindow } = format;
-  if (image.columns !== columnsPerFrame || image.pixels !== pixelsPerColumn) {
+  if (image.columns !== format.columnsPerFrame || image.pixels !== format.pixelsPerColumn) {
     throw new RangeError('image does not match the frame format');
   }
-  const size = lidarPacketBytes(layout, pixelsPerColumn);
-  const colBytes = columnBytes(layout, pixelsPerColumn);
   const templates: LidarPacketTemplate[] = [];
-  for (let index = 0; index < columnsPerFrame / COLUMNS_PER_PACKET; index++) {
-    let anyValid = false;
-    for (let i = 0; i < COLUMNS_PER_PACKET; i++) anyValid ||= isInWindow(index * COLUMNS_PER_PACKET + i, columnWindow);
-    if (!anyValid) continue;
-    const b = Buffer.alloc(size);
-    writeConstantHeader(b, layout, id);
-    for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
-      const m = index * COLUMNS_PER_PACKET + i;
-      const col = PACKET_HEADER_BYTES + i * colBytes;
-      b.writeUInt16LE(m, col + 8);
-      if (!isInWindow(m, columnWindow)) continue; // status 0, channel data zero
-      b.writeUInt16LE(1, col + 10);
-      layout.writeColumn(b, col + COLUMN_HEADER_BYTES, image, m);
-    }
-    const crc = layout.header === 'STANDARD' ? crc64(b, 0, size - 8) : null;
-    templates.push({ index, bytes: b, crc });
+  for (let index = 0; index < format.columnsPerFrame / COLUMNS_PER_PACKET; index++) {
+    const template = encodeLidarPacket(image, index * COLUMNS_PER_PACKET, index, format, id);
+    if (template) templates.push(template);
   }
   return templates;
+}
+
+/**
+ * The template of packet `index` (frame columns index·16 … index·16 + 15), its channel data read from
+ * `image` starting at image column `at` (the frame's image: index·16; a packet's own image: 0). Null
+ * when no column of the packet lies in the window.
+ */
+export function encodeLidarPacket(
+  image: LidarImage,
+  at: number,
+  index: number,
+  format: LidarFrameFormat,
+  id: SensorIdentity,
+): LidarPacketTemplate | null {
+  const { layout, pixelsPerColumn, columnWindow } = format;
+  let anyValid = false;
+  for (let i = 0; i < COLUMNS_PER_PACKET; i++) anyValid ||= isInWindow(index * COLUMNS_PER_PACKET + i, columnWindow);
+  if (!anyValid) return null;
+  const size = lidarPacketBytes(layout, pixelsPerColumn);
+  const colBytes = columnBytes(layout, pixelsPerColumn);
+  const b = Buffer.alloc(size);
+  writeConstantHeader(b, layout, id);
+  for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
+    const m = index * COLUMNS_PER_PACKET + i;
+    const col = PACKET_HEADER_BYTES + i * colBytes;
+    b.writeUInt16LE(m, col + 8);
+    if (!isInWindow(m, columnWindow)) continue; // status 0, channel data zero
+    b.writeUInt16LE(1, col + 10);
+    layout.writeColumn(b, col + COLUMN_HEADER_BYTES, image, at + i);
+  }
+  const crc = layout.header === 'STANDARD' ? crc64(b, 0, size - 8) : null;
+  return { index, bytes: b, crc };
 }
 
 /** The bytes that change from packet to packet, for the CRC patcher. */

@@ -2,8 +2,13 @@
  * The lidar stream of one run: packet templates of the configuration, stamped and sent on schedule.
  */
 import type { LidarStreamPlan } from './emitter-protocol.js';
-import { buildLidarImage } from './lidar-image.js';
-import { encodeLidarFrame, LidarPacketStamper, type LidarPacketTemplate, type SensorIdentity } from './lidar-packet.js';
+import { emptyLidarImage, fillLidarImage } from './lidar-image.js';
+import {
+  encodeLidarPacket,
+  LidarPacketStamper,
+  type LidarPacketTemplate,
+  type SensorIdentity,
+} from './lidar-packet.js';
 import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from './lidar-profiles.js';
 import { PacedStream } from './paced-stream.js';
 import type { SceneReturns } from './scene.js';
@@ -36,22 +41,27 @@ export class LidarStream extends PacedStream {
     const layout = PROFILE_LAYOUTS[plan.profile];
     const cpf = plan.columnsPerFrame;
     const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: plan.columnWindow };
-    const image = buildLidarImage(scene, plan.returns, cpf);
     // As lidar_data_format's pixel_shift_by_row: halves round away from zero.
     const pixelShiftByRow = plan.geometry.beamAzimuthDeg.map(
       (deg) => Math.sign(deg) * Math.round(Math.abs((deg * cpf) / 360)),
     );
-    this.image = {
-      columns: image.columns,
-      pixels: image.pixels,
-      range1: image.range1,
-      reflectivity1: image.reflectivity1,
-      pixelShiftByRow,
-    };
-    this.columnWindow = plan.columnWindow;
-    const templates = encodeLidarFrame(image, format, identity);
+    // The frame is encoded one packet of columns at a time through one small image: a reinit then never
+    // holds a whole frame's image (4 MB at 2048 columns, 128 channels, two returns) beside the templates.
+    // The live view keeps the first return's range and reflectivity of every column.
+    const N = scene.pixels;
+    const range1 = new Uint32Array(cpf * N);
+    const reflectivity1 = new Uint8Array(cpf * N);
+    const columns = emptyLidarImage(COLUMNS_PER_PACKET, N);
     this.byIndex = new Array<LidarPacketTemplate | null>(cpf / COLUMNS_PER_PACKET).fill(null);
-    for (const t of templates) this.byIndex[t.index] = t;
+    for (let index = 0; index < cpf / COLUMNS_PER_PACKET; index++) {
+      const first = index * COLUMNS_PER_PACKET;
+      fillLidarImage(scene, plan.returns, cpf, first, columns);
+      range1.set(columns.range1, first * N);
+      reflectivity1.set(columns.reflectivity1, first * N);
+      this.byIndex[index] = encodeLidarPacket(columns, 0, index, format, identity);
+    }
+    this.image = { columns: cpf, pixels: N, range1, reflectivity1, pixelShiftByRow };
+    this.columnWindow = plan.columnWindow;
     this.framePeriodNs = Math.round(1e9 / plan.frameRateHz);
     this.slotsPerFrame = cpf / COLUMNS_PER_PACKET;
     this.stamper = new LidarPacketStamper(format, this.framePeriodNs);

@@ -118,6 +118,23 @@ describe('rules 1-3: active, the 32-entry FIFO, cursors', () => {
     expect(answer.active.map((e) => [e.id, e.cursor, e.active])).toEqual([[LINK_BAD, 0, true]]);
   });
 
+  it('a poller sees every event at once, in both forms, though the answer is rendered once per change', async () => {
+    const unit = await unitAt();
+    for (const query of ['', '?mode=summary']) expect((await get(unit, query)).next_cursor).toBe(0);
+    for (let events = 1; events <= 3; events++) {
+      logEvents(unit, 1);
+      for (const query of ['', '?mode=summary']) {
+        const first = await get(unit, query);
+        expect(first.next_cursor).toBe(events);
+        expect(first.log).toHaveLength(events);
+        expect(first.active).toHaveLength(events % 2);
+        expect(await get(unit, query)).toEqual(first);
+      }
+    }
+    expect((await get(unit, '?mode=summary')).log[0]).not.toHaveProperty('msg');
+    expect((await get(unit)).log[0]).toHaveProperty('msg');
+  });
+
   it('raising an active alert logs nothing; clearing an inactive one logs nothing', async () => {
     const unit = await unitAt();
     unit.sensor.alerts.raise(LIDAR_UNREACHABLE, UDP_VARS);

@@ -334,4 +334,36 @@ describe('GET /api/v1/time composed from cached fragments', () => {
       await unit.close();
     }
   });
+  it('answers the same document when PTP and tracking must first be read (a HAL without a cache)', async () => {
+    // The Linux HAL answers from its cache without a promise; when the cache is cold it reads
+    // ptp4l and chrony first. Both paths must give the same document.
+    let reads = 0;
+    const unit = await createTestSensor({
+      hal: (sim) => {
+        const time = Object.create(sim.time) as typeof sim.time;
+        time.ptpDataSets = () => {
+          reads++;
+          return new Promise((resolve) => setImmediate(() => resolve(sim.time.ptpDataSets())));
+        };
+        time.tracking = () => Promise.resolve(sim.time.tracking());
+        return { ...sim, time };
+      },
+    });
+    const cached = await createTestSensor();
+    try {
+      const slow = await unit.app.inject({ url: '/api/v1/time' });
+      expect(slow.statusCode).toBe(200);
+      expect(slow.headers['content-type']).toBe('application/json');
+      expect(reads).toBe(1);
+      const fast = (await cached.app.inject({ url: '/api/v1/time' })).json();
+      const body = slow.json();
+      expectShape(body, { ptp: PTP, sensor: SENSOR, system: SYSTEM }, 'time');
+      expect(body.system.tracking).toEqual(fast.system.tracking);
+      expect(Object.keys(body.ptp)).toEqual(Object.keys(fast.ptp));
+      expect(body.ptp.profile).toBe(fast.ptp.profile);
+    } finally {
+      await unit.close();
+      await cached.close();
+    }
+  });
 });

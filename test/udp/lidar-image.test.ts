@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findProduct } from '../../src/model/products.js';
-import { buildLidarImage } from '../../src/udp/lidar-image.js';
+import { buildLidarImage, emptyLidarImage, fillLidarImage } from '../../src/udp/lidar-image.js';
+import { encodeLidarFrame, encodeLidarPacket } from '../../src/udp/lidar-packet.js';
+import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../../src/udp/lidar-profiles.js';
 import { castScene } from '../../src/udp/scene.js';
 
 const product = findProduct('OS-1-64')!;
@@ -67,5 +69,33 @@ describe('lidar image of the scene', () => {
     }
     // The retro-reflective sign shows as the brightest reflectivity in the frame.
     expect(img.reflectivity1.reduce((a, b) => Math.max(a, b), 0)).toBeGreaterThan(150);
+  });
+  it('a frame encoded one packet of columns at a time equals the frame encoded from its whole image', () => {
+    // The data plane never holds a whole frame's image (lidar-stream.ts); its packets must not differ.
+    const dual = { returnOrder: 'NEAREST_TO_FARTHEST', minRangeMm: 1000, signalMultiplier: 2 } as const;
+    for (const columnsPerFrame of [2048, 512]) {
+      const format = {
+        layout: PROFILE_LAYOUTS.RNG19_RFL8_SIG16_NIR16_DUAL,
+        columnsPerFrame,
+        pixelsPerColumn: scene.pixels,
+        columnWindow: [columnsPerFrame / 8, columnsPerFrame / 2] as [number, number],
+      };
+      const id = { initId: 3, serialNumber: 122201000123n };
+      const whole = encodeLidarFrame(buildLidarImage(scene, dual, columnsPerFrame), format, id);
+      const columns = emptyLidarImage(COLUMNS_PER_PACKET, scene.pixels);
+      const byPacket = [];
+      for (let index = 0; index < columnsPerFrame / COLUMNS_PER_PACKET; index++) {
+        fillLidarImage(scene, dual, columnsPerFrame, index * COLUMNS_PER_PACKET, columns);
+        const template = encodeLidarPacket(columns, 0, index, format, id);
+        if (template) byPacket.push(template);
+      }
+      expect(byPacket.length).toBe(whole.length);
+      expect(whole.length).toBeLessThan(columnsPerFrame / COLUMNS_PER_PACKET); // the window left some out
+      byPacket.forEach((t, i) => {
+        expect(t.index).toBe(whole[i].index);
+        expect(t.crc).toEqual(whole[i].crc);
+        expect(t.bytes.equals(whole[i].bytes)).toBe(true);
+      });
+    }
   });
 });
