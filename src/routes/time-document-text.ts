@@ -8,6 +8,7 @@
 import type { SensorConfig } from '../config/registry.js';
 import type { ChronyTracking, SystemClockReading, TimingInputs } from '../hal/time.js';
 import type { PtpTime, SensorClocks, SensorTime, TimeService } from '../sensor/time-service.js';
+import { ByteSlab } from '../util/byte-slab.js';
 import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 import { PtpSchema, SensorTimeSchema, TrackingSchema } from './time-schemas.js';
 import { schemaSerializer } from './schema-serializer.js';
@@ -70,6 +71,8 @@ function render(
  * per-request string of the whole document: building and encoding one cost more than the rest of
  * the route (a concatenation of pre-rendered text is flattened again on every encode).
  */
+const answers = new ByteSlab();
+
 function compose(f: Frame, clocks: SensorClocks, system: SystemClockReading): Buffer {
   const time = num(clocks.time);
   const internalOsc = num(clocks.internal_osc);
@@ -77,7 +80,7 @@ function compose(f: Frame, clocks: SensorClocks, system: SystemClockReading): Bu
   const syncPulseIn = num(clocks.sync_pulse_in);
   const monotonic = num(system.monotonic);
   const realtime = num(system.realtime);
-  const out = Buffer.allocUnsafe(
+  const out = answers.take(
     f.fixedBytes +
       time.length +
       internalOsc.length +
