@@ -111,7 +111,25 @@ export function selectLogEntries(
   return log.filter((entry) => cursor <= entry.cursor && entry.cursor < nextCursor);
 }
 
+/** The whole log in each form, per snapshot: a snapshot never changes, so neither does its answer. */
+const wholeLog: Record<AlertMode, WeakMap<AlertLogSnapshot, AlertsResponse>> = {
+  default: new WeakMap(),
+  summary: new WeakMap(),
+};
+
+/**
+ * The answer to `query`. Without a cursor (what pollers ask) it is the same object for as long as
+ * the snapshot is current, so its JSON is made once per change of the log (sendCachedJson).
+ */
 export function renderAlerts(snapshot: AlertLogSnapshot, query: AlertQuery): AlertsResponse {
+  if (query.cursor !== undefined) return render(snapshot, query);
+  const rendered = wholeLog[query.mode];
+  let answer = rendered.get(snapshot);
+  if (!answer) rendered.set(snapshot, (answer = render(snapshot, query)));
+  return answer;
+}
+
+function render(snapshot: AlertLogSnapshot, query: AlertQuery): AlertsResponse {
   const log = selectLogEntries(snapshot.log, snapshot.nextCursor, query.cursor);
   if (query.mode === 'summary') {
     return {

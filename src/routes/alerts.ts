@@ -4,9 +4,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AlertLogSnapshot } from '../alerts/alert-entry.js';
-import { parseAlertQuery, renderAlerts, type AlertMode } from '../alerts/alert-query.js';
-import { sendJsonBytes } from './cached-json.js';
+import { parseAlertQuery, renderAlerts } from '../alerts/alert-query.js';
+import { sendCachedJson } from './cached-json.js';
 import { Json, problems } from './api-schemas.js';
 
 // Values are checked by parseAlertQuery, which names the valid range in its message; the schema
@@ -47,10 +46,6 @@ export const AlertsResponseSchema = Type.Union([
 
 export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
-  const bytesByMode: Record<AlertMode, WeakMap<AlertLogSnapshot, Buffer>> = {
-    default: new WeakMap(),
-    summary: new WeakMap(),
-  };
   app.get(
     '/api/v1/sensor/alerts',
     {
@@ -64,20 +59,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     (request, reply) => {
       const query = parseAlertQuery(request.query as Record<string, unknown>);
-      const snapshot = sensor.alerts.snapshot();
-      const render = () => Buffer.from(reply.serialize(renderAlerts(snapshot, query)) as string);
-      if (query.cursor !== undefined) {
-        sendJsonBytes(reply, render());
-        return;
-      }
-      // Pollers ask without a cursor: that answer is serialized once per change of the log.
-      const rendered = bytesByMode[query.mode];
-      let body = rendered.get(snapshot);
-      if (!body) {
-        body = render();
-        rendered.set(snapshot, body);
-      }
-      sendJsonBytes(reply, body);
+      sendCachedJson(reply, renderAlerts(sensor.alerts.snapshot(), query));
     },
   );
 };

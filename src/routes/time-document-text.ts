@@ -2,8 +2,8 @@
  * The JSON bytes of `GET /api/v1/time`, made for pollers: everything but six live numbers changes only
  * when the PTP data sets, the tracking report, the active configuration or the timing inputs are
  * replaced (each is a new object then), so those bytes are rendered once per change, with the
- * schemas' serializers, and each request writes the clocks it reads between them. Every value is as live as before:
- * the sensor clocks are read at one instant per request, the system clocks at another.
+ * schemas' serializers, and each request writes the clocks it reads between them. Every value is as
+ * live as before: the sensor clocks are read at one instant per request, the system clocks at another.
  */
 import type { SensorConfig } from '../config/registry.js';
 import type { ChronyTracking, SystemClockReading, TimingInputs } from '../hal/time.js';
@@ -19,15 +19,12 @@ interface Frame {
   tracking: ChronyTracking;
   config: Readonly<SensorConfig>;
   inputs: TimingInputs;
-  /** Up to `"timestamp":{..."time":`, then the bytes after each live number, in document order. */
-  head: Buffer;
-  afterTime: Buffer;
-  afterInternalOsc: Buffer;
-  afterPtp1588: Buffer;
-  afterSyncPulseIn: Buffer;
-  afterMonotonic: Buffer;
-  tail: Buffer;
-  /** Bytes of all the parts above together. */
+  /**
+   * The text before the first live number, between each two, and after the last, in document order
+   * (one more than the numbers of `liveNumbers`).
+   */
+  parts: Buffer[];
+  /** Bytes of all the parts together. */
   fixedBytes: number;
 }
 
@@ -50,52 +47,45 @@ function render(
 ): Frame {
   // The static members come from the same assembly as GET /time/sensor, so both always agree.
   const sensor = time.sensor();
-  const parts = {
-    head: Buffer.from(
-      `{"ptp":${serializePtp(ptp)},"sensor":{"multipurpose_io":${serializeMultipurposeIo(sensor.multipurpose_io)}` +
-        `,"sync_pulse_in":${serializeSyncPulseIn(sensor.sync_pulse_in)},"timestamp":{"mode":${JSON.stringify(config.timestamp_mode)},"time":`,
-    ),
-    afterTime: Buffer.from(',"time_options":{"internal_osc":'),
-    afterInternalOsc: Buffer.from(',"ptp_1588":'),
-    afterPtp1588: Buffer.from(',"sync_pulse_in":'),
-    afterSyncPulseIn: Buffer.from('}}},"system":{"monotonic":'),
-    afterMonotonic: Buffer.from(',"realtime":'),
-    tail: Buffer.from(`,"tracking":${serializeTracking(tracking)}}}`),
-  };
-  const fixedBytes = Object.values(parts).reduce((sum, part) => sum + part.length, 0);
-  return { ptp, tracking, config, inputs, ...parts, fixedBytes };
+  const parts = [
+    `{"ptp":${serializePtp(ptp)},"sensor":{"multipurpose_io":${serializeMultipurposeIo(sensor.multipurpose_io)}` +
+      `,"sync_pulse_in":${serializeSyncPulseIn(sensor.sync_pulse_in)},"timestamp":{"mode":${JSON.stringify(config.timestamp_mode)},"time":`,
+    ',"time_options":{"internal_osc":',
+    ',"ptp_1588":',
+    ',"sync_pulse_in":',
+    '}}},"system":{"monotonic":',
+    ',"realtime":',
+    `,"tracking":${serializeTracking(tracking)}}}`,
+  ].map((text) => Buffer.from(text));
+  const fixedBytes = parts.reduce((sum, part) => sum + part.length, 0);
+  return { ptp, tracking, config, inputs, parts, fixedBytes };
 }
 
+/** The six live numbers, in document order: read per request, the sensor's clocks at one instant. */
+function liveNumbers(clocks: SensorClocks, system: SystemClockReading): string[] {
+  return [
+    clocks.time,
+    clocks.internal_osc,
+    clocks.ptp_1588,
+    clocks.sync_pulse_in,
+    system.monotonic,
+    system.realtime,
+  ].map(num);
+}
+
+const answers = new ByteSlab();
+
 /**
- * The bytes of one answer: the frame's parts copied around the six numbers written in place. No
+ * The bytes of one answer: the frame's parts copied around the numbers written in place. No
  * per-request string of the whole document: building and encoding one cost more than the rest of
  * the route (a concatenation of pre-rendered text is flattened again on every encode).
  */
-const answers = new ByteSlab();
-
-function compose(f: Frame, clocks: SensorClocks, system: SystemClockReading): Buffer {
-  const time = num(clocks.time);
-  const internalOsc = num(clocks.internal_osc);
-  const ptp1588 = num(clocks.ptp_1588);
-  const syncPulseIn = num(clocks.sync_pulse_in);
-  const monotonic = num(system.monotonic);
-  const realtime = num(system.realtime);
-  const out = answers.take(
-    f.fixedBytes +
-      time.length +
-      internalOsc.length +
-      ptp1588.length +
-      syncPulseIn.length +
-      monotonic.length +
-      realtime.length,
-  );
-  let at = copy(out, f.head, 0);
-  at = copy(out, f.afterTime, ascii(out, time, at));
-  at = copy(out, f.afterInternalOsc, ascii(out, internalOsc, at));
-  at = copy(out, f.afterPtp1588, ascii(out, ptp1588, at));
-  at = copy(out, f.afterSyncPulseIn, ascii(out, syncPulseIn, at));
-  at = copy(out, f.afterMonotonic, ascii(out, monotonic, at));
-  copy(out, f.tail, ascii(out, realtime, at));
+function compose(f: Frame, numbers: readonly string[]): Buffer {
+  let size = f.fixedBytes;
+  for (const text of numbers) size += text.length;
+  const out = answers.take(size);
+  let at = copy(out, f.parts[0], 0);
+  for (let i = 0; i < numbers.length; i++) at = copy(out, f.parts[i + 1], ascii(out, numbers[i], at));
   return out;
 }
 
@@ -125,7 +115,7 @@ export function timeDocumentBytes(time: TimeService): () => MaybePromise<Buffer>
     if (f?.ptp !== ptp || f.tracking !== tracking || f.config !== config || f.inputs !== inputs) {
       f = frame = render(time, ptp, tracking, config, inputs);
     }
-    return compose(f, time.sensorClocks(config), time.systemClock());
+    return compose(f, liveNumbers(time.sensorClocks(config), time.systemClock()));
   };
   return () => {
     const ptp = time.ptp();

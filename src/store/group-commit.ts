@@ -23,7 +23,7 @@ export type WalSync = (walPath: string) => Promise<void>;
  * costs more CPU than the flush itself. SQLite keeps the WAL file (the same inode, reset or
  * truncated in place) for as long as the database is open; the handle is closed before it.
  */
-export class HeldWalSync {
+class HeldWalSync {
   private file: Promise<FileHandle> | undefined;
 
   readonly sync: WalSync = async (walPath) => {
