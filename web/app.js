@@ -236,6 +236,8 @@ $('config-reset').addEventListener('click', async () => {
   }
 });
 $('stream-here').addEventListener('click', () => void applyConfig({ udp_dest: '@auto' }));
+// The live view offers the same when the unit sends nothing for want of a destination.
+$('live-stream-here').addEventListener('click', () => void applyConfig({ udp_dest: '@auto' }));
 
 // ---------------------------------------------------------------- live range / reflectivity image
 const PALETTE = (() => {
@@ -291,10 +293,25 @@ function watchLive() {
     $('image-size').dataset.width = String(f.width);
     $('image-state').textContent =
       `Streaming: initialization ${f.initId}, ${f.packetsSent.toLocaleString()} lidar packets sent, up to ${(f.rangeScaleMm / 1000).toFixed(1)} m.`;
+    $('image-state').dataset.state = 'streaming';
+    $('live-offer').hidden = true;
   });
-  live.addEventListener('idle', () => {
+  // Sent at once when the unit sends nothing, with the reason (udp_dest, STANDBY, port 0, a fault).
+  live.addEventListener('idle', (event) => {
+    const why = JSON.parse(event.data);
     $('image-state').textContent =
-      'No lidar data is being sent: set udp_dest (e.g. "Stream to this computer") in NORMAL mode.';
+      why.reason ?? 'No lidar data is being sent: set udp_dest (e.g. "Stream to this computer") in NORMAL mode.';
+    $('image-state').dataset.state = `idle-${why.code ?? 'unknown'}`;
+    $('live-offer').hidden = !(why.code === 'no-destination' || why.code === 'unknown');
+    for (const id of ['range-image', 'reflectivity-image']) {
+      const canvas = $(id);
+      canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+    }
+  });
+  live.addEventListener('waiting', () => {
+    $('image-state').textContent = 'Data is being sent; the first picture follows.';
+    $('image-state').dataset.state = 'waiting';
+    $('live-offer').hidden = true;
   });
   live.addEventListener('unavailable', () => ($('image-state').textContent = 'This unit has no live view.'));
   live.onerror = () => ($('image-state').textContent = 'Live view reconnecting…');

@@ -37,7 +37,7 @@ export function prepareReplay(options: ReplayOptions): ReplaySetup {
   const recording = loadRecording(file, options.metadata ? resolve(options.metadata) : undefined);
   const product = recordedProduct(recording.metadata);
   const identity = recordedIdentity(recording.metadata, product);
-  const recorded = recordedParameters(recording.metadata.configParams);
+  const recorded = recordedParameters(recording.metadata.configParams, recording.profile);
   // The recorded lidar_mode, when the metadata lacks it, follows from the frame width (10 Hz assumed).
   if (recording.metadata.configParams.lidar_mode === undefined) {
     const mode = `${recording.columnsPerFrame}x10`;
