@@ -27,6 +27,7 @@ export interface ReplayOptions {
   replayRate: number;
   replayLoop: boolean;
   replayStartS: number;
+  replayTimetableMs?: number;
 }
 
 /** Throws RecordingError when the recording cannot be replayed. */
@@ -59,6 +60,7 @@ export function prepareReplay(options: ReplayOptions): ReplaySetup {
       rate: options.replayRate,
       loop: options.replayLoop,
       startOffsetNs: Math.round(options.replayStartS * 1e9),
+      timetableEpochMs: options.replayTimetableMs,
     },
     faults: recordingFaults(recording),
   };

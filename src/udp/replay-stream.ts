@@ -107,7 +107,14 @@ export class ReplayStream implements PacedSource {
     this.bytes = firstPassBytes(this.recording, plan);
     this.layout = recordedLayout(plan.profile);
     const times = this.recording.packets.map((p) => p.timeNs);
-    this.schedule = new ReplaySchedule(times, this.recording.passNs, plan.rate, plan.startOffsetNs, plan.loop);
+    this.schedule = new ReplaySchedule(
+      times,
+      this.recording.passNs,
+      plan.rate,
+      plan.startOffsetNs,
+      plan.loop,
+      plan.timetableEpochMs === undefined ? 'first-packet' : 'start-offset',
+    );
   }
 
   /** @param startLocalMs performance.now() of the start */
