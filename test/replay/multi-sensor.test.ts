@@ -4,12 +4,12 @@
  * `lidar-sensor fleet --replay` starts one unit per metadata file, each with its own identity, address
  * and packets; `recording info` lists both senders.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, freePort, runCli, waitFor } from '../helpers/cli-process.js';
+import { freePort, runCli } from '../helpers/cli-process.js';
+import { startFleet, type FleetProcess } from '../helpers/fleet-process.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
 import { TWO_SENSORS, readReferencePcap } from './helpers/pcap-reference.js';
@@ -85,55 +85,25 @@ describe('a capture of two sensors', () => {
 describe('lidar-sensor fleet --replay with one --metadata per sensor', () => {
   const base = [127, 0, 24, 1];
   const address = (i: number) => `${base.slice(0, 3).join('.')}.${base[3] + i}`;
-  let fleet: ChildProcess;
-  let output = '';
+  let fleet: FleetProcess | undefined;
   let dataRoot: string;
   let units: { name: string; url: string; address: string; product: string; serial: string }[];
 
   beforeAll(async () => {
     dataRoot = mkdtempSync(join(tmpdir(), 'fleet-replay-'));
     const port = await freePort(address(0));
-    fleet = spawn(
-      process.execPath,
-      [
-        CLI_PATH,
-        'fleet',
-        '--replay',
-        `${TWO_SENSORS}.pcap`,
-        ...SENSORS.flatMap((s) => ['--metadata', s.metadata]),
-        '--replay-loop',
-        '--replay-rate',
-        '0.1',
-        '--base-address',
-        address(0),
-        '--port',
-        String(port),
-        '--data-root',
-        dataRoot,
-        '--metrics-port',
-        '0',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    fleet.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    fleet.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const metricsUrl = await waitFor(
-      () => {
-        if (fleet.exitCode !== null) throw new Error(`fleet exited with ${fleet.exitCode}: ${output}`);
-        return /"metrics":"([^"]+)"/.exec(output)?.[1];
-      },
-      40_000,
-      'the fleet to be ready',
-    );
-    units = (await (await fetch(metricsUrl.replace(/\/metrics$/, '/units'))).json()) as typeof units;
+    fleet = await startFleet([
+      '--replay',
+      `${TWO_SENSORS}.pcap`,
+      ...SENSORS.flatMap((s) => ['--metadata', s.metadata]),
+      ...['--replay-loop', '--replay-rate', '0.1'],
+      ...['--base-address', address(0), '--port', String(port), '--data-root', dataRoot],
+    ]);
+    units = (await (await fetch(`${fleet.endpoint}/units`)).json()) as typeof units;
   }, 60_000);
 
   afterAll(async () => {
-    if (fleet && fleet.exitCode === null) {
-      const exited = new Promise((resolve) => fleet.once('exit', resolve));
-      fleet.kill('SIGTERM');
-      await exited;
-    }
+    await fleet?.stop();
     if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
   });
 
