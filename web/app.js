@@ -150,8 +150,13 @@ function setFormValue(p, value) {
   const inputs = [...$(`field-${p.name}`).querySelectorAll('input, select')];
   if (p.schema.type === 'array') {
     for (const [k, input] of inputs.entries()) input.value = String(value?.[k] ?? '');
-  } else if (inputs[0].tagName === 'SELECT') inputs[0].value = JSON.stringify(value);
-  else if (inputs[0].type === 'checkbox') inputs[0].checked = Boolean(value);
+  } else if (inputs[0].tagName === 'SELECT') {
+    // A value the registry does not list (a replayed LEGACY recording's profile) is the unit's own: offer it.
+    const text = JSON.stringify(value);
+    if (![...inputs[0].options].some((o) => o.value === text))
+      inputs[0].append(el('option', { value: text, textContent: String(value) }));
+    inputs[0].value = text;
+  } else if (inputs[0].type === 'checkbox') inputs[0].checked = Boolean(value);
   else inputs[0].value = String(value ?? '');
 }
 
