@@ -4,7 +4,7 @@
  * `lidar-sensor fleet --replay` starts one unit per metadata file, each with its own identity, address
  * and packets; `recording info` lists both senders.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { freePort, runCli } from '../helpers/cli-process.js';
 import { startFleet, type FleetProcess } from '../helpers/fleet-process.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
-import { TWO_SENSORS, readReferencePcap } from './helpers/pcap-reference.js';
+import { OS1_FUSA, TWO_SENSORS, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit, type Json } from './helpers/replay-unit.js';
 
 const hex = (b: Buffer) => b.toString('hex');
@@ -79,6 +79,36 @@ describe('a capture of two sensors', () => {
     const text = await runCli(['recording', 'info', `${TWO_SENSORS}.pcap`]);
     expect(text.stdout).toMatch(/sensors in the capture: 2/);
     expect(text.stdout).toMatch(/169\.254\.92\.158: serial 122247000785, init_id 390078; FUSA_RNG15_RFL8_NIR8_DUAL/);
+  });
+});
+
+describe('refused with one line', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'multi-sensor-'));
+  const oneLine = (r: { code: number | null; stderr: string }, pattern: RegExp) => {
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(pattern);
+  };
+
+  it('metadata of a sensor the capture does not hold, at start and in a fleet', async () => {
+    const pattern = /none of the 2 senders in the capture sends packets of the metadata's unit .*169\.254\.92\.158/;
+    oneLine(await runCli(['recording', 'info', `${TWO_SENSORS}.pcap`, '--metadata', `${OS1_FUSA}.json`]), pattern);
+    const fleet = (...metadata: string[]) =>
+      runCli(['fleet', '--replay', `${TWO_SENSORS}.pcap`, ...metadata.flatMap((m) => ['--metadata', m])]);
+    oneLine(await fleet(SENSORS[0].metadata, `${OS1_FUSA}.json`), pattern);
+    oneLine(await fleet(SENSORS[0].metadata, SENSORS[0].metadata), /describe the same sensor \(serial 122247000785\)/);
+  });
+
+  it('a ZONE16 profile (firmware 3.2), naming it', async () => {
+    const metadata = JSON.parse(readFileSync(SENSORS[1].metadata, 'utf8'));
+    metadata.lidar_data_format.udp_profile_lidar = 'RNG19_RFL8_SIG16_NIR16_ZONE16';
+    metadata.config_params.udp_profile_lidar = 'RNG19_RFL8_SIG16_NIR16_ZONE16';
+    const file = join(tmp, 'zone16.json');
+    writeFileSync(file, JSON.stringify(metadata));
+    oneLine(
+      await runCli(['recording', 'info', `${TWO_SENSORS}.pcap`, '--metadata', file]),
+      /lidar profile RNG19_RFL8_SIG16_NIR16_ZONE16 of the metadata cannot be replayed \(supported: .*LEGACY\)/,
+    );
   });
 });
 
