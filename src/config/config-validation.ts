@@ -92,7 +92,7 @@ function explain(error: ErrorObject, value: unknown): string {
 }
 
 /** Errors of one value against its schema; at most one per JSON pointer, the most telling first. */
-function valueErrors(name: string, value: unknown): FieldError[] {
+export function valueErrors(name: string, value: unknown): FieldError[] {
   const validate = validatorOf(name);
   if (!validate) return [];
   // A list longer than its schema allows is wrong as a whole: checking each of its items would

@@ -60,5 +60,5 @@ export async function replayUnit(base: string, extra: string[] = [], logs?: Json
     running.at(-1)?.captures.push(c);
     return c;
   };
-  return { server, lidar, imu, post, getJson, listen, capture };
+  return { server, dataDir, lidar, imu, post, getJson, listen, capture };
 }
