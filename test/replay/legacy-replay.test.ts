@@ -70,6 +70,16 @@ describe('replaying a LEGACY recording (firmware 2.0, OS-2-32)', () => {
     expect(columns[perPass + 5].ranges).toEqual(columns[5].ranges);
   });
 
+  it('--replay-start skips the recording before it: the first packet sent is the first one recorded after it', async () => {
+    const startUs = reference[0].timeUs + 20_000;
+    const skipped = reference.filter((d) => d.timeUs < startUs).length;
+    expect(skipped).toBeGreaterThan(0);
+    const u = await replayUnit(OS2_LEGACY, ['--replay-start', '0.02']);
+    await u.listen();
+    await until(() => u.lidar.count >= reference.length - skipped, 'the rest of the recording');
+    expect(u.lidar.datagrams.map((d) => hex(d.data))).toEqual(reference.slice(skipped).map((d) => hex(d.payload)));
+  });
+
   it('re-encodes into RNG19 (header with the recorded serial) and sends the original bytes when set back to LEGACY', async () => {
     const u = await replayUnit(OS2_LEGACY);
     await u.listen({ udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16' });
