@@ -561,6 +561,8 @@ const every = (ms, fn) => {
 };
 
 async function start() {
+  // The live view first: it says at once what the unit sends (or why nothing), while the form loads.
+  watchLive();
   const reg = await api('/web/api/registry');
   registry = reg.body.parameters;
   buildForm();
@@ -571,6 +573,5 @@ async function start() {
   every(1000, refreshAlerts);
   every(2000, refreshTelemetry);
   every(5000, refreshTimeNetwork);
-  watchLive();
 }
 void start();
