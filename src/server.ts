@@ -2,6 +2,7 @@
  * A listening unit: the composition root (src/unit.ts) built from the CLI's options, then `listen`.
  * Used by the CLI and by end-to-end tests; the only place besides the CLI that calls `listen`.
  */
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { httpLimitsOf, type CliOptions } from './cli-options.js';
@@ -17,8 +18,10 @@ export { StartupError };
 export interface RunningServer {
   app: FastifyInstance;
   sensor: Sensor;
-  /** e.g. http://127.0.0.1:8080 */
+  /** e.g. http://127.0.0.1:8080: where a client on this machine reaches the unit. */
   url: string;
+  /** The socket's own address and port, e.g. 0.0.0.0:80 (every address) or 127.0.0.2:8080. */
+  listening: string;
   /** The fault-injection control listener's URL, when `--control` is given. */
   controlUrl?: string;
   close(): Promise<void>;
@@ -73,7 +76,8 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
   try {
     if (replay) logReplay(logger, replay);
     const url = await unit.app.listen({ host: options.host, port: options.port });
-    const port = (unit.app.server.address() as { port: number }).port;
+    const { address, port } = unit.app.server.address() as AddressInfo;
+    const listening = `${address.includes(':') ? `[${address}]` : address}:${port}`;
     const log = logger.child({ component: 'mdns' });
     // Discovery is a convenience: a unit that cannot advertise (port 5353 taken exclusively) still serves.
     const mdns = mdnsEnabled(options.mdns, options.host)
@@ -90,6 +94,7 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
       app: unit.app,
       sensor: unit.sensor,
       url,
+      listening,
       controlUrl: unit.controlUrl,
       async close() {
         await mdns?.close();
