@@ -4,7 +4,7 @@
  * problem naming the reason) before anything reaches the disk, the upload lock is free at once and
  * the next good upload installs. Without a trust store unsigned images install as before.
  */
-import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,8 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FirmwarePolicy, loadTrustStore } from '../../src/firmware/firmware-trust.js';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
+import { keyFingerprint } from '../../src/model/image-signature.js';
+import { sensorDumpSections } from '../../src/diagnostics/sensor-dump.js';
 import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { uploadFirmware } from './http-upload.js';
@@ -176,6 +178,20 @@ describe('a unit with a firmware trust store', () => {
       await expectInstalls(u, signedBy(keyA.privateKey));
     });
   }
+
+  it('names its trusted keys in the diagnostics dump', async () => {
+    const trust = trustFolder(keyA, keyB);
+    const u = await startUnit({ trust, minVersion: '3.1.0' });
+    const section = sensorDumpSections(u.t.sensor).find((s) => s.file === 'firmware.json')!;
+    const fingerprints = [keyA, keyB].map((k) => `sha256:${keyFingerprint(createPublicKey(k.publicPem))}`);
+    expect(await section.collect()).toEqual({
+      commit_pending: false,
+      fw: u.t.sensor.firmware.status.fw,
+      signatures_required: true,
+      trusted_keys: fingerprints.map((fingerprint, i) => ({ fingerprint, file: join(trust, `team-${i}.pem`) })),
+      min_version: '3.1.0',
+    });
+  });
 
   it('installs and commits an image its trusted key signed', async () => {
     const u = await startUnit({ trust: trustFolder(keyA) });
