@@ -12,6 +12,7 @@ import { mdnsEnabled } from './discovery/mdns-mode.js';
 import type { FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-unit/replay-setup.js';
 import { createUnit, StartupError } from './unit.js';
+import { FirmwarePolicy, loadTrustStore } from './firmware/firmware-trust.js';
 
 export { StartupError };
 
@@ -62,11 +63,43 @@ async function faultInjection(
   };
 }
 
+/**
+ * `--firmware-trust`, `--firmware-min-version`: which images install, with the trusted key fingerprints in
+ * the start-up log (an unreadable folder or a bad key in it is one line, exit 2).
+ */
+async function firmwarePolicy(options: CliOptions, logger: Logger): Promise<FirmwarePolicy | undefined> {
+  if (!options.firmwareTrust && !options.firmwareMinVersion) return undefined;
+  let keys: Awaited<ReturnType<typeof loadTrustStore>> = [];
+  if (options.firmwareTrust) {
+    try {
+      keys = await loadTrustStore(options.firmwareTrust);
+    } catch (error) {
+      throw new StartupError(`--firmware-trust: ${(error as Error).message}`);
+    }
+    logger.info(
+      {
+        trust: options.firmwareTrust,
+        keys: keys.map((k) => ({ fingerprint: `sha256:${k.fingerprint}`, file: k.file })),
+      },
+      keys.length
+        ? `firmware uploads must be signed by one of ${keys.length} trusted key(s)`
+        : 'the firmware trust folder holds no key: unsigned images install',
+    );
+  }
+  if (options.firmwareMinVersion)
+    logger.info(`firmware images older than ${options.firmwareMinVersion} are refused (--firmware-min-version)`);
+  return new FirmwarePolicy(keys, options.firmwareMinVersion);
+}
+
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
 export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
   const replay = await replaySetup(options);
+  const policy = await firmwarePolicy(options, logger);
+  if (options.allowWritesFrom)
+    logger.info(`only ${options.allowWritesFrom.text} may change the unit (--allow-writes-from); reading stays open`);
   const unit = await createUnit({
     ...options,
+    firmwarePolicy: policy,
     logger,
     recentLog,
     httpLimits: httpLimitsOf(options),
