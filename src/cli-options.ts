@@ -54,6 +54,8 @@ export interface CliOptions {
   replayLoop: boolean;
   /** Seconds into the recording the replay starts at. */
   replayStartS: number;
+  /** Unix time (ms) of a timetable shared with other units replaying the same capture (`fleet --replay`). */
+  replayTimetableMs: number | undefined;
   /** Fault injection (docs/faults.md): the control listener, off unless given. */
   control: ControlAddress | undefined;
   controlAllowRemote: boolean;
@@ -321,6 +323,14 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     help: 'start the replay this far into the recording',
   },
   {
+    flag: 'replay-timetable',
+    key: 'replayTimetableMs',
+    env: 'SENSOR_REPLAY_TIMETABLE',
+    default: undefined,
+    valueName: 'UNIX_MS',
+    help: 'start on a timetable shared by units replaying one capture (lidar-sensor fleet --replay sets it)',
+  },
+  {
     flag: 'control',
     key: 'control',
     env: 'SENSOR_CONTROL',
@@ -499,6 +509,12 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     throw new UsageError(`--replay-start must be a number of seconds >= 0; got ${JSON.stringify(raw.replayStartS)}`);
   }
   if (!raw.replay && raw.metadata) throw new UsageError('--metadata needs --replay FILE');
+  const replayTimetableMs = raw.replayTimetableMs === undefined ? undefined : Number(raw.replayTimetableMs);
+  if (replayTimetableMs !== undefined && !(Number.isInteger(replayTimetableMs) && replayTimetableMs > 0)) {
+    throw new UsageError(
+      `--replay-timetable must be a Unix time in milliseconds; got ${JSON.stringify(raw.replayTimetableMs)}`,
+    );
+  }
   const switchOn = (key: keyof CliOptions): boolean => {
     const text = (raw[key] ?? 'false').toLowerCase();
     if (SWITCH_TRUE.includes(text)) return true;
@@ -539,6 +555,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     replayRate,
     replayLoop: switchOn('replayLoop'),
     replayStartS,
+    replayTimetableMs,
     control,
     controlAllowRemote,
     faultsFile: raw.faultsFile || undefined,

@@ -18,6 +18,7 @@ import { ConfigStore } from '../config/config-store.js';
 import { combinationErrors, normalizeInput } from '../config/config-validation.js';
 import { defaultConfig, type SensorConfig } from '../config/registry.js';
 import type { Hal, HalKind } from '../hal/types.js';
+import type { UdpFaultRule } from '../model/fault-rules.js';
 import type { LidarHal, StreamRun } from '../hal/lidar.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { KV_KEYS, KvStore } from '../store/kv-store.js';
@@ -53,10 +54,22 @@ export interface SensorDependencies {
   recording?: RecordingBinding;
 }
 
+/** The live view's source: pictures, and what decides whether anything is sent (to say why not). */
+export interface LivePreview extends Pick<LidarHal, 'watchPreview'> {
+  streamState(): {
+    config: Readonly<SensorConfig>;
+    status: SensorStatus;
+    rebooting: boolean;
+    udpFaultRules: readonly UdpFaultRule[];
+  };
+}
+
 /** What a replayed recording fixes about the unit (src/replay/recording-binding.ts). */
 export interface RecordingBinding {
   /** The recording's initialization_id: packets carry it, so it stays across reinits. */
   initializationId: number;
+  /** The recorded lidar profile, accepted for udp_profile_lidar even where the registry does not list it (LEGACY). */
+  recordedProfile: string;
   /** Why the recording cannot honour `candidate` (a 409), or undefined when it can. */
   refusal(candidate: Readonly<SensorConfig>, active: Readonly<SensorConfig>): string | undefined;
   /** `config` with the parameters only the recording decides set to the recorded values (each boot). */
@@ -184,9 +197,17 @@ export class Sensor extends EventEmitter<SensorEvents> {
    * The live view's source: pictures of what the lidar stream sends, while watched (src/web). Undefined
    * when the data path has no picture to give.
    */
-  get preview(): Pick<LidarHal, 'watchPreview'> {
+  get preview(): LivePreview {
     const lidar = this.hal.lidar;
-    return { watchPreview: lidar.watchPreview?.bind(lidar) };
+    return {
+      watchPreview: lidar.watchPreview?.bind(lidar),
+      streamState: () => ({
+        config: this.config('active'),
+        status: this.currentStatus,
+        rebooting: this.rebooting,
+        udpFaultRules: lidar.udpFaultRules?.() ?? [],
+      }),
+    };
   }
 
   /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */
@@ -228,6 +249,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return this.queue.run(async () => {
       const { values, errors, uncheckedKeys } = normalizeInput(body, this.configs.get('staged'), {
         autoDestination: flags.autoDestination,
+        recordedProfile: this.recording?.recordedProfile,
       });
       if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
       const staged: SensorConfig = { ...this.configs.get('staged'), ...values };
@@ -246,7 +268,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
    */
   setParameter(name: string, value: unknown): Promise<void> {
     return this.queue.run(async () => {
-      const { values, errors } = normalizeInput({ [name]: value }, this.configs.get('active'), {});
+      const { values, errors } = normalizeInput({ [name]: value }, this.configs.get('active'), {
+        recordedProfile: this.recording?.recordedProfile,
+      });
       if (errors.length) throw invalidConfiguration(errors);
       await this.reinitWith({ ...this.configs.get('active'), ...values }, true);
       this.configs.set('staged', { ...this.configs.get('staged'), ...values });
