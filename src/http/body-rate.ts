@@ -12,6 +12,7 @@
  * One timer checks every watched body, however many there are.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface BodyRate {
   /** Bytes per second every window after the grace must average. */
@@ -24,6 +25,8 @@ interface Watched {
   req: IncomingMessage;
   res: ServerResponse;
   rate: BodyRate;
+  startedAt: number;
+  startBytes: number;
   windowStart: number;
   windowBytes: number;
   cut: () => void;
@@ -38,8 +41,9 @@ function waitsForContinue(req: IncomingMessage, res: ServerResponse): boolean {
 
 export class BodyRateWatch {
   private readonly watched = new Set<Watched>();
+  private readonly bySocket = new Map<Socket, Watched>();
   private timer: NodeJS.Timeout | undefined;
-  /** Bodies cut for arriving too slowly since start. */
+  /** Bodies cut for arriving too slowly since start (by the timer, or reclaimed for a newcomer). */
   cut = 0;
 
   constructor(private readonly checkEveryMs: number) {}
@@ -48,25 +52,58 @@ export class BodyRateWatch {
   watch(req: IncomingMessage, res: ServerResponse, rate: BodyRate, cut: () => void): void {
     // An injected request (tests) has no socket to count; a rate of 0 asks for no minimum.
     if (typeof req.socket?.bytesRead !== 'number' || rate.minBytesPerSecond <= 0) return;
+    const now = Date.now();
+    const socket = req.socket;
     const entry: Watched = {
       req,
       res,
       rate,
-      windowStart: Date.now(),
-      windowBytes: req.socket.bytesRead,
+      startedAt: now,
+      startBytes: socket.bytesRead,
+      windowStart: now,
+      windowBytes: socket.bytesRead,
       cut,
     };
     this.watched.add(entry);
-    const stop = () => this.watched.delete(entry);
+    this.bySocket.set(socket, entry);
+    const stop = () => this.forget(entry);
     req.once('end', stop);
     res.once('close', stop);
     this.timer ??= setInterval(() => this.check(), this.checkEveryMs).unref();
+  }
+
+  /**
+   * A connection slot is wanted and every one is busy: if the body on `socket` has been below half its
+   * minimum rate since its headers (for at least half a window), it is stalling, not working; cut it
+   * now (returns true) rather than refuse the newcomer. A body the unit keeps waiting is never cut.
+   */
+  reclaim(socket: Socket): boolean {
+    const entry = this.bySocket.get(socket);
+    if (!entry || entry.req.complete || socket.destroyed) return false;
+    const { req, res, rate } = entry;
+    const age = Date.now() - entry.startedAt;
+    if (age < rate.windowMs / 2 || req.readableLength > 0 || waitsForContinue(req, res)) return false;
+    if (((socket.bytesRead - entry.startBytes) * 1000) / age >= rate.minBytesPerSecond / 2) return false;
+    this.cutNow(entry);
+    return true;
   }
 
   close(): void {
     clearInterval(this.timer);
     this.timer = undefined;
     this.watched.clear();
+    this.bySocket.clear();
+  }
+
+  private forget(entry: Watched): void {
+    this.watched.delete(entry);
+    if (this.bySocket.get(entry.req.socket) === entry) this.bySocket.delete(entry.req.socket);
+  }
+
+  private cutNow(entry: Watched): void {
+    this.forget(entry);
+    this.cut += 1;
+    entry.cut();
   }
 
   private check(): void {
@@ -74,7 +111,7 @@ export class BodyRateWatch {
     for (const entry of this.watched) {
       const { req, res, rate } = entry;
       if (req.complete || req.socket.destroyed) {
-        this.watched.delete(entry);
+        this.forget(entry);
         continue;
       }
       const read = req.socket.bytesRead;
@@ -86,9 +123,7 @@ export class BodyRateWatch {
       const elapsed = now - entry.windowStart;
       if (elapsed < rate.windowMs) continue;
       if (((read - entry.windowBytes) * 1000) / elapsed < rate.minBytesPerSecond) {
-        this.watched.delete(entry);
-        this.cut += 1;
-        entry.cut();
+        this.cutNow(entry);
         continue;
       }
       entry.windowStart = now;

@@ -7,7 +7,9 @@
  * - A new connection over either cap closes the oldest *idle* connection in the way (that peer's own
  *   first, for its cap; anyone's, for the unit's). Idle: no request in progress, i.e. a keep-alive
  *   connection between requests or one that has not finished sending its first request's headers.
- * - Only when every slot in the way is busy with a request is the newcomer refused: it is marked
+ * - With no idle connection in the way, a request body that is stalling (far below its minimum rate,
+ *   `reclaim`) is cut instead: a stalled body is not work.
+ * - Only when every slot in the way is busy with real work is the newcomer refused: it is marked
  *   `excess`, and its first request is answered 503 + Retry-After and the connection closed.
  * - `closeAll` ends every connection (a reboot): answers already written are flushed first.
  *
@@ -21,6 +23,9 @@ export interface ConnectionCaps {
   maxConnections: number;
   maxPerAddress: number;
 }
+
+/** Cuts the request on `socket` if it is stalling rather than working; true when it did. */
+export type Reclaim = (socket: Socket) => boolean;
 
 interface Slot {
   readonly socket: Socket;
@@ -54,8 +59,10 @@ export class ConnectionPolicy {
   private readonly excess = new WeakSet<Socket>();
   /** Every socket the server accepted, admitted or not: what a reboot closes. */
   private readonly open = new Set<Socket>();
-  /** Idle connections closed to admit newcomers since start (metrics, the fuzz suite's figures). */
+  /** Idle connections closed to admit newcomers since start. */
   evicted = 0;
+  /** Stalling bodies cut to admit newcomers since start. */
+  reclaimed = 0;
   /** Refused connections per peer still waiting for their 503 (each peer may have `maxPerAddress`). */
   private readonly waitingRefusal = new Map<string, number>();
   /** Connections refused because every slot in their way was busy. */
@@ -64,6 +71,7 @@ export class ConnectionPolicy {
   constructor(
     server: Server,
     private readonly caps: ConnectionCaps,
+    private readonly reclaim: Reclaim = () => false,
   ) {
     server.on('connection', (socket: Socket) => this.admit(socket));
     // 'request' is emitted for requests answered 100-continue too (expect-continue.ts re-emits them).
@@ -135,16 +143,34 @@ export class ConnectionPolicy {
     });
   }
 
-  /** Below `cap` in `group`, closing its oldest idle connections if needed; false when all are busy. */
+  /**
+   * Below `cap` in `group`, closing its oldest idle connections, else cutting a stalling body, if
+   * needed; false when every connection in it is busy with real work.
+   */
   private makeRoom(group: SlotGroup, cap: number): boolean {
     while (group.all.size >= cap) {
       const victim = group.oldestIdle();
-      if (!victim) return false;
-      this.evicted += 1;
-      this.release(victim);
-      victim.socket.destroy();
+      if (victim) {
+        this.evicted += 1;
+        this.release(victim);
+        victim.socket.destroy();
+      } else if (!this.reclaimStalled(group)) {
+        return false;
+      }
     }
     return true;
+  }
+
+  /** The oldest busy connection of `group` whose body is stalling is cut and its slot freed. */
+  private reclaimStalled(group: SlotGroup): boolean {
+    for (const slot of group.all) {
+      if (this.reclaim(slot.socket)) {
+        this.reclaimed += 1;
+        this.release(slot);
+        return true;
+      }
+    }
+    return false;
   }
 
   private requestStarted(req: IncomingMessage, res: ServerResponse): void {

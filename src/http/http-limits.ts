@@ -108,11 +108,15 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): Htt
   );
   server.maxConnections = limits.maxConnections + ANSWERED_EXCESS_CONNECTIONS;
 
-  const policy = new ConnectionPolicy(server, {
-    maxConnections: limits.maxConnections,
-    maxPerAddress: Math.min(limits.maxConnectionsPerAddress, limits.maxConnections),
-  });
   const bodyRate = new BodyRateWatch(Math.max(50, Math.min(250, Math.floor(limits.bodyGraceMs / 4))));
+  const policy = new ConnectionPolicy(
+    server,
+    {
+      maxConnections: limits.maxConnections,
+      maxPerAddress: Math.min(limits.maxConnectionsPerAddress, limits.maxConnections),
+    },
+    (socket) => bodyRate.reclaim(socket),
+  );
   app.addHook('onClose', (_app, done) => {
     bodyRate.close();
     done();

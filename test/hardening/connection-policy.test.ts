@@ -114,8 +114,13 @@ describe('connection slots', () => {
     await closeAll();
   });
 
-  it('503 + Retry-After only when every slot of the address is busy; other addresses are served', async () => {
-    for (let i = 0; i < PER_ADDRESS; i++) await stalledBodyFrom('127.0.0.4');
+  it('503 + Retry-After only when every slot of the address is busy with real work; other addresses are served', async () => {
+    // Live-view streams: requests in progress for as long as they are watched (real work).
+    for (let i = 0; i < PER_ADDRESS; i++) {
+      const stream = await connectFrom('127.0.0.4');
+      stream.write('GET /web/api/live-image HTTP/1.1\r\nHost: s\r\n\r\n');
+      await waitFor(() => stream.unparsed().includes('text/event-stream'), WITHIN_MS, 'the live view stream');
+    }
     const refused = await connectFrom('127.0.0.4');
     refused.write(GET);
     const res = await refused.response(WITHIN_MS);
@@ -125,6 +130,16 @@ describe('connection slots', () => {
     expect(JSON.parse(res!.body)).toMatchObject({ status: 503, detail: expect.stringContaining('per address') });
     expect(await closesWithin(refused, WITHIN_MS)).toBe(true);
     expect(await statusFrom('127.0.0.5')).toBe(200);
+    await closeAll();
+  });
+
+  it('a stalling body gives its slot to a newcomer from the same address', async () => {
+    const stalled = [];
+    for (let i = 0; i < PER_ADDRESS; i++) stalled.push(await stalledBodyFrom('127.0.0.15'));
+    // Served at once, or after a 503 or two while the bodies are younger than half a window.
+    expect(await waitFor(async () => (await statusFrom('127.0.0.15')) === 200, WITHIN_MS, 'a slot')).toBe(true);
+    const cut = await stalled[0].response(WITHIN_MS);
+    expect(cut?.status).toBe(408);
     await closeAll();
   });
 });
@@ -172,7 +187,7 @@ describe('a restart is a reboot to every client', () => {
   const backUp = () =>
     waitFor(async () => (await statusFrom('127.0.0.9')) === 200, WITHIN_MS * 3, 'the unit to answer again');
 
-  it('POST restart: keep-alive connections and an upload in flight are closed; the upload installs nothing', async () => {
+  it('POST restart: keep-alive connections, a live-view stream and an upload in flight are closed; the upload installs nothing', async () => {
     const before = await firmware();
     const keepAlive = await idleFrom('127.0.0.10');
     const upload = await connectFrom('127.0.0.11');
@@ -188,9 +203,13 @@ describe('a restart is a reboot to every client', () => {
       upload.write(image.subarray(sent, sent + 1000));
       sent += 1000;
     }, 100);
+    const liveView = await connectFrom('127.0.0.14');
+    liveView.write('GET /web/api/live-image HTTP/1.1\r\nHost: s\r\n\r\n');
+    await waitFor(() => liveView.unparsed().includes('text/event-stream'), WITHIN_MS, 'the live view stream');
     const restart = await fetch(`${cli.baseUrl}/api/v1/system/restart`, { method: 'POST' });
     expect(restart.status).toBeLessThan(300);
     expect(await closesWithin(keepAlive, WITHIN_MS)).toBe(true);
+    expect(await closesWithin(liveView, WITHIN_MS)).toBe(true);
     expect(await closesWithin(upload, WITHIN_MS)).toBe(true);
     clearInterval(trickle);
     await backUp();
