@@ -171,10 +171,12 @@ describe('minimum body rate', () => {
 
   it('a stalled firmware upload is cut: lock released, partial slot discarded', async () => {
     const slow = await connectFrom('127.0.0.8');
+    // A valid image header and the start of its payload, then nothing.
+    const image = buildImage('ousteros-image-prod-bootes-v3.2.0+20250101120000', generatedPayload('s', 1_000_000));
     slow.write(
-      'POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n',
+      `POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: ${image.length}\r\n\r\n`,
     );
-    slow.write(Buffer.alloc(4096, 7));
+    slow.write(image.subarray(0, 8192));
     expect(await closesWithin(slow, WITHIN_MS)).toBe(true);
     const next = await statusOnceUploadLockFree(cli.baseUrl, WITHIN_MS);
     expect(next).toBe(400);
