@@ -512,11 +512,15 @@ $('firmware-upload').addEventListener('click', () => {
       followUpdate(unit.fw);
       return;
     }
+    // The problem's title names the reason (e.g. "Firmware image is not signed"), its detail the specifics.
+    let reason = `${xhr.status}`;
     let detail = xhr.responseText;
     try {
-      detail = problemText(JSON.parse(xhr.responseText));
+      const problem = JSON.parse(xhr.responseText);
+      if (problem?.title) reason = `${xhr.status} ${problem.title}`;
+      detail = problemText(problem);
     } catch {}
-    step(`Refused (${xhr.status}): ${detail}`, 'failed');
+    step(`Refused (${reason}): ${detail}`, 'failed');
     $('firmware-upload').disabled = false;
   };
   xhr.onerror = () => {

@@ -64,6 +64,7 @@ export const ProblemSchema = Type.Object(
 
 const PROBLEM_MEANING: Record<number, string> = {
   400: 'The request is refused; nothing changed',
+  403: "Refused; nothing changed: the caller's address may not change the unit (--allow-writes-from), or a firmware image is not signed by a trusted key or is older than allowed (the problem type says which)",
   404: 'No such resource',
   409: "The request conflicts with the unit's state or model",
   413: 'The request body is too large',

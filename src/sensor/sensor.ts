@@ -8,6 +8,7 @@
  * HAL reconfigures → RUNNING (or STANDBY). Every change goes through one serial queue; a failed
  * step leaves the previous active configuration running and the store unchanged.
  */
+import type { FirmwarePolicy } from '../firmware/firmware-trust.js';
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -50,6 +51,8 @@ export interface SensorDependencies {
   simulatedRebootMs?: number;
   /** Largest firmware image an upload may hold (`--firmware-max-bytes`). */
   firmwareMaxBytes?: number;
+  /** Which firmware images install (`--firmware-trust`, `--firmware-min-version`); default any intact one. */
+  firmwarePolicy?: FirmwarePolicy;
   /** Set when the unit replays a recording (`--replay`): what the recording fixes. */
   recording?: RecordingBinding;
 }
@@ -176,6 +179,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       log: deps.log.child({ component: 'firmware' }),
       factoryImageRev: imageRev(deps.identity.firmware),
       maxImageBytes: deps.firmwareMaxBytes,
+      policy: deps.firmwarePolicy,
     });
     const sensor = new Sensor(deps, firmware);
     await Promise.all([sensor.time.restore(), sensor.network.restore()]);
