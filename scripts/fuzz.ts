@@ -2,7 +2,7 @@
  * `npm run fuzz`: the fuzz and soak suite against the built server (scripts/fuzz/runner.ts).
  *   npm run fuzz                     long mode: 100,000 route requests, 5,000 malformed, 20 s of slow clients
  *   npm run fuzz -- --quick          the short mode CI runs (also part of `npm test`)
- *   --requests N --raw N --attack-seconds S --seed N --json FILE
+ *   --requests N --raw N --attack-seconds S --seed N --lockout-idle N --lockout-stalled N --json FILE
  * Exit status 1 when a check fails. Figures on stdout as markdown.
  */
 import { writeFileSync } from 'node:fs';
@@ -18,6 +18,9 @@ export const QUICK: Omit<FuzzOptions, 'progress'> = {
   requestTimeout: 1,
   uploadIdleTimeout: 1,
   maxConnections: 256,
+  bodyGrace: 1,
+  lockoutIdle: 200,
+  lockoutStalled: 100,
 };
 export const LONG: Omit<FuzzOptions, 'progress'> = {
   requests: 100_000,
@@ -28,6 +31,9 @@ export const LONG: Omit<FuzzOptions, 'progress'> = {
   requestTimeout: 2,
   uploadIdleTimeout: 2,
   maxConnections: 256,
+  bodyGrace: 2,
+  lockoutIdle: 1000,
+  lockoutStalled: 600,
 };
 
 /** The issue's memory target for the whole run (VmRSS of the server process). */
@@ -46,6 +52,14 @@ export function verdicts(report: FuzzReport): [string, boolean][] {
     [
       'the flood was answered (200 or 503) or closed, and served after',
       !report.failures.some((f) => f.kind === 'flood'),
+    ],
+    [
+      'lockout: the client from another address was always served, and a newcomer from the holding address too',
+      !report.failures.some((f) => f.kind === 'lockout'),
+    ],
+    [
+      'restart during an upload: the upload was closed, nothing installed, the lock released',
+      !report.failures.some((f) => f.kind === 'restart'),
     ],
   ];
 }
@@ -69,7 +83,25 @@ export function reportMarkdown(report: FuzzReport): string {
     `| Flood | ${report.flood.connections} connections: ${report.flood.served} served, ${report.flood.refused503} refused with 503, ${report.flood.other} other |`,
     `| Well-behaved client during the attack | ${report.wellBehaved.count} requests, p50 ${report.wellBehaved.p50Ms.toFixed(2)} / p99 ${report.wellBehaved.p99Ms.toFixed(2)} / max ${report.wellBehaved.maxMs.toFixed(1)} ms, ${report.wellBehaved.failures} failures |`,
     `| Requests the client saw closed before an answer | ${report.clientClosedEarly} |`,
+    ...lockoutRows(report),
   ].join('\n');
+}
+
+function lockoutRows(report: FuzzReport): string[] {
+  const l = report.lockout;
+  const r = report.restartDuringUpload;
+  const ms = (value: number | undefined) => (value === undefined ? 'never' : `${value} ms`);
+  return [
+    `| Lockout: one address holds ${l.idle} idle + ${l.stalled} stalled-body connections | ${l.opened} opened (renewed 100 ms after each close); answers ${Object.entries(
+      l.statuses,
+    )
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')} |`,
+    `| Lockout: stalled bodies cut (408) after | ${l.stalledCutMs.count} cut, median ${l.stalledCutMs.p50} ms, max ${l.stalledCutMs.max} ms |`,
+    `| Lockout: a client from another address | ${l.other.count} requests, p50 ${l.other.p50Ms.toFixed(2)} / p99 ${l.other.p99Ms.toFixed(2)} / max ${l.other.maxMs.toFixed(1)} ms, ${l.other.failures} failures |`,
+    `| Lockout: a new client from the holding address served after | ${ms(l.sameAddressServedAfterMs)} |`,
+    `| Restart during a firmware upload | upload closed ${ms(r?.uploadClosedAfterMs)} after the restart's answer; unit answering again after ${ms(r?.answersAgainAfterMs)}; ${r?.installedNothing ? 'nothing installed' : 'AN IMAGE WAS INSTALLED'}; lock ${r?.lockReleased ? 'released' : 'HELD'} |`,
+  ];
 }
 
 async function main(): Promise<number> {
@@ -80,6 +112,8 @@ async function main(): Promise<number> {
       raw: { type: 'string' },
       'attack-seconds': { type: 'string' },
       seed: { type: 'string' },
+      'lockout-idle': { type: 'string' },
+      'lockout-stalled': { type: 'string' },
       json: { type: 'string' },
     },
   });
@@ -90,6 +124,8 @@ async function main(): Promise<number> {
     rawRequests: Number(values.raw ?? base.rawRequests),
     attackSeconds: Number(values['attack-seconds'] ?? base.attackSeconds),
     seed: Number(values.seed ?? base.seed),
+    lockoutIdle: Number(values['lockout-idle'] ?? base.lockoutIdle),
+    lockoutStalled: Number(values['lockout-stalled'] ?? base.lockoutStalled),
     progress: (line) => process.stderr.write(`${line}\n`),
   };
   const report = await runFuzz(options);

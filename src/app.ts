@@ -52,7 +52,15 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     // CPU, and the few request log lines (changes, errors) name their request id themselves.
     childLoggerFactory: (parent) => parent,
   });
-  installHttpHardening(app, options.httpLimits);
+  const connections = installHttpHardening(app, options.httpLimits);
+  // A restart (also DELETE config's, and the one after a firmware upload) is a reboot to every client:
+  // keep-alive connections, uploads in flight, downloads and streams all end, as on a real unit.
+  const reboot = () => connections.policy.closeAll();
+  sensor.on('restart', reboot);
+  app.addHook('onClose', (_app, done) => {
+    sensor.off('restart', reboot);
+    done();
+  });
   if (options.allowWritesFrom) installWriteAccess(app, options.allowWritesFrom);
   if (options.faults) installHttpFaults(app, options.faults);
   await app.register(metricsPlugin, { sensor });

@@ -49,6 +49,11 @@ export interface CliOptions {
   uploadIdleTimeout: number;
   keepAliveTimeout: number;
   maxConnections: number;
+  maxConnectionsPerAddress: number;
+  /** Bytes per second. */
+  bodyMinRate: number;
+  uploadMinRate: number;
+  bodyGrace: number;
   /** `--replay`: a recording to replay instead of the synthetic scene (docs/replay.md). */
   replay: string | undefined;
   /** Its metadata; default the `.json` beside the recording. */
@@ -274,7 +279,39 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     env: 'SENSOR_MAX_CONNECTIONS',
     default: String(DEFAULT_HTTP_LIMITS.maxConnections),
     valueName: 'N',
-    help: 'open connections served at once; the next ones get 503 with Retry-After and are closed',
+    help: 'open connections served at once; at the cap the oldest idle keep-alive connection is closed to admit a new one, and only when all are busy with requests does a new one get 503 with Retry-After (then closed)',
+  },
+  {
+    flag: 'max-connections-per-address',
+    key: 'maxConnectionsPerAddress',
+    env: 'SENSOR_MAX_CONNECTIONS_PER_ADDRESS',
+    default: String(DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress),
+    valueName: 'N',
+    help: "connections one client address may hold; over it that address's oldest idle connection is closed, or, all busy, the new one gets 503",
+  },
+  {
+    flag: 'body-min-rate',
+    key: 'bodyMinRate',
+    env: 'SENSOR_BODY_MIN_RATE',
+    default: String(DEFAULT_HTTP_LIMITS.bodyMinRate),
+    valueName: 'BYTES/S',
+    help: 'after --body-grace, a request body must arrive at this average rate over every window of that length (408, then closed)',
+  },
+  {
+    flag: 'upload-min-rate',
+    key: 'uploadMinRate',
+    env: 'SENSOR_UPLOAD_MIN_RATE',
+    default: String(DEFAULT_HTTP_LIMITS.uploadMinRate),
+    valueName: 'BYTES/S',
+    help: 'the same for a firmware upload: slower, the connection is cut, the upload lock released and the partial image discarded',
+  },
+  {
+    flag: 'body-grace',
+    key: 'bodyGrace',
+    env: 'SENSOR_BODY_GRACE',
+    default: seconds(DEFAULT_HTTP_LIMITS.bodyGraceMs),
+    valueName: 'SECONDS',
+    help: 'time a request body gets after the headers before its rate is checked, and the window the rate is averaged over',
   },
   {
     flag: 'replay',
@@ -490,6 +527,19 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   const maxConnections = Number(raw.maxConnections);
   if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 100_000)
     throw new UsageError(`--max-connections must be an integer 1..100000; got ${JSON.stringify(raw.maxConnections)}`);
+  const maxConnectionsPerAddress = Number(raw.maxConnectionsPerAddress);
+  if (!Number.isInteger(maxConnectionsPerAddress) || maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > 100_000)
+    throw new UsageError(
+      `--max-connections-per-address must be an integer 1..100000; got ${JSON.stringify(raw.maxConnectionsPerAddress)}`,
+    );
+  const bytesPerSecond = (key: keyof CliOptions, flag: string): number => {
+    const value = Number(raw[key]);
+    if (!Number.isFinite(value) || value < 0 || value > 1e9)
+      throw new UsageError(
+        `--${flag} must be a number of bytes per second 0..1e9 (0: no minimum); got ${JSON.stringify(raw[key])}`,
+      );
+    return value;
+  };
   const replayRate = Number(raw.replayRate);
   if (!Number.isFinite(replayRate) || replayRate < 0.01 || replayRate > 100) {
     throw new UsageError(`--replay-rate must be a number 0.01..100; got ${JSON.stringify(raw.replayRate)}`);
@@ -520,6 +570,10 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     uploadIdleTimeout: positiveSeconds('uploadIdleTimeout', 'upload-idle-timeout'),
     keepAliveTimeout: positiveSeconds('keepAliveTimeout', 'keep-alive-timeout'),
     maxConnections,
+    maxConnectionsPerAddress,
+    bodyMinRate: bytesPerSecond('bodyMinRate', 'body-min-rate'),
+    uploadMinRate: bytesPerSecond('uploadMinRate', 'upload-min-rate'),
+    bodyGrace: positiveSeconds('bodyGrace', 'body-grace'),
     host: raw.host,
     port,
     dataDir: raw.dataDir,
@@ -561,6 +615,10 @@ export function httpLimitsOf(options: CliOptions): HttpLimits {
     uploadIdleTimeoutMs: Math.round(options.uploadIdleTimeout * 1000),
     keepAliveTimeoutMs: Math.round(options.keepAliveTimeout * 1000),
     maxConnections: options.maxConnections,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+    bodyMinRate: options.bodyMinRate,
+    uploadMinRate: options.uploadMinRate,
+    bodyGraceMs: Math.round(options.bodyGrace * 1000),
   };
 }
 

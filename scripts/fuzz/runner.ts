@@ -15,6 +15,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { encodeImageHeader } from '../../src/model/image-format.js';
 import { CLI_PATH, freePort, unitArgs } from '../../test/helpers/cli-process.js';
 import { fuzzRequests, malformedRequests, type FuzzRequest } from './corpus.js';
+import { lockoutAttack, restartDuringUploadSequence } from './lockout.js';
 
 export interface FuzzOptions {
   /** Mutated/valid requests over the routes (snapshots, raw and attack traffic come on top). */
@@ -27,6 +28,11 @@ export interface FuzzOptions {
   requestTimeout: number;
   uploadIdleTimeout: number;
   maxConnections: number;
+  /** Seconds a request body gets before its rate is checked (and the window it is averaged over). */
+  bodyGrace: number;
+  /** The lockout attack: one address holds this many idle keep-alive and stalled-body connections. */
+  lockoutIdle: number;
+  lockoutStalled: number;
   progress?: (line: string) => void;
 }
 
@@ -58,24 +64,57 @@ export interface FuzzReport {
   stalls: { opened: number; closedInTime: number; late: number };
   uploadLockReleasedAfterMs: number | undefined;
   flood: { connections: number; served: number; refused503: number; other: number };
+  lockout: LockoutFigures;
+  restartDuringUpload: RestartFigures | undefined;
   wellBehaved: { count: number; p50Ms: number; p99Ms: number; maxMs: number; failures: number };
   failures: Failure[];
+}
+
+/** One address holds idle and stalled-body connections (renewing each as it is closed); others are measured. */
+export interface LockoutFigures {
+  idle: number;
+  stalled: number;
+  /** Connections the holding address opened in all (renewals included). */
+  opened: number;
+  /** Answers its connections got: 408 (body cut), 503 (refused: its slots all busy), 200. */
+  statuses: Record<string, number>;
+  /** How long after its headers a stalled body (one admitted, answered 408) was cut: median and max ms. */
+  stalledCutMs: { count: number; p50: number; max: number };
+  /** A client from another address: every request, latency. */
+  other: { count: number; p50Ms: number; p99Ms: number; maxMs: number; failures: number };
+  /** A new client from the holding address: ms until its first 200 (retrying on 503), or undefined. */
+  sameAddressServedAfterMs: number | undefined;
+}
+
+/** A firmware upload half-sent when a restart comes. */
+export interface RestartFigures {
+  /** ms from the restart's answer until the upload's connection was closed (undefined: never). */
+  uploadClosedAfterMs: number | undefined;
+  /** ms from the restart's answer until the unit answered 200 again. */
+  answersAgainAfterMs: number | undefined;
+  /** The running firmware after the restart is the one before. */
+  installedNothing: boolean;
+  /** The next upload was judged on its own (not 409 busy). */
+  lockReleased: boolean;
 }
 
 export const ANSWER_BOUND_BYTES = 64 * 1024;
 const SLACK_MS = 3000;
 
-interface Answer {
+export interface Answer {
   status: number;
   bytes: number;
   retryAfter: boolean;
 }
+
+export type Send = typeof send;
 
 function send(
   port: number,
   agent: Agent,
   req: Pick<FuzzRequest, 'method' | 'path' | 'headers' | 'body'>,
   timeoutMs = 30_000,
+  localAddress?: string,
 ): Promise<Answer | 'closed'> {
   return new Promise((done) => {
     let settled = false;
@@ -95,6 +134,7 @@ function send(
           headers: req.headers,
           agent,
           timeout: timeoutMs,
+          localAddress,
         },
         (res) => {
           let bytes = 0;
@@ -162,7 +202,7 @@ async function snapshot(port: number, agent: Agent): Promise<string> {
   return parts.join('\n');
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -212,6 +252,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       String(options.uploadIdleTimeout),
       '--max-connections',
       String(options.maxConnections),
+      '--body-grace',
+      String(options.bodyGrace),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -238,6 +280,16 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const stalls = { opened: 0, closedInTime: 0, late: 0 };
   let uploadLockReleasedAfterMs: number | undefined;
   const flood = { connections: 0, served: 0, refused503: 0, other: 0 };
+  let lockout: LockoutFigures = {
+    idle: 0,
+    stalled: 0,
+    opened: 0,
+    statuses: {},
+    stalledCutMs: { count: 0, p50: 0, max: 0 },
+    other: { count: 0, p50Ms: 0, p99Ms: 0, maxMs: 0, failures: 0 },
+    sameAddressServedAfterMs: undefined,
+  };
+  let restartDuringUpload: RestartFigures | undefined;
   const latencies: number[] = [];
   let wellBehavedFailures = 0;
 
@@ -314,10 +366,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     progress(`attack: ${options.attackSeconds} s of idle, slow-header, slow-body clients and a stalled upload`);
     const attackEnd = Date.now() + options.attackSeconds * 1000;
     const attackers: Promise<void>[] = [];
+    // Each kind of attacker from its own loopback address; the well-behaved client is 127.0.0.1.
     const stallKinds = [
-      { n: 100, limitMs: options.headersTimeout * 1000, start: (_s: Socket) => undefined },
+      { n: 100, peer: '127.0.0.2', limitMs: options.headersTimeout * 1000, start: (_s: Socket) => undefined },
       {
         n: 30,
+        peer: '127.0.0.3',
         limitMs: options.headersTimeout * 1000,
         start: (s: Socket) => {
           s.write('GET /api/v1/sensor/config HTTP/1.1\r\nHost: s\r\nX-Slow: ');
@@ -327,7 +381,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       },
       {
         n: 30,
-        limitMs: options.requestTimeout * 1000,
+        peer: '127.0.0.4',
+        // Cut by the minimum body rate after the grace, or by the request timeout if that is shorter.
+        limitMs: Math.min(options.requestTimeout, options.bodyGrace) * 1000 + 250,
         start: (s: Socket) =>
           s.write(
             'PUT /api/v1/user/data HTTP/1.1\r\nHost: s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"stalled',
@@ -341,7 +397,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
             while (Date.now() < attackEnd && !crashed) {
               counts.attack += 1;
               stalls.opened += 1;
-              const closedAfter = await stalledConnection(port, kind.start, kind.limitMs + SLACK_MS * 2);
+              const closedAfter = await stalledConnection(port, kind.start, kind.limitMs + SLACK_MS * 2, kind.peer);
               if (closedAfter !== undefined && closedAfter <= kind.limitMs + SLACK_MS) stalls.closedInTime += 1;
               else {
                 stalls.late += 1;
@@ -372,6 +428,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           s.write(Buffer.concat([header, Buffer.alloc(8192, 1)]));
         },
         options.uploadIdleTimeout * 1000 + SLACK_MS * 2,
+        '127.0.0.6',
       );
       counts.attack += 1;
       stalls.opened += 1;
@@ -426,7 +483,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const floodSize = options.maxConnections + 50;
     progress(`flood: ${floodSize} connections at once`);
     flood.connections = floodSize;
-    const floodOutcomes = await floodExchange(port, floodSize, 10_000);
+    const floodOutcomes = await floodExchange(port, floodSize, 10_000, '127.0.0.5');
     for (const outcome of floodOutcomes) {
       counts.attack += 1;
       if (outcome.status === 200) flood.served += 1;
@@ -453,6 +510,25 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       }
       await delay(50);
     }
+
+    // 5. Lockout (issue 23): one address holds idle and stalled-body connections, renewing each as it
+    //    is closed; a client from another address and a newcomer from the holding address are measured.
+    progress(
+      `lockout: one address holds ${options.lockoutIdle} idle + ${options.lockoutStalled} stalled-body connections`,
+    );
+    lockout = await lockoutAttack(port, options, send);
+    counts.attack += lockout.opened;
+    if (lockout.other.failures > 0)
+      fail('lockout', `the client from another address failed ${lockout.other.failures} times`);
+    if (lockout.sameAddressServedAfterMs === undefined)
+      fail('lockout', 'a new client from the holding address was never served');
+
+    // 6. A restart while a firmware upload is half sent: a reboot to every client (last: it restarts the unit).
+    progress('restart during a firmware upload');
+    restartDuringUpload = await restartDuringUploadSequence(port, send);
+    if (restartDuringUpload.uploadClosedAfterMs === undefined) fail('restart', 'the upload in flight was not closed');
+    if (!restartDuringUpload.installedNothing) fail('restart', 'the cut upload installed an image');
+    if (!restartDuringUpload.lockReleased) fail('restart', 'the cut upload kept the upload lock');
   } finally {
     stopping = true;
     clearInterval(rssTimer);
@@ -481,6 +557,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     stalls,
     uploadLockReleasedAfterMs,
     flood,
+    lockout,
+    restartDuringUpload,
     wellBehaved: {
       count: sorted.length,
       p50Ms: percentile(sorted, 50),
@@ -534,14 +612,14 @@ function rawExchange(port: number, bytes: Buffer, waitMs: number): Promise<RawOu
  * Opens `n` connections, sends one keep-alive GET on each and keeps them all open until each has its
  * answer or was closed (or `waitMs` passed): served connections stay open, so the cap is reached.
  */
-async function floodExchange(port: number, n: number, waitMs: number): Promise<RawOutcome[]> {
+async function floodExchange(port: number, n: number, waitMs: number, localAddress: string): Promise<RawOutcome[]> {
   const sockets: Socket[] = [];
   const outcomes = await Promise.all(
     Array.from(
       { length: n },
       () =>
         new Promise<RawOutcome>((done) => {
-          const socket = connect(port, '127.0.0.1');
+          const socket = connect({ port, host: '127.0.0.1', localAddress });
           sockets.push(socket);
           let received = '';
           let settled = false;
@@ -577,10 +655,15 @@ async function floodExchange(port: number, n: number, waitMs: number): Promise<R
 }
 
 /** Opens a connection, lets `start` misbehave on it, and resolves when the server closes it (ms) or undefined. */
-function stalledConnection(port: number, start: (socket: Socket) => void, waitMs: number): Promise<number | undefined> {
+function stalledConnection(
+  port: number,
+  start: (socket: Socket) => void,
+  waitMs: number,
+  localAddress: string,
+): Promise<number | undefined> {
   return new Promise((done) => {
     const t0 = Date.now();
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', localAddress });
     let settled = false;
     const finish = (value: number | undefined) => {
       if (settled) return;

@@ -33,6 +33,8 @@ export class AlertLog implements AlertSink {
   private readonly listeners = new Set<() => void>();
   /** Trigger entries of the active alerts by id; Map order = trigger order. */
   private readonly activeById = new Map<string, AlertEntry>();
+  /** Alerts an injected fault holds (`hold`): no producer's `clear` ends them until `release`. */
+  private readonly held = new Set<string>();
   private log: AlertEntry[] = [];
   /** What snapshot() returns until the next event. */
   private current: AlertLogSnapshot | undefined;
@@ -74,7 +76,23 @@ export class AlertLog implements AlertSink {
     this.append(entry);
   }
 
+  /**
+   * Raises the alert and keeps it active whatever its producers report (the telemetry thresholds,
+   * a reinit's clearing) until `release`: an injected fault holds what it promises for its lifetime.
+   */
+  hold(id: string, vars?: Record<string, string | number>): void {
+    this.held.add(id);
+    this.raise(id, vars);
+  }
+
+  /** Ends `hold` and clears the alert; its producers own it again (they raise it anew if the condition holds). */
+  release(id: string, reason?: string): void {
+    if (!this.held.delete(id)) return;
+    this.clear(id, reason);
+  }
+
   clear(id: string, reason?: string): void {
+    if (this.held.has(id)) return;
     const trigger = this.activeById.get(id);
     if (!trigger) return;
     const entry: AlertEntry = Object.freeze({

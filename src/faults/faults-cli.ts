@@ -42,6 +42,14 @@ function parseAssignment(text: string): [string, unknown] {
   const eq = text.indexOf('=');
   if (eq <= 0) throw new Error(`expected NAME=VALUE; got ${JSON.stringify(text)}`);
   const raw = text.slice(eq + 1);
+  // An object or list (an alert's `vars`) is JSON, as `faults list` prints it.
+  if (raw.startsWith('{') || raw.startsWith('[')) {
+    try {
+      return [text.slice(0, eq), JSON.parse(raw)];
+    } catch (error) {
+      throw new Error(`${text.slice(0, eq)}: not valid JSON (${(error as Error).message})`);
+    }
+  }
   const value = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
   return [text.slice(0, eq), value];
 }
@@ -65,12 +73,17 @@ export function ruleFromArgs(positionals: string[], flags: { for?: string; count
   return { selector: selectorOf(plane, flags.method), action, lifetime };
 }
 
+/** A parameter as it would be typed back: objects and lists as JSON (`vars={"temperature_c":97}`). */
+function formatValue(value: unknown): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}
+
 function describeRule(r: RuleView): string {
   const { plane, ...where } = r.selector;
   const target = Object.values(where).join(' ');
   const { type, ...params } = r.action;
   const args = Object.entries(params)
-    .map(([k, v]) => `${k}=${String(v)}`)
+    .map(([k, v]) => `${k}=${formatValue(v)}`)
     .join(' ');
   const life =
     Object.entries(r.lifetime)

@@ -86,8 +86,8 @@ export class UnitFaults {
         return this.hold(
           `alert:${action.id}`,
           id,
-          () => this.sensor.alerts.raise(action.id, action.vars),
-          () => this.sensor.alerts.clear(action.id, CLEARED),
+          () => this.sensor.alerts.hold(action.id, action.vars),
+          () => this.sensor.alerts.release(action.id, CLEARED),
         );
       case 'temperature':
         return this.driveTelemetry('ambientTemperatureC', id, action.ambient_c, action.ramp_ms);
@@ -97,8 +97,8 @@ export class UnitFaults {
         return this.hold(
           'link_down',
           id,
-          () => this.sensor.alerts.raise(ALERT_IDS.ETHERNET_LINK_BAD, { speed: 0, duplex: 'no link,' }),
-          () => this.sensor.alerts.clear(ALERT_IDS.ETHERNET_LINK_BAD, 'the link is up again'),
+          () => this.sensor.alerts.hold(ALERT_IDS.ETHERNET_LINK_BAD, { speed: 0, duplex: 'no link,' }),
+          () => this.sensor.alerts.release(ALERT_IDS.ETHERNET_LINK_BAD, 'the link is up again'),
         );
       case 'ptp_grandmaster':
         return this.hold(

@@ -7,14 +7,19 @@
  * - The body of an ordinary request must arrive within `requestTimeoutMs` of its headers: 408, close.
  * - A firmware upload may take as long as it needs, but never sits idle (no bytes) longer than
  *   `uploadIdleTimeoutMs`: the connection is cut, the upload fails, its lock and partial slot go.
- * - Connections above `maxConnections` get 503 + Retry-After on their first request and are closed;
- *   far above it (a flood) the kernel's backlog and Node's own cap refuse them.
+ * - A body (upload or not) must keep arriving at `bodyMinRate` / `uploadMinRate` bytes per second
+ *   after a grace of `bodyGraceMs` (body-rate.ts): a stalled body is cut in seconds.
+ * - Connection slots (connection-policy.ts): at most `maxConnectionsPerAddress` per peer address and
+ *   `maxConnections` in all; idle keep-alive connections are closed, oldest first, to admit new ones;
+ *   only when every slot in the way is busy does a connection get 503 + Retry-After on its first
+ *   request, then close. Far above the cap (a flood) the kernel's backlog and Node's own cap refuse.
  * - An error answered before the body was read closes the connection (no half-read keep-alive).
  */
-import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, unavailable, unsupportedMediaType } from '../errors.js';
 import { sendProblem } from '../routes/problem.js';
+import { BodyRateWatch } from './body-rate.js';
+import { ConnectionPolicy } from './connection-policy.js';
 
 export interface HttpLimits {
   headersTimeoutMs: number;
@@ -22,6 +27,14 @@ export interface HttpLimits {
   uploadIdleTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  /** Connections one peer address may hold (nginx `limit_conn` per address). */
+  maxConnectionsPerAddress: number;
+  /** Bytes per second a request body must average over each window after the grace. */
+  bodyMinRate: number;
+  /** The same for a firmware upload. */
+  uploadMinRate: number;
+  /** Grace after a request's headers before its body's rate is checked, and the length of each window. */
+  bodyGraceMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
@@ -30,7 +43,17 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   uploadIdleTimeoutMs: 20_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 256,
+  maxConnectionsPerAddress: 32,
+  bodyMinRate: 1024,
+  uploadMinRate: 16 * 1024,
+  bodyGraceMs: 2_000,
 };
+
+/** What the HTTP layer hands back for the unit's life cycle (a reboot closes every connection). */
+export interface HttpConnections {
+  policy: ConnectionPolicy;
+  bodyRate: BodyRateWatch;
+}
 
 /** Connections beyond the cap that still get a 503 answer; above that Node closes them unanswered. */
 const ANSWERED_EXCESS_CONNECTIONS = 64;
@@ -72,7 +95,7 @@ function cutSlowBody(request: FastifyRequest, reply: FastifyReply): void {
   );
 }
 
-export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): void {
+export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): HttpConnections {
   const server = app.server;
   server.headersTimeout = limits.headersTimeoutMs;
   // Fastify leaves Node's whole-request timeout off; the body deadline below replaces it per route.
@@ -85,21 +108,29 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): voi
   );
   server.maxConnections = limits.maxConnections + ANSWERED_EXCESS_CONNECTIONS;
 
-  let open = 0;
-  const excess = new WeakSet<Socket>();
-  server.on('connection', (socket: Socket) => {
-    open += 1;
-    if (open > limits.maxConnections) excess.add(socket);
-    socket.once('close', () => {
-      open -= 1;
-    });
+  const bodyRate = new BodyRateWatch(Math.max(50, Math.min(250, Math.floor(limits.bodyGraceMs / 4))));
+  const policy = new ConnectionPolicy(
+    server,
+    {
+      maxConnections: limits.maxConnections,
+      maxPerAddress: Math.min(limits.maxConnectionsPerAddress, limits.maxConnections),
+    },
+    (socket) => bodyRate.reclaim(socket),
+  );
+  app.addHook('onClose', (_app, done) => {
+    bodyRate.close();
+    done();
   });
 
   app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket;
-    if (excess.has(socket)) {
+    if (policy.isExcess(socket)) {
       reply.header('connection', 'close');
-      done(unavailable(`the unit is serving ${limits.maxConnections} connections, its limit; try again shortly`));
+      done(
+        unavailable(
+          `the unit is serving ${limits.maxConnections} connections, its limit (${limits.maxConnectionsPerAddress} per address), all busy; try again shortly`,
+        ),
+      );
       return;
     }
     if (!hasBody(request)) {
@@ -122,15 +153,29 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): voi
         socket.setTimeout(limits.uploadIdleTimeoutMs, () => socket.destroy());
         request.raw.once('end', () => socket.setTimeout(0));
       }
+      // Too slow: the connection is cut, so the upload fails and releases its lock and partial slot.
+      bodyRate.watch(
+        request.raw,
+        reply.raw,
+        { minBytesPerSecond: limits.uploadMinRate, windowMs: limits.bodyGraceMs },
+        () => socket.destroy(),
+      );
     } else {
-      const timer = setTimeout(() => {
+      const cut = () => {
         if (reply.sent) return;
         reply.header('connection', 'close');
         cutSlowBody(request, reply);
-      }, limits.requestTimeoutMs);
+      };
+      const timer = setTimeout(cut, limits.requestTimeoutMs);
       const clear = () => clearTimeout(timer);
       request.raw.once('end', clear);
       reply.raw.once('close', clear);
+      bodyRate.watch(
+        request.raw,
+        reply.raw,
+        { minBytesPerSecond: limits.bodyMinRate, windowMs: limits.bodyGraceMs },
+        cut,
+      );
     }
     done();
   });
@@ -141,4 +186,5 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): voi
     if (hasBody(request) && !request.raw.complete) reply.header('connection', 'close');
     done(null, payload);
   });
+  return { policy, bodyRate };
 }

@@ -180,6 +180,24 @@ describe('a unit with --control, --faults and --realistic-timing', () => {
     const list = await runCli(['faults', '--control', control, 'list']);
     expect(list.stdout).toMatch(/status status=503 retry_after_s=4 .*applied 1 .*ended: count reached/);
 
+    // An alert's vars print as JSON (not `[object Object]`) and can be typed back.
+    const forced = await runCli([
+      'faults',
+      '--control',
+      control,
+      'add',
+      'unit',
+      'alert',
+      'id=OVERTEMP_ERROR',
+      'vars={"temperature_c":97,"threshold_c":95}',
+    ]);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('vars={"temperature_c":97,"threshold_c":95}');
+    const listed = await runCli(['faults', '--control', control, 'list']);
+    expect(listed.stdout).not.toContain('[object Object]');
+    expect(listed.stdout).toContain(`alert id=${ALERT_IDS.OVERTEMP_ERROR} vars={"temperature_c":97,"threshold_c":95}`);
+    expect((await runCli(['faults', '--control', control, 'clear'])).code).toBe(0);
+
     const bad = await runCli(['faults', '--control', control, 'add', 'udp:lidar', 'drop', 'rate=2']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('/action/rate');

@@ -225,6 +225,59 @@ describe('unit-state fault rules', () => {
     expect(unit.sensor.simulatedRebootMs).toBe(50);
   });
 
+  describe('a fault holds what it promises for its whole lifetime (issue 23)', () => {
+    const activeIds = async () => (await alertLog()).active.map((a) => a.id);
+    const restartAndWait = async () => {
+      await unit.sensor.restart();
+      await until(async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'RUNNING', 'RUNNING');
+    };
+
+    it('a forced OVERTEMP_WARNING stays while the telemetry model samples a cool unit; the end hands back', async () => {
+      const { id } = plane.add(unitRule({ type: 'alert', id: 'OVERTEMP_WARNING' }));
+      // Each telemetry read is a sample of the model (about 63 °C): the threshold would clear the alert.
+      for (let i = 0; i < 3; i++) {
+        expect((await get('/api/v1/sensor/telemetry')).internal_temperature_deg_c).toBeLessThan(80);
+        expect(await activeIds()).toContain(ALERT_IDS.OVERTEMP_WARNING);
+      }
+      await restartAndWait();
+      await get('/api/v1/sensor/telemetry');
+      expect(await activeIds()).toContain(ALERT_IDS.OVERTEMP_WARNING);
+      plane.remove(id);
+      await get('/api/v1/sensor/telemetry');
+      await expectTriggerThenClear(ALERT_IDS.OVERTEMP_WARNING);
+    });
+
+    it('a forced run-scoped alert survives a reinit and a restart', async () => {
+      const { id } = plane.add(unitRule({ type: 'alert', id: ALERT_IDS.LIDAR_SEND_FAILED }));
+      await restartAndWait();
+      expect(await activeIds()).toContain(ALERT_IDS.LIDAR_SEND_FAILED);
+      plane.remove(id);
+      await expectTriggerThenClear(ALERT_IDS.LIDAR_SEND_FAILED);
+    });
+
+    it('temperature, voltage and link down hold across samples and a restart', async () => {
+      const hot = plane.add(unitRule({ type: 'temperature', ambient_c: 60 }));
+      const low = plane.add(unitRule({ type: 'voltage', supply_mv: 20_000 }));
+      const link = plane.add(unitRule({ type: 'link_down' }));
+      await restartAndWait();
+      const telemetry = await get('/api/v1/sensor/telemetry');
+      expect(telemetry.internal_temperature_deg_c).toBeGreaterThanOrEqual(85);
+      expect(telemetry.input_voltage_mv).toBeLessThan(21_000);
+      expect((await get('/api/v1/system/network')).carrier).toBe(false);
+      expect(await activeIds()).toEqual(
+        expect.arrayContaining([
+          ALERT_IDS.OVERTEMP_WARNING,
+          ALERT_IDS.INPUT_VOLTAGE_LOW_WARNING,
+          ALERT_IDS.ETHERNET_LINK_BAD,
+        ]),
+      );
+      for (const rule of [hot, low, link]) plane.remove(rule.id);
+      await get('/api/v1/sensor/telemetry');
+      expect((await get('/api/v1/system/network')).carrier).toBe(true);
+      expect(await activeIds()).not.toEqual(expect.arrayContaining([ALERT_IDS.OVERTEMP_WARNING]));
+    });
+  });
+
   it('unit rules take no count; a 400 names it', () => {
     expect(() => plane.add(unitRule({ type: 'link_down' }, { count: 3 }))).toThrow(/lifetime\/count/);
   });

@@ -23,8 +23,9 @@ export interface RawConnection {
   destroy(): void;
 }
 
-export async function rawConnect(port: number, host = '127.0.0.1'): Promise<RawConnection> {
-  const socket = connect(port, host);
+/** `localAddress` (e.g. 127.0.0.2) makes the connection come from another loopback peer. */
+export async function rawConnect(port: number, host = '127.0.0.1', localAddress?: string): Promise<RawConnection> {
+  const socket = connect({ port, host, localAddress });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
     socket.once('error', reject);
