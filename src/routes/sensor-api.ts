@@ -22,7 +22,8 @@ import { diagnosticsRoutes } from './diagnostics.js';
 import { timeRoutes } from './time.js';
 import { networkRoutes } from './network.js';
 import { collectRoutes, openApiRoutes } from './openapi.js';
-import { ProblemSchema } from './api-schemas.js';
+import { refuseUnknownQueryParameters } from './query-policy.js';
+import { ProblemSchema, type PerPathValue } from './api-schemas.js';
 import { ConfigurationSchema } from './config-schemas.js';
 import { requestValidatorCompiler } from './validator-compiler.js';
 import { lazySerializerCompiler } from './serializer-compiler.js';
@@ -41,6 +42,8 @@ declare module 'fastify' {
     deprecated?: boolean;
     /** Left out of the OpenAPI document: only for routes outside /api (pages, static assets). */
     hide?: boolean;
+    /** Per-value schemas of a path parameter (see PER_PATH_VALUE in api-schemas.ts). */
+    'x-per-path-value'?: PerPathValue;
   }
 }
 
@@ -92,6 +95,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
     done(null, payload);
   });
 
+  refuseUnknownQueryParameters(app);
   const routes = collectRoutes(app);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin);
   await app.register(diagnosticsRoutes, { recentLog });
