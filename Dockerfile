@@ -1,8 +1,18 @@
 # Simulated (or real) lidar sensor management server.
 #   docker build -t lidar-sensor .
 #   docker run --rm -p 8080:80 -v sensor-data:/data lidar-sensor
-# Build stage: compiles TypeScript, bundles the CLI, builds the better-sqlite3 native module (python3, make, g++).
-FROM node:22-bookworm AS build
+# NODE_IMAGE picks the base of both stages: the public Node image by default; where no registry is reachable,
+# a local Debian 12 + Node base (scripts/deploy/build-base-image.sh) with --build-arg NODE_IMAGE=....
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+# Build stage: compiles TypeScript, bundles the CLI, builds the better-sqlite3 native module.
+FROM ${NODE_IMAGE} AS build
+# node-gyp needs python3, make and g++; the slim and local bases lack them. --no-install-recommends keeps
+# Debian's ca-certificates out: it would rebuild the CA bundle a local base brings for its registry.
+RUN if ! command -v g++ >/dev/null || ! command -v make >/dev/null || ! command -v python3 >/dev/null; then \
+      apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -14,19 +24,16 @@ COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled JavaScript only.
-FROM node:22-bookworm-slim
-# The unit answers on port 80 (clients always use 80) but runs as the unprivileged user `node`:
-# give the node binary the one capability it needs to bind a low port.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends libcap2-bin \
- && setcap cap_net_bind_service=+ep "$(readlink -f "$(command -v node)")" \
- && rm -rf /var/lib/apt/lists/*
+FROM ${NODE_IMAGE}
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/web ./web
 RUN mkdir -p /data && chown node:node /data
+# The unit answers on port 80 (clients always use 80) as the unprivileged user `node`, with no capability:
+# Docker (20.10 and later) sets net.ipv4.ip_unprivileged_port_start=0 in a container's network namespace,
+# so `--cap-drop ALL` works too.
 USER node
 # The simulator listens on loopback by default; a container's unit answers on every address of the container.
 ENV NODE_ENV=production \
@@ -37,6 +44,8 @@ VOLUME ["/data"]
 EXPOSE 80/tcp
 # Asks the port the unit really listens on: the health check reads the main process's own options
 # (`docker run lidar-sensor --port 8081`, or -e SENSOR_PORT=8081), not a fixed 80.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+HEALTHCHECK --interval=10s --timeout=10s --start-period=15s --retries=3 \
   CMD ["node", "dist/healthcheck.js"]
+# SIGTERM (docker stop) closes the unit gracefully: streams stopped, database closed, exit status 0.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "dist/cli.js"]

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/replay.ts [--seconds N] [--recording FILE.pcap]` (after `npm run build`)
+ * `npx tsx bench/replay.ts [--seconds N] [--recording FILE.pcap] [--metadata FILE.json]` (after `npm run build`)
  *
  * Replay cost and timing: a built sensor process replays a recording in a loop at 1x and 4x; this
  * process receives every datagram on one port and reports the sensor's CPU seconds per second and the
@@ -18,11 +18,14 @@ import { cpuSeconds } from './proc-stats.js';
 import { stopProcess } from './processes.js';
 import { spawnReady } from './spawn-ready.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string' }, recording: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string' }, recording: { type: 'string' }, metadata: { type: 'string' } },
+});
 const seconds = Number(values.seconds ?? 10);
 const recordingFile = resolve(
   values.recording ?? join(import.meta.dirname, '../../shared/data/recordings/crc_test.pcap'),
 );
+const metadataFile = values.metadata ? resolve(values.metadata) : undefined;
 
 async function measure(rate: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
@@ -33,6 +36,8 @@ async function measure(rate: number) {
       ...unitArgs('127.0.0.1', port, dataDir, 'warn'),
       '--replay',
       recordingFile,
+      // A capture of several sensors: the one this metadata describes.
+      ...(metadataFile ? ['--metadata', metadataFile] : []),
       '--replay-loop',
       '--replay-rate',
       String(rate),
@@ -62,7 +67,7 @@ async function measure(rate: number) {
   await stopProcess(server.child);
   rmSync(dataDir, { recursive: true, force: true });
 
-  const recording = loadRecording(recordingFile);
+  const recording = loadRecording(recordingFile, metadataFile);
   const schedule = new ReplaySchedule(
     recording.packets.map((p) => p.timeNs),
     recording.passNs,

@@ -9,6 +9,8 @@ import type { Sensor } from './sensor/sensor.js';
 import type { RecentLog } from './diagnostics/sensor-dump.js';
 import { sensorApi } from './routes/sensor-api.js';
 import { installHttpHardening } from './http/hardening.js';
+import { installWriteAccess } from './http/write-access.js';
+import type { AddressList } from './network/address-list.js';
 import type { HttpLimits } from './http/http-limits.js';
 import { installHttpFaults, type HttpFaultSource } from './faults/http-faults.js';
 import { metricsPlugin } from './metrics/metrics-plugin.js';
@@ -22,6 +24,8 @@ export interface AppOptions {
   httpLimits?: Partial<HttpLimits>;
   /** Fault injection's HTTP rules (src/faults); absent: no fault hook at all. */
   faults?: HttpFaultSource;
+  /** `--allow-writes-from`: only these peers may change the unit; absent, everyone may (as on a real unit). */
+  allowWritesFrom?: AddressList;
 }
 
 /** Clients behind a proxy send absolute-form targets (`GET http://10.0.0.5/api/v1/...`): route on the path. */
@@ -49,6 +53,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     childLoggerFactory: (parent) => parent,
   });
   installHttpHardening(app, options.httpLimits);
+  if (options.allowWritesFrom) installWriteAccess(app, options.allowWritesFrom);
   if (options.faults) installHttpFaults(app, options.faults);
   await app.register(metricsPlugin, { sensor });
   await app.register(sensorApi, { sensor, recentLog: options.recentLog });

@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util';
 import { HAL_KINDS, type HalKind } from './hal/types.js';
 import { DEFAULT_PRODUCT } from './model/products.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES } from './firmware/firmware-manager.js';
+import { parseVersion } from './firmware/firmware-trust.js';
+import { parseAddressList, type AddressList } from './network/address-list.js';
 import { DEFAULT_MAX_BOOT_ATTEMPTS } from './model/slot-state.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
 import { parseControlAddress, type ControlAddress } from './faults/control-address.js';
@@ -28,6 +30,12 @@ export interface CliOptions {
   firmwareBootAttempts: number;
   /** linux: the command connecting firmware slots to the bootloader (README "Firmware on a real unit"). */
   firmwareHook: string | undefined;
+  /** Folder of trusted Ed25519 public keys (*.pem); with one, only images they signed install (deploy/firmware.md). */
+  firmwareTrust: string | undefined;
+  /** Anti-rollback: images older than this version (X.Y.Z) are refused; off by default, as on a real unit. */
+  firmwareMinVersion: string | undefined;
+  /** Only these peers may change the unit; undefined: everyone. */
+  allowWritesFrom: AddressList | undefined;
   /** linux: time and network (README "Time and network on a real unit"). */
   networkInterface: string | undefined;
   networkHook: string | undefined;
@@ -49,6 +57,8 @@ export interface CliOptions {
   replayLoop: boolean;
   /** Seconds into the recording the replay starts at. */
   replayStartS: number;
+  /** Unix time (ms) of a timetable shared with other units replaying the same capture (`fleet --replay`). */
+  replayTimetableMs: number | undefined;
   /** Fault injection (docs/faults.md): the control listener, off unless given. */
   control: ControlAddress | undefined;
   controlAllowRemote: boolean;
@@ -153,6 +163,30 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     default: undefined,
     valueName: 'PATH',
     help: 'linux HAL: executable connecting the A/B firmware slots to the bootloader (U-Boot env, RAUC); without it a linux unit refuses firmware uploads',
+  },
+  {
+    flag: 'firmware-trust',
+    key: 'firmwareTrust',
+    env: 'SENSOR_FIRMWARE_TRUST',
+    default: undefined,
+    valueName: 'DIR',
+    help: 'folder of trusted Ed25519 public keys (*.pem): with at least one there, firmware uploads must carry a valid signature of one of them (403 otherwise); empty or unset: unsigned images install as before',
+  },
+  {
+    flag: 'firmware-min-version',
+    key: 'firmwareMinVersion',
+    env: 'SENSOR_FIRMWARE_MIN_VERSION',
+    default: undefined,
+    valueName: 'X.Y.Z',
+    help: 'anti-rollback: refuse firmware images older than this version (403); default off, a real unit allows downgrades',
+  },
+  {
+    flag: 'allow-writes-from',
+    key: 'allowWritesFrom',
+    env: 'SENSOR_ALLOW_WRITES_FROM',
+    default: undefined,
+    valueName: 'CIDR[,CIDR...]',
+    help: 'only these networks may change the unit (POST/PUT/DELETE, legacy cmd/ setters, firmware upload, restart); others get 403, reads stay open; default: everyone',
   },
   {
     flag: 'interface',
@@ -282,6 +316,14 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     default: '0',
     valueName: 'SECONDS',
     help: 'start the replay this far into the recording',
+  },
+  {
+    flag: 'replay-timetable',
+    key: 'replayTimetableMs',
+    env: 'SENSOR_REPLAY_TIMETABLE',
+    default: undefined,
+    valueName: 'UNIX_MS',
+    help: 'start on a timetable shared by units replaying one capture (lidar-sensor fleet --replay sets it)',
   },
   {
     flag: 'control',
@@ -429,6 +471,14 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     throw new UsageError(
       `--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`,
     );
+  if (raw.firmwareMinVersion && !parseVersion(raw.firmwareMinVersion))
+    throw new UsageError(`--firmware-min-version must be X.Y.Z; got ${JSON.stringify(raw.firmwareMinVersion)}`);
+  let allowWritesFrom: AddressList | undefined;
+  try {
+    allowWritesFrom = raw.allowWritesFrom ? parseAddressList(raw.allowWritesFrom) : undefined;
+  } catch (error) {
+    throw new UsageError(`--allow-writes-from: ${(error as Error).message}`);
+  }
   const positiveSeconds = (key: keyof CliOptions, flag: string): number => {
     const value = Number(raw[key]);
     if (!Number.isFinite(value) || value <= 0 || value > 86_400)
@@ -449,6 +499,12 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     throw new UsageError(`--replay-start must be a number of seconds >= 0; got ${JSON.stringify(raw.replayStartS)}`);
   }
   if (!raw.replay && raw.metadata) throw new UsageError('--metadata needs --replay FILE');
+  const replayTimetableMs = raw.replayTimetableMs === undefined ? undefined : Number(raw.replayTimetableMs);
+  if (replayTimetableMs !== undefined && !(Number.isInteger(replayTimetableMs) && replayTimetableMs > 0)) {
+    throw new UsageError(
+      `--replay-timetable must be a Unix time in milliseconds; got ${JSON.stringify(raw.replayTimetableMs)}`,
+    );
+  }
   const switchOn = (key: keyof CliOptions): boolean => {
     const text = (raw[key] ?? 'false').toLowerCase();
     if (SWITCH_TRUE.includes(text)) return true;
@@ -474,6 +530,9 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     firmwareMaxBytes,
     firmwareBootAttempts,
     firmwareHook: raw.firmwareHook || undefined,
+    firmwareTrust: raw.firmwareTrust || undefined,
+    firmwareMinVersion: raw.firmwareMinVersion || undefined,
+    allowWritesFrom,
     networkInterface: raw.networkInterface || undefined,
     networkHook: raw.networkHook || undefined,
     chronycHost: raw.chronycHost || undefined,
@@ -485,6 +544,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     replayRate,
     replayLoop: switchOn('replayLoop'),
     replayStartS,
+    replayTimetableMs,
     control,
     controlAllowRemote,
     faultsFile: raw.faultsFile || undefined,

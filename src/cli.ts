@@ -66,6 +66,7 @@ async function main(): Promise<number> {
   logger.info(
     {
       url: server.url,
+      listening: server.listening,
       product: server.sensor.product.name,
       serial: server.sensor.identity.serialNumber,
       hal: options.hal,

@@ -19,6 +19,11 @@ export type ProblemType =
   | 'request-timeout'
   | 'headers-too-large'
   | 'conflict'
+  | 'forbidden'
+  | 'firmware-unsigned'
+  | 'firmware-untrusted'
+  | 'firmware-signature-invalid'
+  | 'firmware-too-old'
   | 'unavailable'
   | 'internal';
 
@@ -32,6 +37,12 @@ const TITLES: Record<ProblemType, [status: number, title: string]> = {
   'request-timeout': [408, 'Request timeout'],
   'headers-too-large': [431, 'Request header fields too large'],
   conflict: [409, 'Conflict'],
+  forbidden: [403, 'Forbidden'],
+  // The firmware trust store's refusals (--firmware-trust, --firmware-min-version): one type per reason.
+  'firmware-unsigned': [403, 'Firmware image is not signed'],
+  'firmware-untrusted': [403, 'Firmware image is not signed by a trusted key'],
+  'firmware-signature-invalid': [403, 'Firmware image signature does not verify'],
+  'firmware-too-old': [403, 'Firmware image is older than this unit accepts'],
   unavailable: [503, 'Service unavailable'],
   internal: [500, 'Internal error'],
 };
@@ -70,6 +81,7 @@ export const invalidConfiguration = (errors: FieldError[], uncheckedKeys = 0) =>
 };
 export const notFound = (detail: string) => new ApiError('not-found', detail);
 export const conflict = (detail: string) => new ApiError('conflict', detail);
+export const forbidden = (detail: string) => new ApiError('forbidden', detail);
 export const payloadTooLarge = (detail: string) => new ApiError('payload-too-large', detail);
 export const unsupportedMediaType = (detail: string) => new ApiError('unsupported-media-type', detail);
 /** The sensor is (re)initializing or rebooting: try again shortly. */

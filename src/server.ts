@@ -2,6 +2,7 @@
  * A listening unit: the composition root (src/unit.ts) built from the CLI's options, then `listen`.
  * Used by the CLI and by end-to-end tests; the only place besides the CLI that calls `listen`.
  */
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { httpLimitsOf, type CliOptions } from './cli-options.js';
@@ -11,14 +12,17 @@ import { mdnsEnabled } from './discovery/mdns-mode.js';
 import type { FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-unit/replay-setup.js';
 import { createUnit, StartupError } from './unit.js';
+import { FirmwarePolicy, loadTrustStore } from './firmware/firmware-trust.js';
 
 export { StartupError };
 
 export interface RunningServer {
   app: FastifyInstance;
   sensor: Sensor;
-  /** e.g. http://127.0.0.1:8080 */
+  /** e.g. http://127.0.0.1:8080: where a client on this machine reaches the unit. */
   url: string;
+  /** The socket's own address and port, e.g. 0.0.0.0:80 (every address) or 127.0.0.2:8080. */
+  listening: string;
   /** The fault-injection control listener's URL, when `--control` is given. */
   controlUrl?: string;
   close(): Promise<void>;
@@ -59,11 +63,43 @@ async function faultInjection(
   };
 }
 
+/**
+ * `--firmware-trust`, `--firmware-min-version`: which images install, with the trusted key fingerprints in
+ * the start-up log (an unreadable folder or a bad key in it is one line, exit 2).
+ */
+async function firmwarePolicy(options: CliOptions, logger: Logger): Promise<FirmwarePolicy | undefined> {
+  if (!options.firmwareTrust && !options.firmwareMinVersion) return undefined;
+  let keys: Awaited<ReturnType<typeof loadTrustStore>> = [];
+  if (options.firmwareTrust) {
+    try {
+      keys = await loadTrustStore(options.firmwareTrust);
+    } catch (error) {
+      throw new StartupError(`--firmware-trust: ${(error as Error).message}`);
+    }
+    logger.info(
+      {
+        trust: options.firmwareTrust,
+        keys: keys.map((k) => ({ fingerprint: `sha256:${k.fingerprint}`, file: k.file })),
+      },
+      keys.length
+        ? `firmware uploads must be signed by one of ${keys.length} trusted key(s)`
+        : 'the firmware trust folder holds no key: unsigned images install',
+    );
+  }
+  if (options.firmwareMinVersion)
+    logger.info(`firmware images older than ${options.firmwareMinVersion} are refused (--firmware-min-version)`);
+  return new FirmwarePolicy(keys, options.firmwareMinVersion);
+}
+
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
 export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
   const replay = await replaySetup(options);
+  const policy = await firmwarePolicy(options, logger);
+  if (options.allowWritesFrom)
+    logger.info(`only ${options.allowWritesFrom.text} may change the unit (--allow-writes-from); reading stays open`);
   const unit = await createUnit({
     ...options,
+    firmwarePolicy: policy,
     logger,
     recentLog,
     httpLimits: httpLimitsOf(options),
@@ -73,7 +109,8 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
   try {
     if (replay) logReplay(logger, replay);
     const url = await unit.app.listen({ host: options.host, port: options.port });
-    const port = (unit.app.server.address() as { port: number }).port;
+    const { address, port } = unit.app.server.address() as AddressInfo;
+    const listening = `${address.includes(':') ? `[${address}]` : address}:${port}`;
     const log = logger.child({ component: 'mdns' });
     // Discovery is a convenience: a unit that cannot advertise (port 5353 taken exclusively) still serves.
     const mdns = mdnsEnabled(options.mdns, options.host)
@@ -90,6 +127,7 @@ export async function startServer(options: CliOptions, logger: Logger, recentLog
       app: unit.app,
       sensor: unit.sensor,
       url,
+      listening,
       controlUrl: unit.controlUrl,
       async close() {
         await mdns?.close();

@@ -15,6 +15,8 @@ import type { HttpLimits } from './http/http-limits.js';
 import type { FaultInjection, FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-unit/replay-setup.js';
 import type { AlertSink } from './model/alert-sink.js';
+import type { AddressList } from './network/address-list.js';
+import type { FirmwarePolicy } from './firmware/firmware-trust.js';
 import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from './model/identity.js';
 import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from './model/products.js';
 import { Sensor } from './sensor/sensor.js';
@@ -56,6 +58,10 @@ export interface UnitOptions extends Partial<LinuxHalOptions> {
   simulatedRebootMs?: number;
   firmwareMaxBytes?: number;
   firmwareBootAttempts?: number;
+  /** Trust store and minimum version of firmware uploads (src/firmware/firmware-trust.ts); default: any intact image. */
+  firmwarePolicy?: FirmwarePolicy;
+  /** `--allow-writes-from`: only these peers may change the unit; default everyone. */
+  allowWritesFrom?: AddressList;
   /** `--replay`: the recording, prepared (src/replay/replay-setup.ts); the unit becomes the recorded one. */
   replay?: ReplaySetup;
   /** Fault injection (src/faults): its control listener and scenario; absent, the unit has no fault hooks. */
@@ -103,6 +109,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       bindAddress: options.bindDataToHost === false ? undefined : bindAddressFor(host),
       simulatedRebootMs: options.simulatedRebootMs,
       firmwareMaxBytes: options.firmwareMaxBytes,
+      firmwarePolicy: options.firmwarePolicy,
       recording: options.replay?.binding,
     });
     if (options.faults) {
@@ -114,6 +121,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       recentLog: options.recentLog,
       httpLimits: options.httpLimits,
       faults: faults?.plane,
+      allowWritesFrom: options.allowWritesFrom,
     });
     const running = sensor;
     const injection = faults;

@@ -150,8 +150,13 @@ function setFormValue(p, value) {
   const inputs = [...$(`field-${p.name}`).querySelectorAll('input, select')];
   if (p.schema.type === 'array') {
     for (const [k, input] of inputs.entries()) input.value = String(value?.[k] ?? '');
-  } else if (inputs[0].tagName === 'SELECT') inputs[0].value = JSON.stringify(value);
-  else if (inputs[0].type === 'checkbox') inputs[0].checked = Boolean(value);
+  } else if (inputs[0].tagName === 'SELECT') {
+    // A value the registry does not list (a replayed LEGACY recording's profile) is the unit's own: offer it.
+    const text = JSON.stringify(value);
+    if (![...inputs[0].options].some((o) => o.value === text))
+      inputs[0].append(el('option', { value: text, textContent: String(value) }));
+    inputs[0].value = text;
+  } else if (inputs[0].type === 'checkbox') inputs[0].checked = Boolean(value);
   else inputs[0].value = String(value ?? '');
 }
 
@@ -236,6 +241,8 @@ $('config-reset').addEventListener('click', async () => {
   }
 });
 $('stream-here').addEventListener('click', () => void applyConfig({ udp_dest: '@auto' }));
+// The live view offers the same when the unit sends nothing for want of a destination.
+$('live-stream-here').addEventListener('click', () => void applyConfig({ udp_dest: '@auto' }));
 
 // ---------------------------------------------------------------- live range / reflectivity image
 const PALETTE = (() => {
@@ -291,10 +298,25 @@ function watchLive() {
     $('image-size').dataset.width = String(f.width);
     $('image-state').textContent =
       `Streaming: initialization ${f.initId}, ${f.packetsSent.toLocaleString()} lidar packets sent, up to ${(f.rangeScaleMm / 1000).toFixed(1)} m.`;
+    $('image-state').dataset.state = 'streaming';
+    $('live-offer').hidden = true;
   });
-  live.addEventListener('idle', () => {
+  // Sent at once when the unit sends nothing, with the reason (udp_dest, STANDBY, port 0, a fault).
+  live.addEventListener('idle', (event) => {
+    const why = JSON.parse(event.data);
     $('image-state').textContent =
-      'No lidar data is being sent: set udp_dest (e.g. "Stream to this computer") in NORMAL mode.';
+      why.reason ?? 'No lidar data is being sent: set udp_dest (e.g. "Stream to this computer") in NORMAL mode.';
+    $('image-state').dataset.state = `idle-${why.code ?? 'unknown'}`;
+    $('live-offer').hidden = !(why.code === 'no-destination' || why.code === 'unknown');
+    for (const id of ['range-image', 'reflectivity-image']) {
+      const canvas = $(id);
+      canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+    }
+  });
+  live.addEventListener('waiting', () => {
+    $('image-state').textContent = 'Data is being sent; the first picture follows.';
+    $('image-state').dataset.state = 'waiting';
+    $('live-offer').hidden = true;
   });
   live.addEventListener('unavailable', () => ($('image-state').textContent = 'This unit has no live view.'));
   live.onerror = () => ($('image-state').textContent = 'Live view reconnecting…');
@@ -490,11 +512,15 @@ $('firmware-upload').addEventListener('click', () => {
       followUpdate(unit.fw);
       return;
     }
+    // The problem's title names the reason (e.g. "Firmware image is not signed"), its detail the specifics.
+    let reason = `${xhr.status}`;
     let detail = xhr.responseText;
     try {
-      detail = problemText(JSON.parse(xhr.responseText));
+      const problem = JSON.parse(xhr.responseText);
+      if (problem?.title) reason = `${xhr.status} ${problem.title}`;
+      detail = problemText(problem);
     } catch {}
-    step(`Refused (${xhr.status}): ${detail}`, 'failed');
+    step(`Refused (${reason}): ${detail}`, 'failed');
     $('firmware-upload').disabled = false;
   };
   xhr.onerror = () => {
@@ -539,6 +565,8 @@ const every = (ms, fn) => {
 };
 
 async function start() {
+  // The live view first: it says at once what the unit sends (or why nothing), while the form loads.
+  watchLive();
   const reg = await api('/web/api/registry');
   registry = reg.body.parameters;
   buildForm();
@@ -549,6 +577,5 @@ async function start() {
   every(1000, refreshAlerts);
   every(2000, refreshTelemetry);
   every(5000, refreshTimeNetwork);
-  watchLive();
 }
 void start();

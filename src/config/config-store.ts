@@ -3,6 +3,7 @@
  * save is atomic; loading fills parameters a newer version added with their defaults.
  */
 import type { SqliteDatabase } from '../store/database.js';
+import { valueErrors } from './config-validation.js';
 import { PARAMETERS, defaultConfig, type SensorConfig } from './registry.js';
 
 export class ConfigStore {
@@ -16,14 +17,20 @@ export class ConfigStore {
     );
   }
 
-  /** The stored configuration merged over the defaults (known keys only), or the defaults when none is stored. */
+  /**
+   * The stored configuration merged over the defaults (known keys only), or the defaults when none is stored.
+   * A stored value the registry refuses keeps its default: a replay of a LEGACY recording stores that profile,
+   * and the same data directory started without the replay must not take it (its binding sets it each boot).
+   */
   load(): SensorConfig {
     const config = defaultConfig();
     const row = this.selectStmt.get();
     if (!row) return config;
     const stored = JSON.parse(row.config) as Record<string, unknown>;
     const target = config as unknown as Record<string, unknown>;
-    for (const p of PARAMETERS) if (p.name in stored && !p.readOnly) target[p.name] = stored[p.name];
+    for (const p of PARAMETERS)
+      if (p.name in stored && !p.readOnly && valueErrors(p.name, stored[p.name]).length === 0)
+        target[p.name] = stored[p.name];
     return config;
   }
 

@@ -92,7 +92,7 @@ function explain(error: ErrorObject, value: unknown): string {
 }
 
 /** Errors of one value against its schema; at most one per JSON pointer, the most telling first. */
-function valueErrors(name: string, value: unknown): FieldError[] {
+export function valueErrors(name: string, value: unknown): FieldError[] {
   const validate = validatorOf(name);
   if (!validate) return [];
   // A list longer than its schema allows is wrong as a whole: checking each of its items would
@@ -117,6 +117,11 @@ function valueErrors(name: string, value: unknown): FieldError[] {
 export interface InputContext {
   /** The caller's IPv4 address, which `@auto` stands for; undefined where `@auto` is not allowed. */
   autoDestination?: string;
+  /**
+   * A replayed recording's lidar profile that the registry does not list (LEGACY): accepted for
+   * udp_profile_lidar on that unit only, so a client may set the recorded profile back.
+   */
+  recordedProfile?: string;
 }
 
 /**
@@ -159,7 +164,8 @@ export function normalizeInput(
       }
       value = context.autoDestination;
     }
-    const problems = valueErrors(name, value);
+    const recorded = name === 'udp_profile_lidar' && value !== undefined && value === context.recordedProfile;
+    const problems = recorded ? [] : valueErrors(name, value);
     if (problems.length) {
       for (const e of problems) errors.push(alias ? { ...e, pointer: e.pointer.replace(`/${name}`, `/${key}`) } : e);
       continue;

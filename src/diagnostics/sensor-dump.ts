@@ -23,6 +23,14 @@ export interface DumpSource {
   readonly telemetry: { read(): unknown };
   readonly time: { all(): unknown };
   readonly network: { network(): unknown };
+  /** The firmware and what it accepts: trusted key fingerprints (--firmware-trust), minimum version. */
+  readonly firmware: {
+    readonly status: unknown;
+    readonly policy: {
+      readonly trustedKeys: readonly { fingerprint: string; file: string }[];
+      readonly minVersion?: string;
+    };
+  };
   readonly log: { error(context: object, message: string): void };
 }
 
@@ -85,6 +93,18 @@ export function sensorDumpSections(sensor: DumpSource): DumpSection[] {
     // GET /api/v1/time (ptp, sensor, system) and GET /api/v1/system/network, as a client would see them.
     { file: 'time.json', collect: () => sensor.time.all() },
     { file: 'network.json', collect: () => sensor.network.network() },
+    {
+      file: 'firmware.json',
+      collect: () => {
+        const { trustedKeys, minVersion } = sensor.firmware.policy;
+        return {
+          ...(sensor.firmware.status as object),
+          signatures_required: trustedKeys.length > 0,
+          trusted_keys: trustedKeys.map((k) => ({ fingerprint: `sha256:${k.fingerprint}`, file: k.file })),
+          min_version: minVersion ?? null,
+        };
+      },
+    },
   ];
 }
 

@@ -40,6 +40,7 @@ import {
 } from '../model/slot-state.js';
 import { SlotStore } from './slot-store.js';
 import { writeUploadToSlot } from './upload-writer.js';
+import { FirmwarePolicy, FirmwareRefusal } from './firmware-trust.js';
 
 /** Alert raised when a new image never booted healthy and the unit went back to the previous one. */
 export const FIRMWARE_ROLLBACK_ALERT = ALERT_IDS.FIRMWARE_ROLLBACK;
@@ -56,6 +57,8 @@ export interface FirmwareManagerDeps {
   factoryImageRev: string;
   /** Largest image an upload may hold, header included. */
   maxImageBytes?: number;
+  /** Which images install (trust store, minimum version); default: any intact image. */
+  policy?: FirmwarePolicy;
 }
 
 /** `GET /api/v1/system/firmware`. */
@@ -84,6 +87,7 @@ export class FirmwareManager {
   private current: RunningFirmware | undefined;
   private uploading = false;
   readonly maxImageBytes: number;
+  readonly policy: FirmwarePolicy;
   private readonly store: SlotStore;
 
   private constructor(
@@ -94,6 +98,7 @@ export class FirmwareManager {
     this.store = store;
     this.state = state;
     this.maxImageBytes = deps.maxImageBytes ?? DEFAULT_FIRMWARE_MAX_BYTES;
+    this.policy = deps.policy ?? new FirmwarePolicy();
   }
 
   /** Opens the slot state; a unit that never booted gets its factory image in slot a, committed. */
@@ -171,7 +176,19 @@ export class FirmwareManager {
     try {
       const target = installTarget(this.state);
       const dir = this.deps.hal.slotDirectory;
-      const header = await writeUploadToSlot(body, { dir, slot: target, maxBytes: this.maxImageBytes });
+      const header = await writeUploadToSlot(body, {
+        dir,
+        slot: target,
+        maxBytes: this.maxImageBytes,
+        policy: this.policy,
+      }).catch((error: unknown) => {
+        if (error instanceof FirmwareRefusal)
+          this.deps.log.warn(
+            { image_rev: error.imageRev, reason: error.type },
+            `firmware image refused: ${error.detail}`,
+          );
+        throw error;
+      });
       await this.deps.hal.install(target, slotPath(dir, target), header);
       crashPoint('upload-before-switch');
       const image = slotImageOf(header);

@@ -2,11 +2,11 @@
  * Writes firmware image files (src/model/image-format.ts) from a payload file or generated payload bytes,
  * streaming so a payload of any size never sits in memory. Used by `npm run firmware-image`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { encodeImageHeader, generatedPayload } from '../model/image-format.js';
+import { encodeImagePrefix, generatedPayload } from '../model/image-format.js';
 
 export interface ImageFileSpec {
   imageRev: string;
@@ -15,6 +15,8 @@ export interface ImageFileSpec {
   payloadPath?: string;
   payloadSize?: number;
   manifest?: Record<string, string>;
+  /** Ed25519 private keys: each signs the image (format version 2); none: an unsigned version 1 image. */
+  signingKeys?: readonly KeyObject[];
 }
 
 export const DEFAULT_GENERATED_PAYLOAD_BYTES = 1024 * 1024;
@@ -34,12 +36,10 @@ export async function writeImageFile(spec: ImageFileSpec): Promise<{ bytes: numb
     payloadLength = payload.length;
     digest = createHash('sha256').update(payload).digest();
   }
-  const header = encodeImageHeader({
-    imageRev: spec.imageRev,
-    payloadLength,
-    payloadSha256: digest,
-    manifest: spec.manifest,
-  });
+  const header = encodeImagePrefix(
+    { imageRev: spec.imageRev, payloadLength, payloadSha256: digest, manifest: spec.manifest },
+    spec.signingKeys,
+  );
   const payloadSource = payload ? [payload] : createReadStream(spec.payloadPath!);
   async function* image() {
     yield header;

@@ -83,7 +83,7 @@ export function slotImageOf(header: ImageHeader): SlotImage {
   return {
     imageRev: header.imageRev,
     payloadSha256: header.payloadSha256,
-    imageLength: header.headerLength + header.payloadLength,
+    imageLength: header.payloadOffset + header.payloadLength,
     manifest: header.manifest,
   };
 }

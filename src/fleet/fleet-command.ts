@@ -12,12 +12,33 @@ import { FLEET_HELP, FleetUsageError, parseFleetOptions, type FleetOptions } fro
 import { startFleetServer } from './fleet-server.js';
 import { unitUrl, type FleetUnit } from './fleet-unit.js';
 import { SharedUnit } from './shared-unit.js';
-import { FleetPlanError, planUnits, type UnitPlan } from './unit-plan.js';
+import { FleetPlanError, planUnits, type RecordedSensor, type UnitPlan } from './unit-plan.js';
+import { loadRecording } from '../replay/recording.js';
+import { RecordingError } from '../replay/recording-error.js';
+import type { FleetReplay } from './fleet-options.js';
 
 /** Marks a data directory whose first-boot configuration has been applied (it is never applied again). */
 const FIRST_BOOT_MARKER = '.fleet-first-boot-done';
 
 class FleetStartError extends Error {}
+
+/**
+ * Every sensor of a fleet replay, checked before any unit starts (a metadata file that fits no sensor
+ * of the capture is one line, not a unit that dies), and two files of one sensor refused.
+ */
+function checkRecordings(replay: FleetReplay): RecordedSensor[] {
+  const sensors = replay.metadata.map((metadata) => {
+    const r = loadRecording(replay.file, metadata);
+    return { product: r.metadata.sensorInfo.prod_line, serial: r.metadata.sensorInfo.prod_sn, metadata };
+  });
+  const bySerial = new Map<string, string>();
+  for (const s of sensors) {
+    const other = bySerial.get(s.serial);
+    if (other) throw new RecordingError(`${other} and ${s.metadata} describe the same sensor (serial ${s.serial})`);
+    bySerial.set(s.serial, s.metadata);
+  }
+  return sensors.map(({ product, serial }) => ({ product, serial }));
+}
 
 async function applyFirstBootConfig(plan: UnitPlan): Promise<void> {
   const marker = join(plan.dataDir, FIRST_BOOT_MARKER);
@@ -49,11 +70,12 @@ function prepare(argv: readonly string[]): { options: FleetOptions; plans: UnitP
       return 0;
     }
     const file = options.file === undefined ? null : readFleetFile(options.file);
-    return { options, plans: planUnits(options, file) };
+    const recorded = options.replay ? checkRecordings(options.replay) : [];
+    return { options, plans: planUnits(options, file, recorded) };
   } catch (error) {
     if (error instanceof FleetUsageError)
       process.stderr.write(`lidar-sensor fleet: ${error.message}\n\n${FLEET_HELP}\n`);
-    else if (error instanceof FleetFileError || error instanceof FleetPlanError)
+    else if (error instanceof FleetFileError || error instanceof FleetPlanError || error instanceof RecordingError)
       process.stderr.write(`lidar-sensor fleet: ${error.message}\n`);
     else throw error;
     return 2;

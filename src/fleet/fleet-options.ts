@@ -20,11 +20,24 @@ export interface FleetOptions {
   /** 0: a free port chosen by the OS (printed at start). */
   metricsPort: number;
   logLevel: string;
+  /** `--replay FILE`: one unit per `--metadata`, each replaying its sensor of the capture. */
+  replay: FleetReplay | undefined;
+}
+
+/** A capture of several sensors replayed by one unit each, all on one timetable. */
+export interface FleetReplay {
+  file: string;
+  metadata: string[];
+  loop: boolean;
+  rate: string | undefined;
+  /** Unix time (ms) the shared timetable counts from: the supervisor's start. */
+  timetableMs: number;
 }
 
 export class FleetUsageError extends Error {}
 
 export const FLEET_HELP = `Usage: lidar-sensor fleet (--count N | --file FLEET.yaml) [options]
+       lidar-sensor fleet --replay CAPTURE --metadata A.json --metadata B.json … [options]
 
 Starts many simulated sensors, each a complete unit on its own address with its own data directory,
 serial and identity, and supervises them.
@@ -42,6 +55,11 @@ serial and identity, and supervises them.
   --metrics-address ADDRESS address of the fleet endpoint (GET /metrics, GET /units) (default 127.0.0.1)
   --metrics-port PORT       its port; 0 = any free port (default 9464)
   --log-level LEVEL         log level of the supervisor and the units (default info)
+  --replay CAPTURE          replay a capture of several sensors: one unit per --metadata, each the
+                            recorded sensor that file describes, all on one timetable (docs/replay.md)
+  --metadata FILE           metadata of one sensor of the capture (repeat per sensor)
+  --replay-loop             replay the capture again and again (every unit at the same instants)
+  --replay-rate FACTOR      replay speed (0.01..100)
   -h, --help                this text`;
 
 function integer(name: string, text: string, min: number, max: number): number {
@@ -70,6 +88,10 @@ export function parseFleetOptions(argv: readonly string[]): FleetOptions | 'help
         'metrics-address': { type: 'string', default: '127.0.0.1' },
         'metrics-port': { type: 'string', default: '9464' },
         'log-level': { type: 'string', default: 'info' },
+        replay: { type: 'string' },
+        metadata: { type: 'string', multiple: true },
+        'replay-loop': { type: 'boolean' },
+        'replay-rate': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -77,8 +99,11 @@ export function parseFleetOptions(argv: readonly string[]): FleetOptions | 'help
     throw new FleetUsageError((error as Error).message);
   }
   if (values.help) return 'help';
-  if (values.count === undefined && values.file === undefined)
-    throw new FleetUsageError('give --count N or --file FLEET.yaml');
+  const replay = replayOptions(values);
+  if (replay && (values.count !== undefined || values.file !== undefined))
+    throw new FleetUsageError('--replay starts one unit per --metadata; it does not combine with --count or --file');
+  if (!replay && values.count === undefined && values.file === undefined)
+    throw new FleetUsageError('give --count N, --file FLEET.yaml or --replay CAPTURE --metadata FILE …');
   const processModel = values['process-model'] as ProcessModel;
   if (!PROCESS_MODELS.includes(processModel))
     throw new FleetUsageError(
@@ -98,5 +123,29 @@ export function parseFleetOptions(argv: readonly string[]): FleetOptions | 'help
     metricsAddress: values['metrics-address'],
     metricsPort: integer('--metrics-port', values['metrics-port'], 0, 65535),
     logLevel: values['log-level'],
+    replay,
+  };
+}
+
+function replayOptions(values: {
+  replay?: string;
+  metadata?: string[];
+  'replay-loop'?: boolean;
+  'replay-rate'?: string;
+}): FleetReplay | undefined {
+  const metadata = values.metadata ?? [];
+  if (values.replay === undefined) {
+    if (metadata.length || values['replay-loop'] || values['replay-rate'] !== undefined)
+      throw new FleetUsageError('--metadata, --replay-loop and --replay-rate need --replay CAPTURE');
+    return undefined;
+  }
+  if (metadata.length === 0)
+    throw new FleetUsageError('--replay needs one --metadata FILE per sensor of the capture to replay');
+  return {
+    file: values.replay,
+    metadata,
+    loop: values['replay-loop'] ?? false,
+    rate: values['replay-rate'],
+    timetableMs: Date.now(),
   };
 }

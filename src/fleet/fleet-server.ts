@@ -76,6 +76,7 @@ export async function startFleetServer(
         address: u.plan.address,
         port: u.plan.port,
         product: u.plan.product,
+        serial: u.plan.serial ?? null,
         dataDir: u.plan.dataDir,
         state: u.state,
         restarts: u.restarts,

@@ -2,10 +2,10 @@
  * From the fleet options (and file) to one plan per unit: name, address, port, data directory,
  * serial, the unit's command-line options and its first-boot configuration. Pure.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { formatIpv4, parseIpv4 } from '../network/ipv4.js';
 import type { FleetFile, UnitEntry } from './fleet-file.js';
-import type { FleetOptions } from './fleet-options.js';
+import type { FleetOptions, FleetReplay } from './fleet-options.js';
 
 export interface UnitPlan {
   name: string;
@@ -31,7 +31,46 @@ export function nthAddress(base: string, offset: number): string {
   return formatIpv4(value);
 }
 
-export function planUnits(options: FleetOptions, file: FleetFile | null): UnitPlan[] {
+/** Who each unit of a fleet replay is (from its metadata, checked by the supervisor before the start). */
+export interface RecordedSensor {
+  product: string;
+  serial: string;
+}
+
+/** @param recorded with `--replay`: the sensor of each `--metadata`, in order */
+export function planUnits(options: FleetOptions, file: FleetFile | null, recorded: RecordedSensor[] = []): UnitPlan[] {
+  if (options.replay) return checkDistinct(planReplayUnits(options, options.replay, recorded));
+  return checkDistinct(planListedUnits(options, file));
+}
+
+/** Unit n replays the sensor of the n-th metadata file, on the shared timetable. */
+function planReplayUnits(options: FleetOptions, replay: FleetReplay, recorded: RecordedSensor[]): UnitPlan[] {
+  return replay.metadata.map((metadata, index) => {
+    const name = `unit-${index + 1}`;
+    const address = nthAddress(options.baseAddress, index);
+    const dataDir = join(options.dataRoot, name);
+    const args = [
+      ...['--host', address, '--port', String(options.port), '--data-dir', dataDir, '--log-level', options.logLevel],
+      ...['--replay', resolve(replay.file), '--metadata', resolve(metadata)],
+      ...['--replay-timetable', String(replay.timetableMs)],
+      ...(replay.loop ? ['--replay-loop'] : []),
+      ...(replay.rate !== undefined ? ['--replay-rate', replay.rate] : []),
+    ];
+    const sensor = recorded[index];
+    return {
+      name,
+      address,
+      port: options.port,
+      dataDir,
+      product: sensor?.product ?? 'recorded',
+      serial: sensor?.serial,
+      args,
+      firstBootConfig: null,
+    };
+  });
+}
+
+function planListedUnits(options: FleetOptions, file: FleetFile | null): UnitPlan[] {
   const listed = file?.units ?? [];
   const count = Math.max(options.count ?? 0, listed.length);
   const defaults = file?.defaults ?? {};
@@ -73,6 +112,10 @@ export function planUnits(options: FleetOptions, file: FleetFile | null): UnitPl
       firstBootConfig: Object.keys(firstBoot).length ? firstBoot : null,
     });
   }
+  return plans;
+}
+
+function checkDistinct(plans: UnitPlan[]): UnitPlan[] {
   const seen = new Map<string, string>();
   for (const plan of plans) {
     const where = `${plan.address}:${plan.port}`;

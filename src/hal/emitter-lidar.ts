@@ -41,7 +41,7 @@ const IMU_ALERTS: StreamAlertIds = {
 export function planStreams(run: StreamRun): EmitterPlan | null {
   const c: SensorConfig = run.config;
   if (c.operating_mode !== 'NORMAL' || c.udp_dest === '') return null;
-  const lidar = c.udp_port_lidar !== 0 ? lidarPlan(run) : null;
+  const lidar = c.udp_port_lidar !== 0 ? lidarPlan(run, c.udp_profile_lidar) : null;
   const imu: ImuStreamPlan | null =
     c.udp_port_imu !== 0
       ? { host: c.udp_dest, port: c.udp_port_imu, accelFsr: c.accel_fsr, gyroFsr: c.gyro_fsr, alerts: IMU_ALERTS }
@@ -60,13 +60,15 @@ function runFields(run: StreamRun) {
   };
 }
 
-function lidarPlan(run: StreamRun): LidarStreamPlan {
+function lidarPlan(run: StreamRun, profile: SensorConfig['udp_profile_lidar']): LidarStreamPlan {
   const c = run.config;
+  // Only a replaying unit (planReplay) can have LEGACY active: the registry refuses it everywhere else.
+  if (profile === 'LEGACY') throw new Error('the synthetic scene has no LEGACY encoder');
   const { product, columnsPerFrame, frameRateHz, columnWindow, sceneColumnsPerFrame } = run.plan;
   return {
     host: c.udp_dest,
     port: c.udp_port_lidar,
-    profile: c.udp_profile_lidar,
+    profile,
     columnsPerFrame,
     frameRateHz,
     columnWindow,
@@ -144,7 +146,14 @@ export class EmitterLidar implements LidarHal {
 
   /** Fault injection (src/faults): the UDP rules the worker applies from now on. */
   setFaultRules(rules: UdpFaultRule[]): void {
+    this.faultRules = rules;
     this.emitter.setFaultRules(rules);
+  }
+
+  private faultRules: readonly UdpFaultRule[] = [];
+
+  udpFaultRules(): readonly UdpFaultRule[] {
+    return this.faultRules;
   }
 
   async apply(run: StreamRun | null): Promise<void> {

@@ -2,6 +2,7 @@ import type { SensorConfig } from '../model/sensor-config.js';
 import type { StreamPlan } from '../model/stream-plan.js';
 import type { StreamTotals } from '../udp/stream-totals.js';
 import type { PreviewFrame } from '../udp/preview-frame.js';
+import type { UdpFaultRule } from '../model/fault-rules.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {
@@ -34,5 +35,7 @@ export interface LidarHal {
    * function is called (null: nothing is sent). Optional: a data path without a picture leaves it out.
    */
   watchPreview?(listener: (frame: PreviewFrame | null) => void): () => void;
+  /** The fault-injection UDP rules in force (the live view names one that withholds packets). Optional. */
+  udpFaultRules?(): readonly UdpFaultRule[];
   close(): Promise<void>;
 }

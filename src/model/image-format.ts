@@ -6,7 +6,7 @@
  * | offset    | size | field                                                                   |
  * |-----------|------|-------------------------------------------------------------------------|
  * | 0         | 8    | magic `LSFWIMG\n` (4C 53 46 57 49 4D 47 0A)                               |
- * | 8         | 2    | format version, 1                                                       |
+ * | 8         | 2    | format version: 1 unsigned, 2 signed                                    |
  * | 10        | 2    | header length H, in bytes, from offset 0 up to and including the digest |
  * | 12        | 8    | payload length P (at most 2^53 - 1)                                     |
  * | 20        | 32   | SHA-256 of the payload                                                  |
@@ -15,17 +15,33 @@
  * | 54+R      | 2    | manifest length M (0..2048)                                             |
  * | 56+R      | M    | manifest: UTF-8 `key=value` lines separated by `\n`                     |
  * | 56+R+M    | 32   | SHA-256 of header bytes [0, 56+R+M)                                     |
- * | H=88+R+M  | P    | payload                                                                 |
+ * | H=88+R+M  | P    | payload (version 1)                                                     |
  *
- * An image is exactly H + P bytes. The trailing `\n` of the magic catches text-mode transfers that
+ * Version 2 (signed) has the same header and puts a signature block between header and payload
+ * (src/model/image-signature.ts): at H a 2-byte length S, then S bytes of signatures (key fingerprint
+ * and Ed25519 signature over the header, 96 bytes each), then the payload at H + 2 + S. The header
+ * carries the payload digest, so a signature over the header covers every installed byte. Unsigned
+ * images stay version 1, byte for byte what they were, so existing images and units keep working.
+ *
+ * A version 1 image is exactly H + P bytes, a version 2 image H + 2 + S + P. The trailing `\n` of the magic catches text-mode transfers that
  * rewrite line endings; the header digest catches a corrupt image_rev or manifest, which the payload
  * digest does not cover. Pure functions and a streaming verifier; no I/O.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, type Hash, type KeyObject } from 'node:crypto';
 import { parseImageRev } from './image-rev.js';
+import {
+  encodeSignatureBlock,
+  MAX_SIGNATURE_BLOCK_LENGTH,
+  parseSignatureEntries,
+  signImageHeader,
+  type ImageSignature,
+} from './image-signature.js';
 
 export const IMAGE_MAGIC = Buffer.from('LSFWIMG\n', 'latin1');
 export const IMAGE_FORMAT_VERSION = 1;
+/** Version 2: as version 1, with a signature block between header and payload. */
+export const SIGNED_IMAGE_FORMAT_VERSION = 2;
+const SIGNATURE_LENGTH_FIELD = 2;
 /** Bytes needed to know the header length: magic, version, header length. */
 export const IMAGE_PREAMBLE_LENGTH = 12;
 export const MAX_IMAGE_REV_LENGTH = 128;
@@ -48,12 +64,31 @@ export interface ImageHeader {
   payloadSha256: string;
   imageRev: string;
   manifest: Readonly<Record<string, string>>;
+  /** Where the payload starts: headerLength, plus the signature block in a version 2 image. */
+  payloadOffset: number;
+  /** The signatures a version 2 image carries (not yet checked against any key). */
+  signatures: readonly ImageSignature[];
+}
+
+/**
+ * What a signature check looks at, before the header is parsed: the header bytes exactly as they
+ * arrived (so a changed byte anywhere in them fails the signature, not some later field check),
+ * the signatures, and a malformed signature block's problem.
+ */
+export interface ArrivedHeader {
+  formatVersion: number;
+  header: Buffer;
+  signatures: readonly ImageSignature[];
+  signatureProblem?: string;
+  /** image_rev as the (not yet verified) header states it, for naming a refused image. */
+  statedImageRev: string;
 }
 
 export type ImageProblem =
   | 'foreign' // not an image of this format at all
   | 'unsupported-version'
   | 'corrupt-header'
+  | 'corrupt-signature-block'
   | 'invalid-image-rev'
   | 'invalid-manifest'
   | 'truncated'
@@ -116,7 +151,7 @@ export interface HeaderFields {
 }
 
 /** The header bytes of an image with these fields. Throws ImageFormatError for values the format cannot hold. */
-export function encodeImageHeader(fields: HeaderFields): Buffer {
+export function encodeImageHeader(fields: HeaderFields, formatVersion = IMAGE_FORMAT_VERSION): Buffer {
   const revProblem = parseImageRev(fields.imageRev).problem;
   if (revProblem) throw new ImageFormatError('invalid-image-rev', revProblem);
   if (!Number.isSafeInteger(fields.payloadLength) || fields.payloadLength < 0)
@@ -129,7 +164,7 @@ export function encodeImageHeader(fields: HeaderFields): Buffer {
   const headerLength = FIXED_FIELDS_LENGTH + rev.length + manifest.length;
   const header = Buffer.alloc(headerLength);
   IMAGE_MAGIC.copy(header, 0);
-  header.writeUInt16BE(IMAGE_FORMAT_VERSION, 8);
+  header.writeUInt16BE(formatVersion, 8);
   header.writeUInt16BE(headerLength, 10);
   header.writeBigUInt64BE(BigInt(fields.payloadLength), 12);
   digest.copy(header, 20);
@@ -142,11 +177,27 @@ export function encodeImageHeader(fields: HeaderFields): Buffer {
   return header;
 }
 
-/** A whole image in memory: for small payloads (tests, the simulated factory image). */
-export function buildImage(imageRev: string, payload: Buffer, manifest: Readonly<Record<string, string>> = {}): Buffer {
+/**
+ * Everything before the payload: the version 1 header, or with signing keys the version 2 header and
+ * its signature block, one signature per key.
+ */
+export function encodeImagePrefix(fields: HeaderFields, signingKeys: readonly KeyObject[] = []): Buffer {
+  if (signingKeys.length === 0) return encodeImageHeader(fields);
+  const header = encodeImageHeader(fields, SIGNED_IMAGE_FORMAT_VERSION);
+  const signatures = signingKeys.map((key) => signImageHeader(header, key));
+  return Buffer.concat([header, encodeSignatureBlock(signatures)]);
+}
+
+/** A whole image in memory: for small payloads (tests, the simulated factory image). Signed when keys are given. */
+export function buildImage(
+  imageRev: string,
+  payload: Buffer,
+  manifest: Readonly<Record<string, string>> = {},
+  signingKeys: readonly KeyObject[] = [],
+): Buffer {
   const payloadSha256 = createHash('sha256').update(payload).digest();
   return Buffer.concat([
-    encodeImageHeader({ imageRev, payloadLength: payload.length, payloadSha256, manifest }),
+    encodeImagePrefix({ imageRev, payloadLength: payload.length, payloadSha256, manifest }, signingKeys),
     payload,
   ]);
 }
@@ -166,10 +217,10 @@ export function checkPreamble(start: Buffer): number | undefined {
   }
   if (start.length < IMAGE_PREAMBLE_LENGTH) return undefined;
   const version = start.readUInt16BE(8);
-  if (version !== IMAGE_FORMAT_VERSION)
+  if (version !== IMAGE_FORMAT_VERSION && version !== SIGNED_IMAGE_FORMAT_VERSION)
     throw new ImageFormatError(
       'unsupported-version',
-      `image format version ${version} is not supported (this unit reads version ${IMAGE_FORMAT_VERSION})`,
+      `image format version ${version} is not supported (this unit reads versions ${IMAGE_FORMAT_VERSION} and ${SIGNED_IMAGE_FORMAT_VERSION})`,
     );
   const headerLength = start.readUInt16BE(10);
   if (headerLength < FIXED_FIELDS_LENGTH + 1 || headerLength > MAX_HEADER_LENGTH) {
@@ -181,8 +232,11 @@ export function checkPreamble(start: Buffer): number | undefined {
   return headerLength;
 }
 
-/** Parses a complete header (exactly `headerLength` bytes, as checkPreamble reported). */
-export function parseImageHeader(header: Buffer): ImageHeader {
+/**
+ * Parses a complete header (exactly `headerLength` bytes, as checkPreamble reported); a version 2
+ * header with the body of its signature block (the bytes after its length field).
+ */
+export function parseImageHeader(header: Buffer, signatureBody: Buffer = Buffer.alloc(0)): ImageHeader {
   const headerLength = checkPreamble(header);
   if (headerLength === undefined || header.length < headerLength)
     throw new ImageFormatError('truncated', `the image ends inside its header (${header.length} bytes)`);
@@ -209,9 +263,15 @@ export function parseImageHeader(header: Buffer): ImageHeader {
     if (err instanceof ImageFormatError) throw err;
     throw new ImageFormatError('invalid-manifest', 'the image manifest is not UTF-8');
   }
+  const formatVersion = header.readUInt16BE(8);
+  const signed = formatVersion === SIGNED_IMAGE_FORMAT_VERSION;
+  const { signatures, problem } = parseSignatureEntries(signatureBody);
+  if (problem) throw new ImageFormatError('corrupt-signature-block', problem);
   return {
-    formatVersion: IMAGE_FORMAT_VERSION,
+    formatVersion,
     headerLength,
+    payloadOffset: headerLength + (signed ? SIGNATURE_LENGTH_FIELD + signatureBody.length : 0),
+    signatures,
     payloadLength: Number(payloadLength),
     payloadSha256: header.toString('hex', 20, 52),
     imageRev,
@@ -219,55 +279,106 @@ export function parseImageHeader(header: Buffer): ImageHeader {
   };
 }
 
+/** Looks at a header and its signatures before anything else of the image is accepted; throws to refuse. */
+export type HeaderGate = (arrived: ArrivedHeader) => void;
+
+/** image_rev as a header states it, before any check: printable ASCII only, for naming the image in a refusal. */
+function statedImageRev(header: Buffer): string {
+  const length = Math.min(header.readUInt16BE(52), MAX_IMAGE_REV_LENGTH, Math.max(0, header.length - 54));
+  return header.toString('latin1', 54, 54 + length).replace(/[^\x20-\x7e]/g, '?');
+}
+
 /**
- * Verifies an image as its bytes arrive, in chunks of any size: the header as soon as it is
- * complete, the payload digest incrementally, and the exact length. Throws ImageFormatError at
- * the first byte that proves the image bad.
+ * Verifies an image as its bytes arrive, in chunks of any size: the header (and a version 2 image's
+ * signatures, through the gate) as soon as they are complete, the payload digest incrementally, and
+ * the exact length. Throws ImageFormatError (or what the gate throws) at the first byte that proves
+ * the image bad.
  */
 export class ImageVerifier {
-  /** Bytes of the header received so far (until it is complete). */
-  private headerStart: Buffer = Buffer.alloc(0);
+  /** Bytes of the header and signature block received so far (until both are complete). */
+  private prefix: Buffer = Buffer.alloc(0);
   private headerLength: number | undefined;
+  /** Header plus signature block, once the block's length is known. */
+  private prefixLength: number | undefined;
   private parsed: ImageHeader | undefined;
   private readonly hash: Hash = createHash('sha256');
   private payloadBytesSeen = 0;
   private totalBytesSeen = 0;
 
-  /** The header, once its bytes have arrived. */
+  constructor(private readonly gate?: HeaderGate) {}
+
+  /** The header, once its bytes (and a signed image's signatures) have arrived and passed the gate. */
   get header(): ImageHeader | undefined {
     return this.parsed;
   }
 
   /** Total image length the header announces, once known. */
   get expectedLength(): number | undefined {
-    return this.parsed ? this.parsed.headerLength + this.parsed.payloadLength : undefined;
+    return this.parsed ? this.parsed.payloadOffset + this.parsed.payloadLength : undefined;
   }
 
   get bytesSeen(): number {
     return this.totalBytesSeen;
   }
 
+  /** image_rev as the header states it, unverified, once the header bytes have arrived: to name a refused image. */
+  get statedImageRev(): string | undefined {
+    if (this.parsed) return this.parsed.imageRev;
+    const length = this.headerLength;
+    return length !== undefined && this.prefix.length >= length ? statedImageRev(this.prefix) : undefined;
+  }
+
   push(chunk: Buffer): void {
     this.totalBytesSeen += chunk.length;
     let payloadPart = chunk;
     if (!this.parsed) {
-      this.headerStart = this.headerStart.length === 0 ? chunk : Buffer.concat([this.headerStart, chunk]);
+      this.prefix = this.prefix.length === 0 ? chunk : Buffer.concat([this.prefix, chunk]);
       // Until the preamble is complete this re-checks the magic against every byte seen so far.
-      this.headerLength ??= checkPreamble(this.headerStart);
-      if (this.headerLength === undefined || this.headerStart.length < this.headerLength) return;
-      this.parsed = parseImageHeader(this.headerStart.subarray(0, this.headerLength));
-      payloadPart = this.headerStart.subarray(this.headerLength);
-      this.headerStart = Buffer.alloc(0);
+      this.headerLength ??= checkPreamble(this.prefix);
+      if (this.headerLength === undefined || this.prefix.length < this.headerLength) return;
+      this.prefixLength ??= this.prefixLengthOf(this.headerLength);
+      if (this.prefixLength === undefined || this.prefix.length < this.prefixLength) return;
+      this.parsed = this.acceptPrefix(this.prefix.subarray(0, this.prefixLength), this.headerLength);
+      payloadPart = this.prefix.subarray(this.prefixLength);
+      this.prefix = Buffer.alloc(0);
     }
     if (payloadPart.length === 0) return;
     if (this.payloadBytesSeen + payloadPart.length > this.parsed.payloadLength) {
       throw new ImageFormatError(
         'trailing-data',
-        `the image holds more than the ${this.parsed.headerLength + this.parsed.payloadLength} bytes its header announces`,
+        `the image holds more than the ${this.expectedLength} bytes its header announces`,
       );
     }
     this.hash.update(payloadPart);
     this.payloadBytesSeen += payloadPart.length;
+  }
+
+  /** Header plus signature block; undefined while a version 2 block's length field has not arrived. */
+  private prefixLengthOf(headerLength: number): number | undefined {
+    if (this.prefix.readUInt16BE(8) !== SIGNED_IMAGE_FORMAT_VERSION) return headerLength;
+    if (this.prefix.length < headerLength + SIGNATURE_LENGTH_FIELD) return undefined;
+    const blockLength = this.prefix.readUInt16BE(headerLength);
+    if (blockLength > MAX_SIGNATURE_BLOCK_LENGTH)
+      throw new ImageFormatError(
+        'corrupt-signature-block',
+        `the signature block is ${blockLength} bytes; at most ${MAX_SIGNATURE_BLOCK_LENGTH}`,
+      );
+    return headerLength + SIGNATURE_LENGTH_FIELD + blockLength;
+  }
+
+  private acceptPrefix(prefix: Buffer, headerLength: number): ImageHeader {
+    const header = prefix.subarray(0, headerLength);
+    const signatureBody = prefix.subarray(Math.min(prefix.length, headerLength + SIGNATURE_LENGTH_FIELD));
+    const { signatures, problem } = parseSignatureEntries(signatureBody);
+    if (problem) throw new ImageFormatError('corrupt-signature-block', problem);
+    // The gate sees the bytes as they arrived, before the header's own digest is checked.
+    this.gate?.({
+      formatVersion: header.readUInt16BE(8),
+      header,
+      signatures,
+      statedImageRev: statedImageRev(header),
+    });
+    return parseImageHeader(header, signatureBody);
   }
 
   /** Call after the last byte: the verified header, or ImageFormatError (truncated, corrupt payload). */
@@ -279,7 +390,7 @@ export class ImageVerifier {
     if (this.payloadBytesSeen < this.parsed.payloadLength) {
       throw new ImageFormatError(
         'truncated',
-        `the image is truncated: ${this.bytesSeen} of ${this.parsed.headerLength + this.parsed.payloadLength} bytes`,
+        `the image is truncated: ${this.bytesSeen} of ${this.expectedLength} bytes`,
       );
     }
     const digest = this.hash.digest('hex');

@@ -41,7 +41,8 @@ export interface SensorConfig {
   udp_dest: string;
   udp_port_lidar: number;
   udp_port_imu: number;
-  udp_profile_lidar: LidarProfile;
+  /** LEGACY only on a unit replaying a LEGACY recording (firmware 2.x); the registry accepts it nowhere else. */
+  udp_profile_lidar: LidarProfile | 'LEGACY';
   udp_profile_imu: 'LEGACY';
   columns_per_packet: 16;
   return_order: ReturnOrder;

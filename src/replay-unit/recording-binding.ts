@@ -35,12 +35,19 @@ export const FIXED_BY_RECORDING: Readonly<Partial<Record<ParameterName, string>>
  * (which a client may change afterwards); parameters the
  * metadata omits (older firmware) or holds in a form the registry refuses keep their defaults.
  */
-export function recordedParameters(configParams: Record<string, unknown>): Partial<SensorConfig> {
+export function recordedParameters(
+  configParams: Record<string, unknown>,
+  recordedProfile: string,
+): Partial<SensorConfig> {
   const defaults = defaultConfig();
   const out: Record<string, unknown> = {};
+  // The profile is the one the packets have (flat legacy metadata of firmware 2.x names none: LEGACY).
+  const recorded: Record<string, unknown> = { ...configParams, udp_profile_lidar: recordedProfile };
   for (const name of [...Object.keys(FIXED_BY_RECORDING), 'udp_profile_lidar', 'azimuth_window'] as ParameterName[]) {
-    const value = configParams[name];
-    const { values, errors } = normalizeInput({ [name]: value === undefined ? defaults[name] : value }, defaults, {});
+    const value = recorded[name];
+    const { values, errors } = normalizeInput({ [name]: value === undefined ? defaults[name] : value }, defaults, {
+      recordedProfile,
+    });
     out[name] = errors.length ? defaults[name] : (values as Record<string, unknown>)[name];
   }
   return out as Partial<SensorConfig>;
@@ -58,6 +65,7 @@ export function createRecordingBinding(
 ): RecordingBinding {
   return {
     initializationId,
+    recordedProfile: recorded.udp_profile_lidar ?? '',
     refusal(candidate, active) {
       const cpf = columnsPerFrame(active.lidar_mode);
       const window = columnWindow(candidate.azimuth_window, cpf);

@@ -27,6 +27,7 @@ export interface ReplayOptions {
   replayRate: number;
   replayLoop: boolean;
   replayStartS: number;
+  replayTimetableMs?: number;
 }
 
 /** Throws RecordingError when the recording cannot be replayed. */
@@ -37,7 +38,7 @@ export function prepareReplay(options: ReplayOptions): ReplaySetup {
   const recording = loadRecording(file, options.metadata ? resolve(options.metadata) : undefined);
   const product = recordedProduct(recording.metadata);
   const identity = recordedIdentity(recording.metadata, product);
-  const recorded = recordedParameters(recording.metadata.configParams);
+  const recorded = recordedParameters(recording.metadata.configParams, recording.profile);
   // The recorded lidar_mode, when the metadata lacks it, follows from the frame width (10 Hz assumed).
   if (recording.metadata.configParams.lidar_mode === undefined) {
     const mode = `${recording.columnsPerFrame}x10`;
@@ -59,6 +60,7 @@ export function prepareReplay(options: ReplayOptions): ReplaySetup {
       rate: options.replayRate,
       loop: options.replayLoop,
       startOffsetNs: Math.round(options.replayStartS * 1e9),
+      timetableEpochMs: options.replayTimetableMs,
     },
     faults: recordingFaults(recording),
   };

@@ -4,36 +4,25 @@
  * as a live unit does (udp-packets.md, Column). Pure.
  */
 import { isColumnInWindow } from '../model/lidar-geometry.js';
-import {
-  COLUMNS_PER_PACKET,
-  COLUMN_HEADER_BYTES,
-  PACKET_HEADER_BYTES,
-  columnBytes,
-  type ProfileLayout,
-} from '../udp/lidar-profiles.js';
+import { COLUMNS_PER_PACKET } from '../udp/lidar-profiles.js';
 import { correctCrc } from './lidar-header.js';
+import { blankColumn, measurementIdAt, type RecordedLayout } from './recorded-layout.js';
 
 /** `b` limited to `window`; the same buffer when every column is inside, null when none is. */
 export function applyColumnWindow(
   b: Buffer,
-  layout: ProfileLayout,
+  layout: RecordedLayout,
   pixels: number,
   window: readonly [number, number],
 ): Buffer | null {
-  const colBytes = columnBytes(layout, pixels);
   const outside: number[] = [];
   for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
-    const m = b.readUInt16LE(PACKET_HEADER_BYTES + c * colBytes + 8);
-    if (!isColumnInWindow(m, window)) outside.push(c);
+    if (!isColumnInWindow(measurementIdAt(b, layout, pixels, c), window)) outside.push(c);
   }
   if (outside.length === 0) return b;
   if (outside.length === COLUMNS_PER_PACKET) return null;
   const out = Buffer.from(b);
-  for (const c of outside) {
-    const o = PACKET_HEADER_BYTES + c * colBytes;
-    out.writeUInt16LE(0, o + 10);
-    out.fill(0, o + COLUMN_HEADER_BYTES, o + colBytes);
-  }
+  for (const c of outside) blankColumn(out, layout, pixels, c);
   if (layout.header === 'STANDARD') correctCrc(b, out);
   return out;
 }

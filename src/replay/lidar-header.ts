@@ -1,14 +1,23 @@
 /**
  * Reading and rewriting the per-packet fields of recorded lidar packets (udp-packets.md): frame id,
- * init id, serial, column timestamps and measurement ids, for both header kinds. Pure.
+ * init id, serial, column timestamps and measurement ids, for every header kind (LEGACY packets carry
+ * the frame id in each column and no init id or serial). Pure.
  */
 import { crc64 } from '../udp/crc64.js';
-import { COLUMNS_PER_PACKET, PACKET_HEADER_BYTES, columnBytes, type ProfileLayout } from '../udp/lidar-profiles.js';
+import { COLUMNS_PER_PACKET } from '../udp/lidar-profiles.js';
+import {
+  columnOffset,
+  isLegacy,
+  packetHeaderBytes,
+  recordedColumnBytes,
+  type RecordedLayout,
+} from './recorded-layout.js';
 
 export interface LidarHeader {
   frameId: number;
-  initId: number;
-  serial: bigint;
+  /** null for LEGACY packets, which carry no identity. */
+  initId: number | null;
+  serial: bigint | null;
   /** Measurement id of the packet's first column. */
   firstMeasurementId: number;
 }
@@ -16,29 +25,37 @@ export interface LidarHeader {
 const serialAt = (b: Buffer, o: number) => BigInt(b.readUInt32LE(o)) | (BigInt(b[o + 4]) << 32n);
 
 /** The header fields of `b`, which must be at least one column long. */
-export function readLidarHeader(b: Buffer, layout: ProfileLayout): LidarHeader {
+export function readLidarHeader(b: Buffer, layout: RecordedLayout): LidarHeader {
+  if (isLegacy(layout))
+    return { frameId: b.readUInt16LE(10), initId: null, serial: null, firstMeasurementId: b.readUInt16LE(8) };
   const standard = layout.header === 'STANDARD';
   return {
     frameId: standard ? b.readUInt16LE(2) : b.readUInt32LE(4),
     initId: standard ? b.readUIntLE(4, 3) : b.readUIntLE(1, 3),
     serial: serialAt(b, standard ? 7 : 11),
-    firstMeasurementId: b.readUInt16LE(PACKET_HEADER_BYTES + 8),
+    firstMeasurementId: b.readUInt16LE(packetHeaderBytes(layout) + 8),
   };
 }
 
-export function writeFrameId(b: Buffer, layout: ProfileLayout, frameId: number): void {
-  if (layout.header === 'STANDARD') b.writeUInt16LE(frameId & 0xffff, 2);
+/** Sets the frame id of a packet (LEGACY: of each of its columns). */
+export function writeFrameId(b: Buffer, layout: RecordedLayout, pixels: number, frameId: number): void {
+  if (isLegacy(layout)) {
+    for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
+      const o = columnOffset(layout, pixels, c) + 10;
+      if (o + 2 <= b.length) b.writeUInt16LE(frameId & 0xffff, o);
+    }
+  } else if (layout.header === 'STANDARD') b.writeUInt16LE(frameId & 0xffff, 2);
   else b.writeUInt32LE(frameId >>> 0, 4);
 }
 
-/** Frame ids wrap at 2^16 (STANDARD) or 2^32 (FUSA). */
-export const frameIdModulus = (layout: ProfileLayout) => (layout.header === 'STANDARD' ? 0x10000 : 0x100000000);
+/** Frame ids wrap at 2^16 (STANDARD, LEGACY) or 2^32 (FUSA). */
+export const frameIdModulus = (layout: RecordedLayout) => (layout.header === 'FUSA' ? 0x100000000 : 0x10000);
 
 /** Adds `deltaNs` to the timestamp of every column of a packet of `pixels` pixels per column. */
-export function shiftColumnTimestamps(b: Buffer, layout: ProfileLayout, pixels: number, deltaNs: bigint): void {
-  const colBytes = columnBytes(layout, pixels);
+export function shiftColumnTimestamps(b: Buffer, layout: RecordedLayout, pixels: number, deltaNs: bigint): void {
+  const colBytes = recordedColumnBytes(layout, pixels);
   for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
-    const o = PACKET_HEADER_BYTES + i * colBytes;
+    const o = packetHeaderBytes(layout) + i * colBytes;
     if (o + 8 > b.length) return;
     b.writeBigUInt64LE((b.readBigUInt64LE(o) + deltaNs) & 0xffffffffffffffffn, o);
   }

@@ -1,9 +1,19 @@
 /**
  * `lidar-sensor recording info FILE.pcap [--metadata FILE.json]`: what a recording holds, without
- * starting a unit. Exit 0 with the summary; 2 with one line when the file cannot be replayed.
+ * starting a unit: every sensor the capture holds (by sending address), and with metadata (given, or
+ * the .json beside the capture) the summary of the replay of that sensor. Exit 0 with the summary; 2
+ * with one line when the file cannot be replayed.
  */
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadRecording, recordingFaults, type Recording } from './recording.js';
+import { describeSurvey, surveyCapture } from './capture-survey.js';
+import {
+  defaultMetadataPath,
+  loadRecording,
+  readCaptureDatagrams,
+  recordingFaults,
+  type Recording,
+} from './recording.js';
 import { RecordingError } from './recording-error.js';
 
 export function describeRecording(r: Recording): string {
@@ -64,17 +74,23 @@ export function runRecordingCommand(processArgv: readonly string[]): number {
     return 2;
   }
   try {
-    const r = loadRecording(file, parsed.values.metadata);
+    const sensors = surveyCapture(readCaptureDatagrams(file).extraction.datagrams);
+    // Without metadata (none given, none beside the capture) the list of sensors is the whole answer.
+    const metadata = parsed.values.metadata ?? defaultMetadataPath(file);
+    const r = parsed.values.metadata !== undefined || existsSync(metadata) ? loadRecording(file, metadata) : null;
     const summary = parsed.values.json
       ? JSON.stringify({
-          file: r.file,
-          metadata: r.metadataFile,
-          sensor: r.metadata.sensorInfo,
-          profile: r.profile,
-          lidarMode: r.metadata.configParams.lidar_mode,
-          stats: r.stats,
+          file,
+          ...(r && {
+            metadata: r.metadataFile,
+            sensor: r.metadata.sensorInfo,
+            profile: r.profile,
+            lidarMode: r.metadata.configParams.lidar_mode,
+            stats: r.stats,
+          }),
+          sensors,
         })
-      : describeRecording(r);
+      : [...(r ? [describeRecording(r)] : []), describeSurvey(sensors)].join('\n');
     process.stdout.write(`${summary}\n`);
     return 0;
   } catch (error) {

@@ -6,15 +6,26 @@
  * its metadata.
  */
 import { readFileSync } from 'node:fs';
-import { LIDAR_PROFILES, type LidarProfile } from '../model/sensor-config.js';
+import { LIDAR_PROFILES } from '../model/sensor-config.js';
 import { crc64 } from '../udp/crc64.js';
 import { IMU_PACKET_BYTES } from '../udp/imu-packet.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS, lidarPacketBytes, type ProfileLayout } from '../udp/lidar-profiles.js';
+import { COLUMNS_PER_PACKET } from '../udp/lidar-profiles.js';
 import { CaptureFormatError, readCaptureFile } from './capture-file.js';
+import { packetKind, sourcesOf, type CaptureSource, type PacketKind } from './capture-sensors.js';
 import { frameIdModulus, readLidarHeader } from './lidar-header.js';
+import {
+  isLegacy,
+  recordedLayout,
+  recordedPacketBytes,
+  type RecordedLayout,
+  type RecordedProfile,
+} from './recorded-layout.js';
 import { RecordingError } from './recording-error.js';
 import { parseRecordingMetadata, type RecordedMetadata } from './recording-metadata.js';
-import { extractUdpDatagrams } from './udp-datagrams.js';
+import { extractUdpDatagrams, type UdpDatagram } from './udp-datagrams.js';
+
+/** Profiles a replay sends: the current ones and LEGACY (firmware 2.x); ZONE16 and others are refused. */
+export const REPLAYABLE_PROFILES: readonly RecordedProfile[] = [...LIDAR_PROFILES, 'LEGACY'];
 
 export interface RecordedPacket {
   kind: 'lidar' | 'imu';
@@ -39,6 +50,8 @@ export interface RecordingStats {
   imuPackets: number;
   /** UDP datagrams to ports other than the recorded lidar and IMU ports (not replayed). */
   otherPortPackets: number;
+  /** Lidar and IMU datagrams of the capture's other sensors (not replayed). */
+  otherSensorPackets: number;
   /** Frames seen (distinct runs of one frame id), those with every packet of the column window, the rest. */
   frames: number;
   completeFrames: number;
@@ -56,8 +69,8 @@ export interface Recording {
   file: string;
   metadataFile: string;
   metadata: RecordedMetadata;
-  profile: LidarProfile;
-  layout: ProfileLayout;
+  profile: RecordedProfile;
+  layout: RecordedLayout;
   pixels: number;
   columnsPerFrame: number;
   lidarPort: number;
@@ -69,6 +82,8 @@ export interface Recording {
   passNs: number;
   /** Frame ids one pass spans (last - first + 1, modulo the id's width); 0 without lidar packets. */
   framesPerPass: number;
+  /** The capture's other sensors (source addresses with their packets), which this replay ignores. */
+  otherSensors: { address: string; lidarPackets: number; imuPackets: number }[];
 }
 
 /** `FILE.pcap` → `FILE.json`. */
@@ -92,8 +107,11 @@ const portOf = (config: Record<string, unknown>, name: string, fallback: number)
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : fallback;
 };
 
-export function loadRecording(file: string, metadataFile = defaultMetadataPath(file)): Recording {
-  const metadata = parseRecordingMetadata(readFile(metadataFile, 'metadata').toString('utf8'));
+/** A capture file's UDP datagrams; RecordingError for a file that is no capture or ends inside a record. */
+export function readCaptureDatagrams(file: string): {
+  capture: ReturnType<typeof readCaptureFile>;
+  extraction: ReturnType<typeof extractUdpDatagrams>;
+} {
   let capture;
   try {
     capture = readCaptureFile(readFile(file, 'recording'));
@@ -106,16 +124,22 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
       `${file}: truncated ${capture.format} file: it ends inside record ${capture.frames.length + 1}`,
     );
   }
+  return { capture, extraction: extractUdpDatagrams(capture.frames) };
+}
+
+export function loadRecording(file: string, metadataFile = defaultMetadataPath(file)): Recording {
+  const metadata = parseRecordingMetadata(readFile(metadataFile, 'metadata').toString('utf8'));
+  const { capture, extraction } = readCaptureDatagrams(file);
   const format = metadata.dataFormat;
   const profileName = format.udp_profile_lidar;
-  if (!(LIDAR_PROFILES as readonly string[]).includes(profileName)) {
+  if (!(REPLAYABLE_PROFILES as readonly string[]).includes(profileName)) {
     throw new RecordingError(
       `${file}: lidar profile ${profileName} of the metadata cannot be replayed ` +
-        `(supported: ${LIDAR_PROFILES.join(', ')})`,
+        `(supported: ${REPLAYABLE_PROFILES.join(', ')})`,
     );
   }
-  const profile = profileName as LidarProfile;
-  const layout = PROFILE_LAYOUTS[profile];
+  const profile = profileName as RecordedProfile;
+  const layout = recordedLayout(profile);
   const pixels = format.pixels_per_column;
   if (format.columns_per_packet !== COLUMNS_PER_PACKET) {
     throw new RecordingError(
@@ -130,19 +154,35 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
   }
   const lidarPort = portOf(metadata.configParams, 'udp_port_lidar', 7502);
   const imuPort = portOf(metadata.configParams, 'udp_port_imu', 7503);
-  const extraction = extractUdpDatagrams(capture.frames);
-  const expectedBytes = lidarPacketBytes(layout, pixels);
+  const expectedBytes = recordedPacketBytes(layout, pixels);
+  const kindOf = (d: UdpDatagram) => packetKind(d.dstPort, d.payload.length, lidarPort, imuPort);
+  const sensors = selectSensor(file, metadata, layout, expectedBytes, sourcesOf(extraction.datagrams, kindOf));
 
   const packets: RecordedPacket[] = [];
   let otherPortPackets = 0;
+  let otherSensorPackets = 0;
+  // Times count from the capture's first lidar or IMU datagram of any sensor: units replaying the other
+  // sensors of the capture keep the recorded timing relative to this one.
   let t0: bigint | null = null;
+  let tLast: bigint | null = null;
+  let onPorts = 0;
   for (const d of extraction.datagrams) {
-    const kind = d.dstPort === lidarPort ? 'lidar' : d.dstPort === imuPort ? 'imu' : null;
+    const kind = kindOf(d);
     if (!kind) {
       otherPortPackets++;
       continue;
     }
-    t0 ??= d.timeNs;
+    if (t0 === null || d.timeNs < t0) t0 = d.timeNs;
+    if (tLast === null || d.timeNs > tLast) tLast = d.timeNs;
+    onPorts++;
+  }
+  for (const d of extraction.datagrams) {
+    const kind = kindOf(d);
+    if (!kind || t0 === null) continue;
+    if (!sensors.belongs(d, kind)) {
+      otherSensorPackets++;
+      continue;
+    }
     const bytes = d.payload;
     if (kind === 'imu') {
       packets.push({
@@ -185,7 +225,9 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
   checkColumns(file, format.columns_per_frame, layout, lidar);
   const frames = frameStats(lidar, layout, format.columns_per_frame, format.column_window);
   const durationNs = packets.length ? packets[packets.length - 1].timeNs : 0;
-  const interval = packets.length > 1 ? durationNs / (packets.length - 1) : 1e8;
+  // One pass spans the whole capture (every sensor's packets), so that units replaying its sensors loop together.
+  const captureSpanNs = t0 !== null && tLast !== null ? Number(tLast - t0) : 0;
+  const interval = onPorts > 1 ? captureSpanNs / (onPorts - 1) : 1e8;
   return {
     file,
     metadataFile,
@@ -197,7 +239,8 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     lidarPort,
     imuPort,
     packets,
-    passNs: Math.round(durationNs + interval),
+    passNs: Math.round(captureSpanNs + interval),
+    otherSensors: sensors.others,
     framesPerPass: frames.span,
     stats: {
       format: capture.format,
@@ -207,6 +250,7 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
       lidarPackets: lidar.length,
       imuPackets: packets.length - lidar.length,
       otherPortPackets,
+      otherSensorPackets,
       frames: frames.frames,
       completeFrames: frames.complete,
       partialFrames: frames.frames - frames.complete,
@@ -219,10 +263,61 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
   };
 }
 
+interface SensorSelection {
+  belongs(d: UdpDatagram, kind: PacketKind): boolean;
+  others: Recording['otherSensors'];
+}
+
+/**
+ * The sensor of the metadata among the capture's sources: a capture of one sender is that sender (the
+ * identity checks below then name any mismatch); of several, the sources whose lidar packets carry the
+ * metadata's serial number and init_id (LEGACY packets carry none: the sources whose packets have the
+ * metadata's size, which must then be one). IMU packets belong to a sensor by source address only.
+ */
+function selectSensor(
+  file: string,
+  metadata: RecordedMetadata,
+  layout: RecordedLayout,
+  expectedBytes: number,
+  sources: CaptureSource[],
+): SensorSelection {
+  if (sources.length <= 1) return { belongs: () => true, others: [] };
+  const { prod_sn, initialization_id } = metadata.sensorInfo;
+  const serial = /^[0-9]+$/.test(prod_sn) ? BigInt(prod_sn) : null;
+  const isOurs = (b: Buffer) => {
+    if (b.length !== expectedBytes) return false;
+    if (isLegacy(layout)) return true;
+    const h = readLidarHeader(b, layout);
+    return (serial === null || h.serial === serial) && (initialization_id === 0 || h.initId === initialization_id);
+  };
+  const ours = sources.filter((s) => s.lidar.some((d) => isOurs(d.payload)));
+  const listing = () => sources.map((s) => `${s.address} (${s.lidar.length} lidar, ${s.imu.length} IMU)`).join(', ');
+  if (ours.length === 0) {
+    throw new RecordingError(
+      `${file}: none of the ${sources.length} senders in the capture sends packets of the metadata's unit ` +
+        `(serial ${prod_sn}, initialization_id ${initialization_id}, ${metadata.dataFormat.udp_profile_lidar} ` +
+        `packets of ${expectedBytes} bytes): ${listing()}`,
+    );
+  }
+  if (isLegacy(layout) && ours.length > 1) {
+    throw new RecordingError(
+      `${file}: ${ours.length} senders send LEGACY packets of this size and LEGACY packets name no sensor: ${listing()}`,
+    );
+  }
+  const addresses = new Set(ours.map((s) => s.address));
+  return {
+    belongs: (d, kind) =>
+      addresses.has(d.srcAddress) && (kind === 'imu' || d.payload.length !== expectedBytes || isOurs(d.payload)),
+    others: sources
+      .filter((s) => !addresses.has(s.address))
+      .map((s) => ({ address: s.address, lidarPackets: s.lidar.length, imuPackets: s.imu.length })),
+  };
+}
+
 /** Packets must come from the unit the metadata describes (clients compare init_id and prod_sn). */
-function checkIdentity(file: string, metadata: RecordedMetadata, layout: ProfileLayout, lidar: RecordedPacket[]) {
+function checkIdentity(file: string, metadata: RecordedMetadata, layout: RecordedLayout, lidar: RecordedPacket[]) {
   const formed = lidar.filter((p) => p.wellFormed);
-  if (formed.length === 0) return;
+  if (formed.length === 0 || isLegacy(layout)) return;
   const header = readLidarHeader(formed[0].bytes, layout);
   const { initialization_id, prod_sn } = metadata.sensorInfo;
   if (/^[0-9]+$/.test(prod_sn) && header.serial !== BigInt(prod_sn)) {
@@ -235,7 +330,7 @@ function checkIdentity(file: string, metadata: RecordedMetadata, layout: Profile
   }
 }
 
-function checkColumns(file: string, cpf: number, layout: ProfileLayout, lidar: RecordedPacket[]) {
+function checkColumns(file: string, cpf: number, layout: RecordedLayout, lidar: RecordedPacket[]) {
   for (const p of lidar) {
     if (!p.wellFormed) continue;
     const m = readLidarHeader(p.bytes, layout).firstMeasurementId;
@@ -246,7 +341,7 @@ function checkColumns(file: string, cpf: number, layout: ProfileLayout, lidar: R
   }
 }
 
-function frameStats(lidar: RecordedPacket[], layout: ProfileLayout, cpf: number, window: [number, number]) {
+function frameStats(lidar: RecordedPacket[], layout: RecordedLayout, cpf: number, window: [number, number]) {
   const modulus = frameIdModulus(layout);
   const packetsPerFrame = packetsInWindow(cpf, window);
   let frames = 0;
@@ -299,6 +394,12 @@ export function recordingFaults(r: Recording): string[] {
     lines.push(`${s.incompleteDatagrams} fragmented datagrams are missing fragments and are not replayed`);
   if (s.otherPortPackets)
     lines.push(`${s.otherPortPackets} datagrams to other ports than ${r.lidarPort}/${r.imuPort} are not replayed`);
+  if (r.otherSensors.length) {
+    const list = r.otherSensors.map((o) => `${o.address} (${o.lidarPackets} lidar, ${o.imuPackets} IMU)`).join(', ');
+    lines.push(
+      `the capture holds ${r.otherSensors.length} other sensor(s), ignored (${s.otherSensorPackets} datagrams): ${list}`,
+    );
+  }
   if (s.partialFrames) lines.push(`${s.partialFrames} of ${s.frames} frames are partial`);
   if (s.missingFrames) lines.push(`${s.missingFrames} frame ids are missing between frames`);
   if (s.malformedPackets) lines.push(`${s.malformedPackets} lidar packets have the wrong size (truncated or corrupt)`);

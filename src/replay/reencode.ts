@@ -17,44 +17,58 @@ import {
   type ProfileLayout,
 } from '../udp/lidar-profiles.js';
 import { readLidarHeader } from './lidar-header.js';
+import { columnHeaderBytes, columnOffset, columnValid, isLegacy, type RecordedLayout } from './recorded-layout.js';
 
 /** The channel data of one recorded packet as a 16-column image (column i = the packet's column i). */
-export function decodePacketImage(b: Buffer, layout: ProfileLayout, pixels: number): LidarImage {
+export function decodePacketImage(b: Buffer, layout: RecordedLayout, pixels: number): LidarImage {
   const img = emptyLidarImage(COLUMNS_PER_PACKET, pixels);
-  const colBytes = columnBytes(layout, pixels);
   for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
-    layout.readColumn(b, PACKET_HEADER_BYTES + c * colBytes + COLUMN_HEADER_BYTES, img, c);
+    layout.readColumn(b, columnOffset(layout, pixels, c) + columnHeaderBytes(layout), img, c);
   }
   return img;
 }
 
-/** `b` (a well-formed packet of `from`) as a packet of `to`. */
-export function reencodeLidarPacket(b: Buffer, from: ProfileLayout, to: ProfileLayout, pixels: number): Buffer {
+/**
+ * `b` (a well-formed packet of `from`) as a packet of `to`. LEGACY packets carry no identity: the
+ * header gets `identity` (the recorded unit's), as the unit's own packets would.
+ */
+export function reencodeLidarPacket(
+  b: Buffer,
+  from: RecordedLayout,
+  to: ProfileLayout,
+  pixels: number,
+  identity: { initId: number; serial: bigint },
+): Buffer {
   const header = readLidarHeader(b, from);
-  const alertFlags = from.header === 'STANDARD' ? b[12] : b[8];
+  const initId = header.initId ?? identity.initId;
+  const serial = Number(header.serial ?? identity.serial);
+  const alertFlags = isLegacy(from) ? 0 : from.header === 'STANDARD' ? b[12] : b[8];
   const out = Buffer.alloc(lidarPacketBytes(to, pixels));
   if (to.header === 'STANDARD') {
     out.writeUInt16LE(1, 0);
     out.writeUInt16LE(header.frameId & 0xffff, 2);
-    out.writeUIntLE(header.initId, 4, 3);
-    out.writeUIntLE(Number(header.serial), 7, 5);
+    out.writeUIntLE(initId, 4, 3);
+    out.writeUIntLE(serial, 7, 5);
     out[12] = alertFlags;
   } else {
     out[0] = 1;
-    out.writeUIntLE(header.initId, 1, 3);
+    out.writeUIntLE(initId, 1, 3);
     out.writeUInt32LE(header.frameId >>> 0, 4);
     out[8] = alertFlags;
-    out.writeUIntLE(Number(header.serial), 11, 5);
+    out.writeUIntLE(serial, 11, 5);
   }
-  b.copy(out, 16, 16, 20); // thermal and shot-limiting state
+  if (!isLegacy(from)) b.copy(out, 16, 16, 20); // thermal and shot-limiting state
   const img = decodePacketImage(b, from, pixels);
-  const fromCol = columnBytes(from, pixels);
   const toCol = columnBytes(to, pixels);
   for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
-    const src = PACKET_HEADER_BYTES + c * fromCol;
+    const src = columnOffset(from, pixels, c);
     const dst = PACKET_HEADER_BYTES + c * toCol;
-    b.copy(out, dst, src, src + COLUMN_HEADER_BYTES); // timestamp, measurement id, status
-    if (b.readUInt16LE(src + 10) & 1) to.writeColumn(out, dst + COLUMN_HEADER_BYTES, img, c);
+    const valid = columnValid(b, from, pixels, c);
+    if (isLegacy(from)) {
+      b.copy(out, dst, src, src + 10); // timestamp, measurement id; the status word becomes bit 0
+      out.writeUInt16LE(valid ? 1 : 0, dst + 10);
+    } else b.copy(out, dst, src, src + COLUMN_HEADER_BYTES); // timestamp, measurement id, status
+    if (valid) to.writeColumn(out, dst + COLUMN_HEADER_BYTES, img, c);
   }
   if (to.header === 'STANDARD') writeCrc(out);
   return out;

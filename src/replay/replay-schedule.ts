@@ -18,20 +18,22 @@ export class ReplaySchedule {
    * @param timesNs recorded capture times of the packets, ascending, from 0
    * @param fullPassNs one pass of the whole recording (its span plus one packet interval)
    * @param startOffsetNs recorded time the replay starts at
+   * @param anchor what the timetable counts from: the first replayed packet (it is sent at once), or the
+   *   start offset itself (units replaying other sensors of one capture then keep their recorded offsets)
    */
   constructor(
-    timesNs: readonly number[],
+    private readonly times: readonly number[],
     fullPassNs: number,
     readonly rate: number,
     startOffsetNs: number,
     readonly loop: boolean,
-    private readonly times = timesNs,
+    anchor: 'first-packet' | 'start-offset' = 'first-packet',
   ) {
-    let first = timesNs.findIndex((t) => t >= startOffsetNs);
-    if (first < 0) first = timesNs.length;
+    let first = times.findIndex((t) => t >= startOffsetNs);
+    if (first < 0) first = times.length;
     this.first = first;
-    this.perPass = timesNs.length - first;
-    this.baseNs = first < timesNs.length ? timesNs[first] : 0;
+    this.perPass = times.length - first;
+    this.baseNs = anchor === 'start-offset' ? startOffsetNs : first < times.length ? times[first] : 0;
     this.passNs = Math.max(1, fullPassNs - this.baseNs);
   }
 

@@ -65,7 +65,7 @@ export const ProblemSchema = Type.Object(
 /** What each problem status means, as the OpenAPI document says it. A new status needs a line here. */
 const PROBLEM_MEANING: Record<number, string> = {
   400: 'The request is refused (an invalid body or parameter, or an unknown query parameter, which is named); nothing changed',
-  403: 'The request is forbidden',
+  403: "Refused; nothing changed: the caller's address may not change the unit (--allow-writes-from), or a firmware image is not signed by a trusted key or is older than allowed (the problem type says which)",
   404: 'No such resource',
   408: 'The request body did not arrive in time; the connection is closed',
   409: "The request conflicts with the unit's state or model (e.g. metadata outside RUNNING)",

@@ -84,6 +84,8 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/sensor/cmd/set_config_param',
     {
+      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/http/write-access.ts).
+      config: { changesUnit: true },
       schema: {
         ...command('legacySetConfigParam', 'Stage a parameter (or an object of them); applied by reinitialize'),
         querystring: setArgs,
@@ -108,6 +110,8 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/sensor/cmd/set_udp_dest_auto',
     {
+      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/http/write-access.ts).
+      config: { changesUnit: true },
       schema: {
         ...command('legacySetUdpDestAuto', "Stage udp_dest = the caller's address"),
         querystring: noQuery,
@@ -123,6 +127,8 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/sensor/cmd/reinitialize',
     {
+      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/http/write-access.ts).
+      config: { changesUnit: true },
       schema: {
         ...command('legacyReinitialize', 'Apply the staged configuration'),
         querystring: noQuery,
@@ -138,6 +144,8 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/sensor/cmd/save_config_params',
     {
+      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/http/write-access.ts).
+      config: { changesUnit: true },
       schema: {
         ...command('legacySaveConfigParams', 'Persist the active configuration'),
         querystring: noQuery,

@@ -23,7 +23,8 @@ import { timeRoutes } from './time.js';
 import { networkRoutes } from './network.js';
 import { collectRoutes, openApiRoutes } from './openapi.js';
 import { refuseUnknownQueryParameters } from './query-policy.js';
-import { ProblemSchema, type PerPathValue } from './api-schemas.js';
+import { ProblemSchema, problems, type PerPathValue } from './api-schemas.js';
+import { changesUnit } from '../http/write-access.js';
 import { ConfigurationSchema } from './config-schemas.js';
 import { requestValidatorCompiler } from './validator-compiler.js';
 import { lazySerializerCompiler } from './serializer-compiler.js';
@@ -96,6 +97,13 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   });
 
   refuseUnknownQueryParameters(app);
+  // Whatever can change the unit may be refused 403 (--allow-writes-from, and the firmware trust store):
+  // the document lists it on exactly the operations the write-access check guards.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.schema?.response && methods.some((method) => changesUnit(method, route.config)))
+      route.schema.response = { ...(route.schema.response as object), ...problems(403) };
+  });
   const routes = collectRoutes(app);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin);
   await app.register(diagnosticsRoutes, { recentLog });

@@ -8,6 +8,7 @@
  * HAL reconfigures → RUNNING (or STANDBY). Every change goes through one serial queue; a failed
  * step leaves the previous active configuration running and the store unchanged.
  */
+import type { FirmwarePolicy } from '../firmware/firmware-trust.js';
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import { ConfigStore } from '../config/config-store.js';
 import { combinationErrors, normalizeInput } from '../config/config-validation.js';
 import { defaultConfig, type SensorConfig } from '../config/registry.js';
 import type { Hal, HalKind } from '../hal/types.js';
+import type { UdpFaultRule } from '../model/fault-rules.js';
 import type { LidarHal, StreamRun } from '../hal/lidar.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { KV_KEYS, KvStore } from '../store/kv-store.js';
@@ -49,14 +51,28 @@ export interface SensorDependencies {
   simulatedRebootMs?: number;
   /** Largest firmware image an upload may hold (`--firmware-max-bytes`). */
   firmwareMaxBytes?: number;
+  /** Which firmware images install (`--firmware-trust`, `--firmware-min-version`); default any intact one. */
+  firmwarePolicy?: FirmwarePolicy;
   /** Set when the unit replays a recording (`--replay`): what the recording fixes. */
   recording?: RecordingBinding;
+}
+
+/** The live view's source: pictures, and what decides whether anything is sent (to say why not). */
+export interface LivePreview extends Pick<LidarHal, 'watchPreview'> {
+  streamState(): {
+    config: Readonly<SensorConfig>;
+    status: SensorStatus;
+    rebooting: boolean;
+    udpFaultRules: readonly UdpFaultRule[];
+  };
 }
 
 /** What a replayed recording fixes about the unit (src/replay/recording-binding.ts). */
 export interface RecordingBinding {
   /** The recording's initialization_id: packets carry it, so it stays across reinits. */
   initializationId: number;
+  /** The recorded lidar profile, accepted for udp_profile_lidar even where the registry does not list it (LEGACY). */
+  recordedProfile: string;
   /** Why the recording cannot honour `candidate` (a 409), or undefined when it can. */
   refusal(candidate: Readonly<SensorConfig>, active: Readonly<SensorConfig>): string | undefined;
   /** `config` with the parameters only the recording decides set to the recorded values (each boot). */
@@ -163,6 +179,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       log: deps.log.child({ component: 'firmware' }),
       factoryImageRev: imageRev(deps.identity.firmware),
       maxImageBytes: deps.firmwareMaxBytes,
+      policy: deps.firmwarePolicy,
     });
     const sensor = new Sensor(deps, firmware);
     await Promise.all([sensor.time.restore(), sensor.network.restore()]);
@@ -184,9 +201,17 @@ export class Sensor extends EventEmitter<SensorEvents> {
    * The live view's source: pictures of what the lidar stream sends, while watched (src/web). Undefined
    * when the data path has no picture to give.
    */
-  get preview(): Pick<LidarHal, 'watchPreview'> {
+  get preview(): LivePreview {
     const lidar = this.hal.lidar;
-    return { watchPreview: lidar.watchPreview?.bind(lidar) };
+    return {
+      watchPreview: lidar.watchPreview?.bind(lidar),
+      streamState: () => ({
+        config: this.config('active'),
+        status: this.currentStatus,
+        rebooting: this.rebooting,
+        udpFaultRules: lidar.udpFaultRules?.() ?? [],
+      }),
+    };
   }
 
   /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */
@@ -228,6 +253,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return this.queue.run(async () => {
       const { values, errors, uncheckedKeys } = normalizeInput(body, this.configs.get('staged'), {
         autoDestination: flags.autoDestination,
+        recordedProfile: this.recording?.recordedProfile,
       });
       if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
       const staged: SensorConfig = { ...this.configs.get('staged'), ...values };
@@ -246,7 +272,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
    */
   setParameter(name: string, value: unknown): Promise<void> {
     return this.queue.run(async () => {
-      const { values, errors } = normalizeInput({ [name]: value }, this.configs.get('active'), {});
+      const { values, errors } = normalizeInput({ [name]: value }, this.configs.get('active'), {
+        recordedProfile: this.recording?.recordedProfile,
+      });
       if (errors.length) throw invalidConfiguration(errors);
       await this.reinitWith({ ...this.configs.get('active'), ...values }, true);
       this.configs.set('staged', { ...this.configs.get('staged'), ...values });

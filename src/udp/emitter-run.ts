@@ -99,10 +99,22 @@ export class EmitterRun {
     this.targets.imu?.close();
   }
 
-  /** What the lidar stream sends, for the live view; null without one. */
+  /** What the lidar stream (or the replay) sends, for the live view; null without one. */
   previewSource(): PreviewSource | null {
     const lidar = this.streams.lidar;
     const target = this.targets.lidar;
+    const replay = this.streams.replay;
+    if (replay && target) {
+      const image = replay.previewImage();
+      return (
+        image && {
+          initId: this.plan.initId,
+          image,
+          columnWindow: this.plan.replay?.source.columnWindow ?? [0, image.columns - 1],
+          packetsSent: () => target.stats.sent,
+        }
+      );
+    }
     if (!lidar || !target) return null;
     return {
       initId: this.plan.initId,

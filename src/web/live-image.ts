@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { LidarHal } from '../hal/lidar.js';
 import type { PreviewFrame } from '../udp/preview-frame.js';
+import { silenceOf, type StreamState } from './live-silence.js';
 
 /** A picture as the page receives it. */
 export interface LiveImageEvent {
@@ -27,11 +28,22 @@ export function liveImageEvent(frame: PreviewFrame | null): LiveImageEvent | nul
   return { ...rest, range: b64(range), reflectivity: b64(reflectivity) };
 }
 
+/**
+ * The event that says why nothing is sent (`idle`, with the reason when one is known), or that pictures
+ * are on their way (`waiting`).
+ */
+function idleEvent(state: StreamState | undefined): string {
+  const silence = state ? silenceOf(state) : null;
+  return `event: idle\ndata: ${JSON.stringify(silence ?? { code: 'unknown', reason: null })}\n\n`;
+}
+
 export class LiveImageHub {
   private readonly viewers = new Set<ServerResponse>();
   private unwatch: (() => void) | null = null;
+  /** The last message sent, so a page that joins gets a picture (or the reason there is none) at once. */
+  private last: string | null = null;
 
-  constructor(private readonly lidar: Pick<LidarHal, 'watchPreview'>) {}
+  constructor(private readonly lidar: Pick<LidarHal, 'watchPreview'> & { streamState?(): StreamState }) {}
 
   get viewerCount(): number {
     return this.viewers.size;
@@ -49,13 +61,16 @@ export class LiveImageHub {
     res.write('retry: 2000\n\n');
     this.viewers.add(res);
     res.once('close', () => this.remove(res));
-    if (!this.unwatch) {
-      if (!this.lidar.watchPreview) {
-        res.write('event: unavailable\ndata: {}\n\n');
-        return;
-      }
-      this.unwatch = this.lidar.watchPreview((frame) => this.broadcast(frame));
+    if (!this.lidar.watchPreview) {
+      res.write('event: unavailable\ndata: {}\n\n');
+      return;
     }
+    // The first event at once: why nothing is sent (the data plane, not running, would never say), or the
+    // latest picture, or word that the first picture is coming.
+    const silence = this.lidar.streamState ? silenceOf(this.lidar.streamState()) : null;
+    if (silence) res.write(idleEvent(this.lidar.streamState?.()));
+    else res.write(this.last ?? 'event: waiting\ndata: {}\n\n');
+    this.unwatch ??= this.lidar.watchPreview((frame) => this.broadcast(frame));
   }
 
   close(): void {
@@ -63,6 +78,7 @@ export class LiveImageHub {
     this.viewers.clear();
     this.unwatch?.();
     this.unwatch = null;
+    this.last = null;
   }
 
   private remove(res: ServerResponse) {
@@ -70,12 +86,14 @@ export class LiveImageHub {
     if (this.viewers.size === 0 && this.unwatch) {
       this.unwatch();
       this.unwatch = null;
+      this.last = null;
     }
   }
 
   private broadcast(frame: PreviewFrame | null) {
     const event = liveImageEvent(frame);
-    const message = event ? `event: frame\ndata: ${JSON.stringify(event)}\n\n` : 'event: idle\ndata: {}\n\n';
+    const message = event ? `event: frame\ndata: ${JSON.stringify(event)}\n\n` : idleEvent(this.lidar.streamState?.());
+    this.last = event ? message : null;
     for (const res of this.viewers) res.write(message);
   }
 }

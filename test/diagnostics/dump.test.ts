@@ -19,6 +19,7 @@ const EXPECTED_FILES = [
   'telemetry.json',
   'time.json',
   'network.json',
+  'firmware.json',
 ];
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -93,6 +94,12 @@ describe('GET /api/v1/diagnostics/dump', () => {
     expect(json('time.json').sensor.timestamp.mode).toBe('TIME_FROM_INTERNAL_OSC');
     const network = (await u.app.inject('/api/v1/system/network')).json() as Record<string, unknown>;
     expect(json('network.json')).toEqual(network);
+    expect(json('firmware.json')).toEqual({
+      ...(await u.app.inject('/api/v1/system/firmware')).json(),
+      signatures_required: false,
+      trusted_keys: [],
+      min_version: null,
+    });
   });
 
   it('is sent chunked, without Content-Length, over a real connection', async () => {

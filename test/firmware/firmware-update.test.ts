@@ -3,8 +3,6 @@
  * reboot into the new slot, commit_pending true then false, the new fw everywhere; the rollback of
  * an image that never boots healthy; and bad uploads refused with nothing changed.
  */
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
@@ -15,6 +13,7 @@ import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { gatedFirmware, type GatedFirmware } from './gated-firmware.js';
 import { uploadFirmware } from './http-upload.js';
+import { slotFilesDigest } from './slot-files-digest.js';
 
 const FACTORY_REV = 'ousteros-image-prod-bootes-v3.1.0+20240426041747';
 const NEW_REV = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
@@ -62,17 +61,7 @@ async function getJson(baseUrl: string, path: string): Promise<{ status: number;
 
 /** Everything that must not change when an upload is refused. */
 function snapshot(u: Unit) {
-  const dir = u.t.hal.firmware.slotDirectory;
-  const files = Object.fromEntries(
-    readdirSync(dir)
-      .sort()
-      .map((name) => [
-        name,
-        createHash('sha256')
-          .update(readFileSync(join(dir, name)))
-          .digest('hex'),
-      ]),
-  );
+  const files = slotFilesDigest(u.t.hal.firmware.slotDirectory);
   return {
     files,
     state: structuredClone(u.t.sensor.firmware.slotState),

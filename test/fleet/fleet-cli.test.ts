@@ -4,13 +4,14 @@
  * while the others keep streaming untouched; the supervisor's aggregated /metrics read back with a
  * Prometheus text parser.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, freePort, waitFor } from '../helpers/cli-process.js';
+import { freePort, waitFor } from '../helpers/cli-process.js';
+import { startFleet } from '../helpers/fleet-process.js';
 import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 
@@ -84,7 +85,6 @@ const sensorInfo = (url: string) =>
 
 describe('lidar-sensor fleet (8 units, child processes)', () => {
   let fleet: ChildProcess;
-  let output = '';
   let dataRoot: string;
   let endpoint: string;
   let units: UnitListing[];
@@ -105,39 +105,22 @@ describe('lidar-sensor fleet (8 units, child processes)', () => {
         '',
       ].join('\n'),
     );
-    fleet = spawn(
-      process.execPath,
-      [
-        CLI_PATH,
-        'fleet',
-        '--file',
-        file,
-        '--count',
-        String(UNITS),
-        '--base-address',
-        address(0),
-        '--port',
-        String(port),
-        '--data-root',
-        dataRoot,
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'info',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    fleet.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    fleet.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const metricsUrl = await waitFor(
-      () => {
-        if (fleet.exitCode !== null) throw new Error(`fleet exited with ${fleet.exitCode}: ${output}`);
-        return /"metrics":"([^"]+)"/.exec(output)?.[1];
-      },
-      40_000,
-      'the fleet to be ready',
-    );
-    endpoint = metricsUrl.replace(/\/metrics$/, '');
+    const started = await startFleet([
+      '--file',
+      file,
+      '--count',
+      String(UNITS),
+      '--base-address',
+      address(0),
+      '--port',
+      String(port),
+      '--data-root',
+      dataRoot,
+      '--log-level',
+      'info',
+    ]);
+    fleet = started.process;
+    endpoint = started.endpoint;
     units = await json<UnitListing[]>(`${endpoint}/units`);
     initialModes = await Promise.all(units.map((u) => json<string>(`${u.url}/api/v1/sensor/config/lidar_mode`)));
     for (let i = 0; i < UNITS; i++) receivers.push(await CountingReceiver.open());

@@ -62,6 +62,50 @@ describe('fleet options and plans', () => {
     expect(() => nthAddress('255.255.255.255', 1)).toThrow(/past 255.255.255.255/);
   });
 
+  it('--replay plans one unit per --metadata on one timetable, with the recorded sensor as product and serial', () => {
+    const o = options(
+      ['--replay', '/r/rig.pcap', '--metadata', '/r/a.json', '--metadata', '/r/b.json', '--replay-loop'].concat([
+        '--base-address',
+        '127.0.3.1',
+        '--port',
+        '8080',
+        '--data-root',
+        '/d',
+      ]),
+    );
+    const plans = planUnits(o, null, [
+      { product: 'OS-0-128', serial: '122247000785' },
+      { product: 'OS-1-64-AH', serial: '122239000672' },
+    ]);
+    expect(plans.map((p) => [p.name, p.address, p.product, p.serial])).toEqual([
+      ['unit-1', '127.0.3.1', 'OS-0-128', '122247000785'],
+      ['unit-2', '127.0.3.2', 'OS-1-64-AH', '122239000672'],
+    ]);
+    const epoch = String(o.replay?.timetableMs);
+    for (const [i, plan] of plans.entries()) {
+      expect(plan.args).toEqual(
+        [
+          '--host',
+          `127.0.3.${i + 1}`,
+          '--port',
+          '8080',
+          '--data-dir',
+          `/d/unit-${i + 1}`,
+          '--log-level',
+          'info',
+        ].concat(
+          ['--replay', '/r/rig.pcap', '--metadata', i === 0 ? '/r/a.json' : '/r/b.json'],
+          ['--replay-timetable', epoch, '--replay-loop'],
+        ),
+      );
+    }
+    expect(() => parseFleetOptions(['--replay', '/r/rig.pcap'])).toThrow(/one --metadata FILE per sensor/);
+    expect(() => parseFleetOptions(['--count', '2', '--metadata', 'a.json'])).toThrow(/need --replay CAPTURE/);
+    expect(() => parseFleetOptions(['--replay', 'r.pcap', '--metadata', 'a.json', '--count', '2'])).toThrow(
+      /does not combine with --count or --file/,
+    );
+  });
+
   it('takes units from a fleet file: product, serial, address, mode, config, replay and extra options', () => {
     const file = parseFleetFile(
       [

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Hal } from '../../src/hal/types.js';
 import type { Sensor } from '../../src/sensor/sensor.js';
-import { createUnit } from '../../src/unit.js';
+import { createUnit, type UnitOptions } from '../../src/unit.js';
 
 export interface TestSensorOptions {
   product?: string;
@@ -18,6 +18,8 @@ export interface TestSensorOptions {
   /** Replace the HAL (e.g. with a recording fake). */
   hal?: (defaults: Hal) => Hal;
   simulatedRebootMs?: number;
+  /** Further options of the unit (firmware policy, write access, a logger). */
+  unit?: Partial<UnitOptions>;
 }
 
 export interface TestSensor {
@@ -41,6 +43,7 @@ export async function createTestSensor(options: TestSensorOptions = {}): Promise
     bindDataToHost: false,
     wrapHal: options.hal,
     simulatedRebootMs: options.simulatedRebootMs ?? 50,
+    ...options.unit,
   });
   return {
     app: unit.app,

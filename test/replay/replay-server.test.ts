@@ -2,59 +2,13 @@
  * A unit started with --replay, seen from outside: what it sends (captured on loopback and compared
  * with the test's own reading of the pcap), what metadata it serves, how it answers configuration.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { parseCliOptions } from '../../src/cli-options.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { crc64xz } from '../udp/decoder/crc64-xz.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
-import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
+import { until } from '../udp/helpers/udp-capture.js';
 import { OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
-
-// Documents of the interface, read field by field: the test asserts their shape itself.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
-const running: { server: RunningServer; captures: UdpCapture[] }[] = [];
-
-afterEach(async () => {
-  for (const r of running.splice(0)) {
-    await r.server.close();
-    for (const c of r.captures) await c.close();
-  }
-});
-
-async function replayUnit(base: string, extra: string[] = []) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'replay-unit-'));
-  const options = parseCliOptions(
-    ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--replay', `${base}.pcap`, ...extra],
-    {},
-  );
-  if (options === 'help') throw new Error('unexpected help');
-  const server = await startServer(options, pino({ level: 'silent' }));
-  const lidar = await UdpCapture.listen();
-  const imu = await UdpCapture.listen();
-  running.push({ server, captures: [lidar, imu] });
-  const post = async (body: Record<string, unknown>) =>
-    fetch(`${server.url}/api/v1/sensor/config`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  const getJson = async (path: string): Promise<Json> => (await fetch(`${server.url}${path}`)).json();
-  /**
-   * Points the streams at the captures (a reinit: the recording starts). A fresh unit has no udp_dest,
-   * so everything captured comes from this run.
-   */
-  const listen = async (more: Record<string, unknown> = {}) => {
-    const res = await post({ udp_dest: '127.0.0.1', udp_port_lidar: lidar.port, udp_port_imu: imu.port, ...more });
-    expect(res.status).toBe(204);
-  };
-  return { server, lidar, imu, post, getJson, listen };
-}
+import { replayUnit, type Json } from './helpers/replay-unit.js';
 
 const hex = (b: Buffer) => b.toString('hex');
 
@@ -79,8 +33,7 @@ describe.each([
     expect(new Set(u.lidar.datagrams.map((d) => d.from.address))).toEqual(new Set(['127.0.0.1']));
 
     // A reinit (another IMU port) starts the recording from its beginning, byte-exact again.
-    const imu2 = await UdpCapture.listen();
-    running.at(-1)!.captures.push(imu2);
+    const imu2 = await u.capture();
     const res = await u.post({ udp_port_imu: imu2.port });
     expect(res.status).toBe(204);
     await until(() => imu2.count >= recordedImu.length, 'the IMU packets after the reinit');

@@ -65,7 +65,7 @@ export function createLinuxFirmware(options: LinuxFirmwareOptions): FirmwareHal 
     },
     async install(slot, imagePath, header) {
       await run(
-        ['install', slot, imagePath, String(header.headerLength), String(header.payloadLength), header.imageRev],
+        ['install', slot, imagePath, String(header.payloadOffset), String(header.payloadLength), header.imageRev],
         INSTALL_TIMEOUT_MS,
       );
     },

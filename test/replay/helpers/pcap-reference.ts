@@ -11,9 +11,14 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const RECORDINGS = fileURLToPath(new URL('../../../../shared/data/recordings/', import.meta.url));
 export const OS0_CRC = `${RECORDINGS}crc_test`;
 export const OS1_FUSA = `${RECORDINGS}OS-1-128_767798045_1024x10_20230712_120049`;
+/** Firmware 2.0 OS-2-32: LEGACY lidar packets (no header, no footer), flat metadata. */
+export const OS2_LEGACY = `${RECORDINGS}OS-2-32-U0_v2.0.0_1024x10`;
+/** Two sensors in one capture, lidar and IMU on port 7502; metadata `.1.json` and `.2.json`. */
+export const TWO_SENSORS = `${RECORDINGS}same_ports_nonlegacy`;
 
 export interface ReferenceDatagram {
   timeUs: number;
+  srcAddress: string;
   dstPort: number;
   payload: Buffer;
 }
@@ -50,7 +55,9 @@ export function readReferencePcap(path: string): ReferenceDatagram[] {
         partial.delete(id);
       }
     }
-    if (udp) out.push({ timeUs: us, dstPort: udp.readUInt16BE(2), payload: udp.subarray(8, udp.readUInt16BE(4)) });
+    const srcAddress = [...frame.subarray(26, 30)].join('.');
+    if (udp)
+      out.push({ timeUs: us, srcAddress, dstPort: udp.readUInt16BE(2), payload: udp.subarray(8, udp.readUInt16BE(4)) });
   }
   return out;
 }

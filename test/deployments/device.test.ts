@@ -1,0 +1,215 @@
+/**
+ * The device install, whole: a Debian 12 system booted with systemd as PID 1 (a container of the local base,
+ * which holds systemd, chrony, linuxptp and iproute2), `apt-get install ./pkg/lidar-sensor_*.deb`, and then
+ * only the API and systemd's own tools: the service up at boot on port 80 with the linux HAL, the real interface
+ * and address, real chrony and ptp4l behind /api/v1/time, a restart through systemd, a firmware update through
+ * the packaged hook, a clean stop, structured lines in the journal.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { waitFor } from '../helpers/cli-process.js';
+import { docker, PREFIX, removeAll } from './docker.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const skip = inject('dockerSkip');
+const baseImage = inject('baseImage');
+const name = `${PREFIX}-device`;
+const figures: Record<string, string> = {};
+
+const sh = (script: string): Promise<string> => docker(['exec', name, 'sh', '-c', script], 120_000);
+const mainPid = async (): Promise<number> => Number(await sh('systemctl show --property MainPID --value lidar-sensor'));
+
+interface FirmwareState {
+  fw: string;
+  commit_pending: boolean;
+}
+
+let base = '';
+async function api(path: string, init?: RequestInit): Promise<Response> {
+  return fetch(`${base}/api/v1${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
+}
+async function json<T>(path: string): Promise<T> {
+  const response = await api(path);
+  expect(response.status, `GET ${path}`).toBe(200);
+  return (await response.json()) as T;
+}
+async function answers(): Promise<boolean> {
+  return api('/sensor/metadata/sensor_info')
+    .then((r) => r.status === 200)
+    .catch(() => false);
+}
+
+describe.skipIf(skip !== '')('the Debian package on a systemd device', () => {
+  const work = mkdtempSync(join(tmpdir(), 'lidar-device-'));
+  let deb = '';
+
+  beforeAll(async () => {
+    await removeAll(name);
+    const started = Date.now();
+    execFileSync('bash', ['scripts/deploy/package-deb.sh'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    deb = readdirSync(join(ROOT, 'pkg')).find((file) => /^lidar-sensor_.+_.+\.deb$/.test(file))!;
+    figures.packageBytes = String(readFileSync(join(ROOT, 'pkg', deb)).length);
+    figures.packageSeconds = ((Date.now() - started) / 1000).toFixed(1);
+    await docker([
+      'run',
+      '-d',
+      '--name',
+      name,
+      '--hostname',
+      'lidar-device',
+      '--cap-add',
+      'SYS_ADMIN',
+      '--cap-add',
+      'NET_ADMIN',
+      '-v',
+      '/sys/fs/cgroup:/sys/fs/cgroup:ro',
+      '--tmpfs',
+      '/run',
+      '--tmpfs',
+      '/run/lock',
+      baseImage,
+      '/sbin/init',
+    ]);
+    await waitFor(
+      async () => /running|degraded/.test(await sh('systemctl is-system-running || true')),
+      60_000,
+      'systemd to boot',
+    );
+    // The container has no CAP_SYS_TIME: chronyd runs without touching the clock (-x), serving its local
+    // clock at stratum 8, and ptp4l with software time stamps on the container's interface.
+    await sh(
+      [
+        'mkdir -p /etc/systemd/system/chrony.service.d',
+        'printf "[Unit]\\nConditionCapability=\\n" > /etc/systemd/system/chrony.service.d/container.conf',
+        'echo \'DAEMON_OPTS="-F 0 -x"\' > /etc/default/chrony',
+        'echo "local stratum 8" >> /etc/chrony/chrony.conf',
+        'systemctl daemon-reload',
+        'systemctl restart chrony',
+        'systemd-run --unit ptp4l /usr/sbin/ptp4l -S -i eth0 -m',
+      ].join(' && '),
+    );
+    await docker(['cp', join(ROOT, 'pkg', deb), `${name}:/tmp/${deb}`]);
+    const installStarted = Date.now();
+    await sh(`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/${deb} >/dev/null`);
+    figures.installSeconds = ((Date.now() - installStarted) / 1000).toFixed(1);
+    const address = await docker(['inspect', '--format', '{{.NetworkSettings.IPAddress}}', name]);
+    base = `http://${address}`;
+    await waitFor(answers, 60_000, 'the installed service to answer on port 80');
+    figures.installToAnswerSeconds = ((Date.now() - installStarted) / 1000).toFixed(1);
+  });
+
+  afterAll(async () => {
+    await removeAll(name);
+    rmSync(work, { recursive: true, force: true });
+    console.log(`device figures: ${JSON.stringify(figures)}`);
+  });
+
+  it('runs as an enabled systemd service with the linux HAL on port 80', async () => {
+    expect(await sh('systemctl is-active lidar-sensor')).toBe('active');
+    expect(await sh('systemctl is-enabled lidar-sensor')).toBe('enabled');
+    expect(await sh('systemctl show --property ExecStart --value lidar-sensor')).toMatch(/--hal linux/);
+    expect(await answers()).toBe(true);
+  });
+
+  it('reports the real interface and address in /api/v1/system/network', async () => {
+    const network = await json<{ ipv4: { addr: string }; ethaddr: string; carrier: boolean }>('/system/network');
+    const kernel = await sh("ip -4 -o addr show dev eth0 | awk '{print $4}'");
+    expect(network.ipv4.addr).toBe(kernel.split('\n')[0]);
+    expect(network.ipv4.addr.split('/')[0]).toBe(new URL(base).hostname);
+    expect(network.ethaddr).toBe(await sh('cat /sys/class/net/eth0/address'));
+    expect(network.carrier).toBe(true);
+  });
+
+  it('reads the real chrony and ptp4l behind /api/v1/time', async () => {
+    // chronyd serves its local clock once it has selected it (reference 7F7F0101, LOCL): poll both sides.
+    await waitFor(
+      async () => {
+        const direct = (await sh('chronyc -n -c tracking')).split(',');
+        const system = await json<{ tracking: { reference_id: string } }>('/time/system');
+        return system.tracking.reference_id.toUpperCase() === direct[0].toUpperCase() && direct[0] !== '00000000';
+      },
+      30_000,
+      "the API tracking report to be chrony's",
+    );
+    // ptp4l alone on the link is its own grandmaster: the API must show the identity pmc reads from it.
+    const pmc = await waitFor(
+      async () => (await sh("pmc -u -b 0 'GET PARENT_DATA_SET' | awk '/grandmasterIdentity/ {print $2}'")) || undefined,
+      30_000,
+      'ptp4l to answer pmc',
+    );
+    await waitFor(
+      async () => {
+        const body = await json<{ parent_data_set: { grandmaster_identity: string } }>('/time/ptp');
+        return body.parent_data_set.grandmaster_identity.toLowerCase() === pmc.toLowerCase();
+      },
+      30_000,
+      'the ptp4l grandmaster identity in /api/v1/time/ptp',
+    );
+  });
+
+  it('restarts through systemd on POST /api/v1/system/restart: a new main PID, then it answers again', async () => {
+    const before = await mainPid();
+    const restart = await api('/system/restart', { method: 'POST', headers: { 'content-type': 'application/json' } });
+    expect(restart.status).toBe(204);
+    const started = Date.now();
+    await waitFor(
+      async () => {
+        const pid = await mainPid();
+        return pid !== 0 && pid !== before && (await answers());
+      },
+      60_000,
+      'a new main PID that answers',
+    );
+    figures.restartSeconds = ((Date.now() - started) / 1000).toFixed(1);
+    figures.restartPids = `${before} -> ${await mainPid()}`;
+  });
+
+  it('installs an uploaded firmware image through the hook, boots it and commits it', async () => {
+    const before = await json<FirmwareState>('/system/firmware');
+    const rev = 'ousteros-image-prod-bootes-v3.2.0+20260101120000';
+    const image = join(work, 'fw.img');
+    execFileSync('npx', ['tsx', 'scripts/firmware-image.ts', '--rev', rev, '--out', image], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
+    const upload = await fetch(`${base}/api/v1/system/firmware`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: readFileSync(image),
+      signal: AbortSignal.timeout(120_000),
+    });
+    expect(upload.status).toBe(204);
+    const after = await waitFor(
+      async () => {
+        const now = (await api('/system/firmware')
+          .then((r) => (r.ok ? r.json() : undefined))
+          .catch(() => undefined)) as FirmwareState | undefined;
+        return now?.fw === rev && now.commit_pending === false ? now : undefined;
+      },
+      120_000,
+      'the new image booted and committed',
+    );
+    figures.firmware = `${before.fw} -> ${after.fw}`;
+    // The packaged example hook keeps the slots as files and its boot environment names the new slot first.
+    expect(await sh('cat /var/lib/lidar-sensor/slots/*.rev')).toContain(rev);
+    expect(await sh('. /var/lib/lidar-sensor/slots/bootenv && echo $BOOTED')).toMatch(/^[AB]$/);
+  });
+
+  it('stops cleanly within its 15 s stop timeout and logs structured lines to the journal', async () => {
+    const started = Date.now();
+    await sh('systemctl stop lidar-sensor');
+    figures.stopSeconds = ((Date.now() - started) / 1000).toFixed(2);
+    // A stop that outlives TimeoutStopSec=15 ends in SIGKILL and the "failed" state.
+    expect(await sh('systemctl is-active lidar-sensor || true')).toBe('inactive');
+    expect(await sh('systemctl show --property Result --value lidar-sensor')).toBe('success');
+    const lines = (await sh('journalctl -u lidar-sensor -o cat --no-pager'))
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg?: string; level?: number });
+    expect(lines.some((line) => line.msg === 'sensor ready')).toBe(true);
+    expect(lines.every((line) => typeof line.level === 'number')).toBe(true);
+  });
+});

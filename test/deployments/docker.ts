@@ -1,0 +1,66 @@
+/**
+ * The Docker command line, as the deployment tests drive it: every call is the real `docker` (or
+ * `docker-compose`) binary, so what passes here is what a user's commands do.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** Names of everything the deployment tests create start with this, so one sweep finds leftovers. */
+export const PREFIX = 'lidar-deploy-test';
+
+export async function docker(args: string[], timeoutMs = 300_000, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const { stdout } = await execFileAsync('docker', args, {
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...env },
+  });
+  return stdout.trim();
+}
+
+export async function compose(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const { stdout } = await execFileAsync('docker-compose', args, {
+    timeout: 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...env },
+  });
+  return stdout.trim();
+}
+
+/** The engine answers, or why not (one line). */
+export async function engineProblem(): Promise<string | undefined> {
+  try {
+    await docker(['info', '--format', '{{.ServerVersion}}'], 20_000);
+    return undefined;
+  } catch (error) {
+    const message = (error as { stderr?: string }).stderr ?? String(error);
+    return message.trim().split('\n').at(-1);
+  }
+}
+
+export async function inspect(container: string, format: string): Promise<string> {
+  return docker(['inspect', '--format', format, container]);
+}
+
+/** The host port Docker published for a container's port 80. */
+export async function publishedPort(container: string): Promise<number> {
+  const mapping = await docker(['port', container, '80/tcp']);
+  const port = Number(/:(\d+)\s*$/m.exec(mapping)?.[1]);
+  if (!Number.isInteger(port)) throw new Error(`no published port 80 in "${mapping}"`);
+  return port;
+}
+
+/** Removes containers, volumes and networks whose names start with `prefix`; tolerant of what is gone. */
+export async function removeAll(prefix: string): Promise<void> {
+  const names = async (list: string[], field: string): Promise<string[]> =>
+    (await docker([...list, '--format', `{{.${field}}}`]).catch(() => ''))
+      .split('\n')
+      .filter((name) => name.startsWith(prefix));
+  const containers = await names(['ps', '-a'], 'Names');
+  if (containers.length > 0) await docker(['rm', '-f', '-v', ...containers]).catch(() => '');
+  const volumes = await names(['volume', 'ls'], 'Name');
+  if (volumes.length > 0) await docker(['volume', 'rm', '-f', ...volumes]).catch(() => '');
+  const networks = await names(['network', 'ls'], 'Name');
+  if (networks.length > 0) await docker(['network', 'rm', ...networks]).catch(() => '');
+}
