@@ -30,7 +30,7 @@ async function main(): Promise<number> {
     options = parseCliOptions(process.argv.slice(2), process.env);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`lidar-sensor: ${error.message}\n\n${helpText()}\n`);
+      process.stderr.write(`lidar-sensor: ${error.message}\nsee lidar-sensor --help\n`);
       return 2;
     }
     throw error;

@@ -10,11 +10,13 @@ interface SystemError {
   syscall?: string;
   path?: string;
   message?: string;
+  /** The port of a failed listen (Node sets it on EADDRINUSE and the like). */
+  port?: number;
 }
 
 export function describeStartupFailure(
   error: unknown,
-  options: Pick<CliOptions, 'host' | 'port' | 'dataDir'>,
+  options: Pick<CliOptions, 'host' | 'port' | 'dataDir'> & { control?: CliOptions['control'] },
 ): string | undefined {
   if (error instanceof DataDirInUseError) return error.message;
   const e = (error ?? {}) as SystemError;
@@ -22,6 +24,9 @@ export function describeStartupFailure(
   const listening = e.syscall === 'listen' || e.syscall === 'bind';
   switch (e.code) {
     case 'EADDRINUSE':
+      // The fault-injection control listener is a second port: name the option that chose the busy one.
+      if (options.control && e.port === options.control.port && e.port !== options.port)
+        return `port ${options.control.port} on ${options.control.host} (--control) is already in use (another server?); stop it or choose another --control address`;
       return `port ${options.port} on ${options.host} is already in use (another server?); stop it or choose another --port`;
     case 'EADDRNOTAVAIL':
       return `cannot listen on ${where}: ${options.host} is not an address of this machine; choose another --host`;

@@ -237,6 +237,8 @@ export interface DeprecatedAlias {
   since: string;
   /** JSON schema of the deprecated value. */
   schema: TSchema;
+  /** A value a client would send (documents the name), mapping to the replacement's default. */
+  example: unknown;
   toReplacement(value: unknown): unknown;
 }
 
@@ -246,6 +248,7 @@ export const DEPRECATED_ALIASES: readonly DeprecatedAlias[] = [
     replacement: 'udp_dest',
     since: 'v2.4',
     schema: Type.String({ maxLength: 253 }),
+    example: '127.0.0.1',
     toReplacement: (v) => v,
   },
   {
@@ -253,6 +256,7 @@ export const DEPRECATED_ALIASES: readonly DeprecatedAlias[] = [
     replacement: 'operating_mode',
     since: 'v2.4',
     schema: Type.Integer({ minimum: 0, maximum: 1 }),
+    example: 1,
     toReplacement: (v) => (v === 0 ? 'STANDBY' : 'NORMAL'),
   },
 ];

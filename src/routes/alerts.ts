@@ -4,21 +4,34 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { parseAlertQuery, renderAlerts } from '../alerts/alert-query.js';
+import { ALERT_MODES, parseAlertQuery, renderAlerts } from '../alerts/alert-query.js';
 import { sendCachedJson } from './cached-json.js';
-import { Json, problems } from './api-schemas.js';
+import { documentedAs, Json, problems } from './api-schemas.js';
+
+/** 0 … 4294967295 written in decimal (leading zeros allowed), as a regular expression. */
+const U32_DECIMAL_PATTERN =
+  '^(?=[0-9]{1,10}$)0*([0-9]{1,9}|[1-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}|' +
+  '42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]|429496729[0-5])$';
 
 // Values are checked by parseAlertQuery, which names the valid range in its message; the schema
 // rejects unknown parameters and repeated ones (an array instead of a string).
 const AlertsQuerySchema = Type.Object(
   {
     cursor: Type.Optional(
-      Type.String({
-        description: 'Only entries after this cursor (next_cursor of an earlier answer)',
-        examples: ['0'],
-      }),
+      documentedAs(
+        Type.String({
+          description: 'Only entries after this cursor (next_cursor of an earlier answer)',
+          examples: ['0'],
+        }),
+        Type.String({ pattern: U32_DECIMAL_PATTERN, description: 'an integer from 0 to 4294967295, in decimal' }),
+      ),
     ),
-    mode: Type.Optional(Type.String({ description: '"summary": entries without messages', examples: ['summary'] })),
+    mode: Type.Optional(
+      documentedAs(
+        Type.String({ description: '"summary": entries without messages', examples: ['summary'] }),
+        Type.String({ enum: [...ALERT_MODES] }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );

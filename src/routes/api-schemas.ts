@@ -62,30 +62,90 @@ export const ProblemSchema = Type.Object(
   },
 );
 
+/** What each problem status means, as the OpenAPI document says it. A new status needs a line here. */
 const PROBLEM_MEANING: Record<number, string> = {
-  400: 'The request is refused; nothing changed',
+  400: 'The request is refused (an invalid body or parameter, or an unknown query parameter, which is named); nothing changed',
   403: "Refused; nothing changed: the caller's address may not change the unit (--allow-writes-from), or a firmware image is not signed by a trusted key or is older than allowed (the problem type says which)",
   404: 'No such resource',
-  409: "The request conflicts with the unit's state or model",
+  408: 'The request body did not arrive in time; the connection is closed',
+  409: "The request conflicts with the unit's state or model (e.g. metadata outside RUNNING)",
   413: 'The request body is too large',
-  415: 'The request body has the wrong Content-Type',
-  503: 'The unit is (re)initializing or restarting; retry after Retry-After seconds',
+  415: 'The request body has a refused Content-Type, charset (JSON is UTF-8) or Content-Encoding',
+  429: 'Too many requests; retry after Retry-After seconds',
+  503: 'The unit is restarting or cannot take more connections; retry after Retry-After seconds',
 };
 
-/** Problem responses for the given statuses, to spread into a route's `response`. 503 is added to every route. */
+/** Statuses every operation can give: an unknown query parameter (400); the unit restarting (503). */
+export const COMMON_PROBLEMS: readonly number[] = [400, 503];
+/** Statuses every operation with a request body can give. */
+export const BODY_PROBLEMS: readonly number[] = [408, 413, 415];
+
+/** The header a 503 or 429 carries. */
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+};
+
+/** One documented problem response (Problem body, as JSON or problem+json). */
+export function problemResponse(status: number) {
+  return Type.Unsafe({
+    description: PROBLEM_MEANING[status] ?? 'Error',
+    ...(status === 503 || status === 429 ? { headers: RETRY_AFTER } : {}),
+    // Real units answer errors as application/json; a client whose Accept asks for problem+json gets that.
+    content: {
+      'application/json': { schema: Type.Ref('Problem') },
+      [PROBLEM_CONTENT_TYPE]: { schema: Type.Ref('Problem') },
+    },
+  });
+}
+
+/**
+ * Problem responses for the given statuses, to spread into a route's `response`: listing a status for
+ * an operation is `...problems(409, 403)`. COMMON_PROBLEMS (and BODY_PROBLEMS for methods with a
+ * body) are added to every operation of the document.
+ */
 export function problems(...statuses: number[]): Record<number, TSchema> {
   const responses: Record<number, TSchema> = {};
-  for (const status of [...statuses, 503]) {
-    responses[status] = Type.Unsafe({
-      description: PROBLEM_MEANING[status] ?? 'Error',
-      // Real units answer errors as application/json; a client whose Accept asks for problem+json gets that.
-      content: {
-        'application/json': { schema: Type.Ref('Problem') },
-        [PROBLEM_CONTENT_TYPE]: { schema: Type.Ref('Problem') },
-      },
-    });
-  }
+  for (const status of [...statuses, 503]) responses[status] = problemResponse(status);
   return responses;
+}
+
+/**
+ * A request part the handler checks itself (with messages naming the valid range), documented with
+ * the constraint it enforces: the unit's schema validator compiles `schema`, the OpenAPI document
+ * shows `enforced` in its place.
+ */
+export const DOCUMENT_AS = 'x-document-as';
+export function documentedAs<T extends TSchema>(schema: T, enforced: TSchema): T {
+  return { ...schema, [DOCUMENT_AS]: enforced };
+}
+
+/** The schema the unit's validator compiles: without the document-only `enforced` schemas. */
+export function withoutDocumentOnly(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutDocumentOnly);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const record = schema as Record<string, unknown>;
+  if (!JSON.stringify(record).includes(DOCUMENT_AS)) return schema;
+  return Object.fromEntries(
+    Object.entries(record)
+      .filter(([key]) => key !== DOCUMENT_AS)
+      .map(([key, value]) => [key, withoutDocumentOnly(value)]),
+  );
+}
+
+/** Marks a body schema whose route requires `Content-Type: application/json` (no text/plain). */
+export const JSON_CONTENT_TYPE_ONLY = 'x-json-content-type-only';
+export function jsonContentTypeOnly<T extends TSchema>(schema: T): T {
+  return { ...schema, [JSON_CONTENT_TYPE_ONLY]: true };
+}
+
+/**
+ * Route schema key: the body (and 200 answer) schema for each value of one path parameter, so the
+ * document gives each value its own concrete path with its own schema.
+ */
+export const PER_PATH_VALUE = 'x-per-path-value';
+export interface PerPathValue {
+  parameter: string;
+  schemas: Record<string, Record<string, unknown>>;
 }
 
 // Typed `undefined` so handlers answer with `send()`, as before (no body at all).

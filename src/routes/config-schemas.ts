@@ -50,7 +50,7 @@ export const ConfigurationChangeSchema = Type.Object(optional({ ...properties, .
     'Any subset of the parameters, applied all together or not at all; every invalid field is reported ' +
     'in the problem\'s `errors`. `udp_dest` may be "@auto" (the caller\'s address).',
   additionalProperties: false,
-  minProperties: 1,
+  // No minProperties: `{}` is accepted (a reinitialization with nothing changed), as on a real unit.
   examples: [{ lidar_mode: '2048x10', udp_port_lidar: 7502 }],
 });
 
@@ -62,6 +62,19 @@ export const ParameterValueSchema = Type.Union(
     examples: ['1024x10'],
   },
 );
+
+const defaults: Readonly<Record<string, unknown>> = { ...defaultConfig() };
+
+/** Each parameter's own value schema (with its default as example), for `GET config/{name}` in the document. */
+export const PARAMETER_VALUE_SCHEMAS: Record<string, Record<string, unknown>> = Object.fromEntries(
+  Object.entries(properties).map(([name, schema]) => [name, { ...schema, examples: [defaults[name]] }]),
+);
+
+/** The same with the deprecated names PUT accepts too, for `PUT config/{name}`. */
+export const WRITABLE_VALUE_SCHEMAS: Record<string, Record<string, unknown>> = {
+  ...PARAMETER_VALUE_SCHEMAS,
+  ...Object.fromEntries(DEPRECATED_ALIASES.map((a) => [a.name, { ...aliasProperties[a.name], examples: [a.example] }])),
+};
 
 /** Parameter names, for the `name` path parameter. */
 export const ParameterNameSchema = Type.String({

@@ -12,8 +12,22 @@ import { requireJsonContentType } from './json-body.js';
 import { callerAddress, flag } from './query-flags.js';
 import { afterResponse } from './after-response.js';
 import { sendCachedJson, sendJsonText } from './cached-json.js';
-import { Flag, handlerValidated, Json, NoContent, problems } from './api-schemas.js';
-import { ConfigurationChangeSchema, ParameterNameSchema, ParameterValueSchema } from './config-schemas.js';
+import {
+  Flag,
+  handlerValidated,
+  Json,
+  jsonContentTypeOnly,
+  NoContent,
+  PER_PATH_VALUE,
+  problems,
+} from './api-schemas.js';
+import {
+  ConfigurationChangeSchema,
+  PARAMETER_VALUE_SCHEMAS,
+  ParameterNameSchema,
+  ParameterValueSchema,
+  WRITABLE_VALUE_SCHEMAS,
+} from './config-schemas.js';
 
 const staging = Flag('true: the staged configuration (what the next reinit applies) instead of the active one');
 const readQuery = Type.Object({ staging: Type.Optional(staging) }, { additionalProperties: false });
@@ -31,6 +45,11 @@ const Configuration = Json(Type.Ref('Configuration'), 'The configuration');
 function lookUp(name: string) {
   const parameter = findParameter(name);
   if (parameter) return parameter;
+  // `/api/v1/sensor/config/` is the collection with a trailing slash, not a parameter named "".
+  if (name === '')
+    throw notFound(
+      'no endpoint at /api/v1/sensor/config/; the resource is /api/v1/sensor/config (without the trailing slash)',
+    );
   const alias = findDeprecatedAlias(name);
   throw notFound(
     alias
@@ -111,6 +130,7 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         params: nameParams,
         querystring: readQuery,
+        [PER_PATH_VALUE]: { parameter: 'name', schemas: PARAMETER_VALUE_SCHEMAS },
         response: { 200: Json(ParameterValueSchema, "The parameter's value"), ...problems(400, 404) },
       },
     },
@@ -130,7 +150,8 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Set one parameter (applied and persisted); Content-Type: application/json',
         tags,
         params: nameParams,
-        body: handlerValidated(ParameterValueSchema),
+        body: jsonContentTypeOnly(handlerValidated(ParameterValueSchema)),
+        [PER_PATH_VALUE]: { parameter: 'name', schemas: WRITABLE_VALUE_SCHEMAS },
         response: { 204: Json(NoContent, 'Set'), ...problems(400, 404, 409, 415) },
       },
     },

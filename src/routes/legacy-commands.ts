@@ -3,23 +3,29 @@
  * compared byte for byte by those clients (client-contract.md), so they are sent as fixed text.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { badRequest } from '../errors.js';
-import { isParameterName } from '../config/registry.js';
+import { isParameterName, PARAMETERS } from '../config/registry.js';
 import { callerAddress } from './query-flags.js';
-import { Json, problems } from './api-schemas.js';
+import { documentedAs, Json, problems } from './api-schemas.js';
 import { sendJsonText } from './cached-json.js';
 import { ParameterValueSchema } from './config-schemas.js';
 
-const argsQuery = (description: string, example: string) =>
+// The handler checks `args` with its own messages; the document states what it enforces (documentedAs).
+const argsQuery = (description: string, example: string, enforced: TSchema) =>
   Type.Object(
-    { args: Type.String({ description, examples: [example] }) },
+    { args: documentedAs(Type.String({ description, examples: [example] }), enforced) },
     { required: ['args'], additionalProperties: false },
   );
-const getArgs = argsQuery('"active", "staged" or a parameter name', 'active');
+const getArgs = argsQuery(
+  '"active", "staged" or a parameter name',
+  'active',
+  Type.String({ enum: ['active', 'staged', ...PARAMETERS.map((p) => p.name)] }),
+);
 const setArgs = argsQuery(
   '"<parameter> <JSON value>" (the space may be sent as +; bare keywords may be unquoted), or ". <JSON object>"',
   'lidar_mode 1024x10',
+  Type.String({ pattern: '^([a-z0-9_]+|\\.) .+$' }),
 );
 const noQuery = Type.Object({}, { additionalProperties: false });
 const EmptyObject = Json(Type.Object({}, { additionalProperties: false }), 'Done: {}');

@@ -43,7 +43,7 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getMetadata',
         summary: 'All metadata documents in one',
         tags,
-        response: { 200: Json(MetadataSchema, 'The metadata'), ...problems() },
+        response: { 200: Json(MetadataSchema, 'The metadata'), ...problems(409) },
       },
     },
     (_request, reply) => {
@@ -58,7 +58,7 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
           operationId: operationId(section),
           summary: `The ${section} metadata document`,
           tags,
-          response: { 200: Json(schema, `The ${section} document`), ...problems() },
+          response: { 200: Json(schema, `The ${section} document`), ...problems(409) },
         },
       },
       (_request, reply) => {

@@ -1,6 +1,7 @@
 /**
  * 404 versus 405: a second router that knows every registered path and method, so an unmatched
- * request on an existing path (parametric ones included) gets 405 with an `Allow` header.
+ * request on an existing path (parametric ones included) gets 405 with an `Allow` header. A path
+ * that differs from one only by a trailing slash does not exist: 404 naming the path that does.
  */
 import type { FastifyInstance } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
@@ -9,7 +10,7 @@ import { ApiError, notFound } from '../errors.js';
 const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
 export function installNotFoundHandler(app: FastifyInstance): void {
-  const router = FindMyWay({ ignoreTrailingSlash: true });
+  const router = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(
       (m) => m.toUpperCase() as HTTPMethod,
@@ -29,6 +30,9 @@ export function installNotFoundHandler(app: FastifyInstance): void {
         { Allow: allowed.join(', ') },
       );
     }
+    const withoutSlash = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : undefined;
+    if (withoutSlash && METHODS.some((m) => router.find(m, withoutSlash) !== null))
+      throw notFound(`no endpoint at ${path}; the resource is ${withoutSlash} (without the trailing slash)`);
     throw notFound(`no endpoint at ${path}`);
   });
 }

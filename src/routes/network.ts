@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { sendJsonText } from './cached-json.js';
-import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
+import { handlerValidated, Json, jsonContentTypeOnly, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './after-response.js';
 import { requireJsonContentType } from './json-body.js';
 
@@ -33,6 +33,8 @@ const OverrideSchema = Type.Union([Type.String({ description: 'CIDR' }), Type.Nu
 });
 const OverrideInputSchema = Type.String({
   description: 'A unicast IPv4 address, with or without prefix (then the current prefix, else /24)',
+  pattern:
+    '^((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(/([0-9]|[12][0-9]|3[0-2]))?$',
   examples: ['192.0.2.100/24'],
 });
 const OverrideAnswerSchema = Type.String({
@@ -139,7 +141,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...document('setSpeedOverride', `Force 100 Mbps; Content-Type: application/json${t1Only}`),
-        body: handlerValidated(SpeedSchema),
+        body: jsonContentTypeOnly(handlerValidated(SpeedSchema)),
         response: { 200: Json(SpeedSchema, RESET), ...problems(400, 409, 415) },
       },
     },

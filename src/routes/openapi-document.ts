@@ -6,7 +6,17 @@
  */
 import type { RouteOptions } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import { isHandlerValidated, HANDLER_VALIDATED } from './api-schemas.js';
+import {
+  isHandlerValidated,
+  HANDLER_VALIDATED,
+  JSON_CONTENT_TYPE_ONLY,
+  PER_PATH_VALUE,
+  problemResponse,
+  COMMON_PROBLEMS,
+  BODY_PROBLEMS,
+  DOCUMENT_AS,
+  type PerPathValue,
+} from './api-schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -32,6 +42,13 @@ export function documentedRoute(route: RouteOptions): DocumentedRoute[] {
 function toDocumentSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toDocumentSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
+  const enforced = (schema as Json)[DOCUMENT_AS];
+  if (enforced)
+    return toDocumentSchema({
+      ...(enforced as Json),
+      description: (schema as Json).description,
+      examples: (schema as Json).examples,
+    });
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$id') continue;
@@ -43,7 +60,8 @@ function toDocumentSchema(schema: unknown): unknown {
 }
 
 function withoutAnnotations(schema: Json): Json {
-  const { description: _d, examples: _e, [HANDLER_VALIDATED]: _h, ...rest } = schema;
+  if (schema[DOCUMENT_AS]) return { ...(schema[DOCUMENT_AS] as Json) };
+  const { description: _d, examples: _e, [HANDLER_VALIDATED]: _h, [JSON_CONTENT_TYPE_ONLY]: _j, ...rest } = schema;
   return rest;
 }
 
@@ -68,6 +86,7 @@ function mediaType(schema: Json): Json {
   const examples = schema.examples as unknown[] | undefined;
   const documented = toDocumentSchema(schema) as Json;
   delete documented[HANDLER_VALIDATED];
+  delete documented[JSON_CONTENT_TYPE_ONLY];
   return {
     schema: documented,
     ...(examples?.length
@@ -85,24 +104,61 @@ function contentOf(schema: Json): Json {
   return { 'application/json': mediaType(schema) };
 }
 
+/**
+ * Types other than JSON under which the unit reads a JSON body too (so that `curl -d` works, as on a
+ * real unit): the body is JSON text, described as a string whose content is the same schema.
+ */
+const JSON_AS_TEXT_TYPES = ['text/plain', 'application/x-www-form-urlencoded'];
+
 function requestBody(body: Json | undefined): Json | undefined {
   if (!body) return undefined;
   const note = isHandlerValidated(body) ? ' Validated by the unit, which names every failing field.' : '';
+  const content = contentOf(body);
+  const json = content['application/json'] as Json | undefined;
+  const textToo = json && body[JSON_CONTENT_TYPE_ONLY] !== true;
+  const asText = textToo
+    ? Object.fromEntries(
+        JSON_AS_TEXT_TYPES.map((type) => [
+          type,
+          { schema: { type: 'string', contentMediaType: 'application/json', contentSchema: json.schema } },
+        ]),
+      )
+    : {};
+  const typesNote = textToo
+    ? ` Read as JSON under ${JSON_AS_TEXT_TYPES.join(' and ')} too (as \`curl -d\` sends it); JSON is UTF-8, another charset is 415.`
+    : json
+      ? ' Content-Type must be application/json (415 otherwise).'
+      : '';
   return {
     required: true,
-    description: `${(body.description as string | undefined) ?? 'Request body.'}${note}`,
-    content: contentOf(body),
+    description: `${(body.description as string | undefined) ?? 'Request body.'}${note}${typesNote}`,
+    content: { ...content, ...asText },
   };
 }
 
-function responses(response: Record<string, Json> | undefined): Json {
+/** Methods whose requests carry a body, and so can be too slow (408), too large (413) or of a refused type (415). */
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+function responses(response: Record<string, Json> | undefined, method: string): Json {
+  const common = [...COMMON_PROBLEMS, ...(BODY_METHODS.has(method) ? BODY_PROBLEMS : [])];
+  const all: Record<string, Json> = { ...response };
+  for (const status of common) all[status] ??= problemResponse(status) as unknown as Json;
   const out: Json = {};
-  for (const [status, schema] of Object.entries(response ?? {})) {
+  for (const status of Object.keys(all).sort()) {
+    const schema = all[status];
     const description = (schema.description as string | undefined) ?? 'Success';
-    if (schema.type === 'null' && !schema.content) out[status] = { description };
-    else out[status] = { description, content: contentOf(schema) };
+    const headers = schema.headers ? { headers: schema.headers } : {};
+    if (schema.type === 'null' && !schema.content) out[status] = { description, ...headers };
+    else out[status] = { description, ...headers, content: contentOf(schema) };
   }
   return out;
+}
+
+/** The same answers without bodies, as HEAD gives them. */
+function headResponses(get: Json): Json {
+  return Object.fromEntries(
+    Object.entries(get as Record<string, Json>).map(([status, { content: _c, ...rest }]) => [status, rest]),
+  );
 }
 
 function operation(route: DocumentedRoute): Json {
@@ -120,8 +176,55 @@ function operation(route: DocumentedRoute): Json {
     ...(schema.deprecated ? { deprecated: true } : {}),
     ...(params.length ? { parameters: params } : {}),
     ...(body ? { requestBody: body } : {}),
-    responses: responses(schema.response as Record<string, Json> | undefined),
+    responses: responses(schema.response as Record<string, Json> | undefined, route.method),
   };
+}
+
+/** `getMetadata` → `headMetadata`: HEAD answers every GET resource, with the GET's statuses and headers. */
+function headOperation(get: Json): Json {
+  const { operationId, summary, requestBody: _b, responses: getResponses, ...rest } = get;
+  return {
+    ...rest,
+    operationId: `head${String(operationId)
+      .replace(/^get/, '')
+      .replace(/^./, (c) => c.toUpperCase())}`,
+    summary: `Headers of: ${summary as string}`,
+    responses: headResponses(getResponses as Json),
+  };
+}
+
+/** Extension on a per-value operation: the templated path whose route serves it. */
+export const PATH_VALUE_OF = 'x-path-value-of';
+
+/**
+ * A route whose body schema depends on a path parameter's value (PUT /config/{name}) is documented
+ * once more for each value under its concrete path, which OpenAPI matches before the templated one.
+ */
+function perValueOperations(route: DocumentedRoute, documented: Json): [string, Json][] {
+  const perValue = route.schema[PER_PATH_VALUE] as PerPathValue | undefined;
+  if (!perValue) return [];
+  return Object.entries(perValue.schemas).map(([value, valueSchema]) => {
+    const concrete = { ...route, schema: { ...route.schema } };
+    const schema = concrete.schema as Json;
+    if (schema.body)
+      schema.body = { ...(schema.body as Json), ...valueSchema, description: (schema.body as Json).description };
+    if (schema.body && !valueSchema.examples) delete (schema.body as Json).examples;
+    const response = { ...(schema.response as Record<string, Json>) };
+    if (response[200] && !response[200].content)
+      response[200] = { ...valueSchema, description: response[200].description };
+    schema.response = response;
+    const params = ((schema.params as Json | undefined)?.properties ?? {}) as Record<string, Json>;
+    const { [perValue.parameter]: _p, ...otherParams } = params;
+    schema.params = Object.keys(otherParams).length
+      ? { ...(schema.params as Json), properties: otherParams }
+      : undefined;
+    const path = openApiPath(route.url.replace(`:${perValue.parameter}`, value));
+    const op = operation(concrete);
+    return [
+      path,
+      { ...op, operationId: `${documented.operationId as string}_${value}`, [PATH_VALUE_OF]: openApiPath(route.url) },
+    ];
+  });
 }
 
 /** `/api/v1/sensor/config/:name` → `/api/v1/sensor/config/{name}` */
@@ -142,15 +245,21 @@ export function buildOpenApiDocument(
   shared: readonly TSchema[],
 ): Json {
   const paths: Record<string, Json> = {};
+  const add = (path: string, method: string, op: Json) => {
+    paths[path] = { ...paths[path], [method]: op };
+    if (method === 'get') paths[path] = { ...paths[path], head: headOperation(op) };
+  };
   for (const route of routes) {
-    const path = openApiPath(route.url);
-    paths[path] = { ...paths[path], [route.method]: operation(route) };
+    const op = operation(route);
+    add(openApiPath(route.url), route.method, op);
+    for (const [path, concrete] of perValueOperations(route, op)) add(path, route.method, concrete);
   }
   const schemas = Object.fromEntries(shared.map((s) => [s.$id as string, toDocumentSchema(s)]));
   return {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description },
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    // No `jsonSchemaDialect`: the OAS 3.1 base dialect is the default, and declaring it makes Prism 5
+    // validate nothing (its Ajv cannot compile the dialect; stoplightio/prism#2797).
     tags: info.tags,
     paths,
     components: { schemas },

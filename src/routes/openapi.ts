@@ -56,7 +56,9 @@ export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = as
   const yaml = async () => {
     if (yamlText === undefined) {
       const { stringify } = await import('yaml');
-      yamlText = stringify(built(), { aliasDuplicateObjects: false });
+      // Written with YAML 1.1's rules, so every scalar 1.1 would read as a boolean or number (OFF, on, yes,
+      // 0777, …) is quoted: PyYAML, Ruby and many Go tools read YAML 1.1; quoted strings read the same in 1.2.
+      yamlText = stringify(built(), { aliasDuplicateObjects: false, version: '1.1' });
     }
     return yamlText;
   };

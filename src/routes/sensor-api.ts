@@ -22,7 +22,8 @@ import { diagnosticsRoutes } from './diagnostics.js';
 import { timeRoutes } from './time.js';
 import { networkRoutes } from './network.js';
 import { collectRoutes, openApiRoutes } from './openapi.js';
-import { ProblemSchema, problems } from './api-schemas.js';
+import { refuseUnknownQueryParameters } from './query-policy.js';
+import { ProblemSchema, problems, type PerPathValue } from './api-schemas.js';
 import { changesUnit } from '../http/write-access.js';
 import { ConfigurationSchema } from './config-schemas.js';
 import { requestValidatorCompiler } from './validator-compiler.js';
@@ -42,6 +43,8 @@ declare module 'fastify' {
     deprecated?: boolean;
     /** Left out of the OpenAPI document: only for routes outside /api (pages, static assets). */
     hide?: boolean;
+    /** Per-value schemas of a path parameter (see PER_PATH_VALUE in api-schemas.ts). */
+    'x-per-path-value'?: PerPathValue;
   }
 }
 
@@ -93,6 +96,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
     done(null, payload);
   });
 
+  refuseUnknownQueryParameters(app);
   // Whatever can change the unit may be refused 403 (--allow-writes-from, and the firmware trust store):
   // the document lists it on exactly the operations the write-access check guards.
   app.addHook('onRoute', (route) => {

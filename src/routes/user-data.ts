@@ -32,7 +32,11 @@ const putQuery = Type.Object(
   { additionalProperties: false },
 );
 const UserDataValue = Type.String({
-  description: `Text of up to ${USER_DATA_MAX_BYTES} bytes of UTF-8, no control characters but tab, LF and CR`,
+  description: `Text of up to ${USER_DATA_MAX_BYTES} bytes of UTF-8 (more: 413), no control characters but tab, LF and CR`,
+  // JSON Schema counts characters, not bytes: at most as many characters as bytes is the bound it can state.
+  maxLength: USER_DATA_MAX_BYTES,
+  'x-max-bytes': USER_DATA_MAX_BYTES,
+  pattern: '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*$',
   examples: ['rack 4, north wall'],
 });
 const UserDataAnswer = Type.Union(

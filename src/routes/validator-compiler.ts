@@ -7,7 +7,7 @@
  */
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
-import { isHandlerValidated } from './api-schemas.js';
+import { isHandlerValidated, withoutDocumentOnly } from './api-schemas.js';
 
 const AJV_OPTIONS = { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } as const;
 
@@ -41,7 +41,7 @@ export function requestValidatorCompiler(): RouteCompiler {
     if (isHandlerValidated(route.schema)) return acceptAll;
     return compiledOnFirstUse(() => {
       compile ??= AjvCompiler()({}, { customOptions: AJV_OPTIONS }) as unknown as RouteCompiler;
-      return compile(route) as Validator;
+      return compile({ ...route, schema: withoutDocumentOnly(route.schema) } as typeof route) as Validator;
     });
   };
 }

@@ -44,10 +44,12 @@ describe('command line', () => {
     [['--hal', 'vxworks'], /--hal must be one of sim, linux/],
     [['--bogus'], /Unknown option '--bogus'/],
     [['--log-level', 'loud'], /--log-level must be one of/],
-  ])('%j is a usage error (exit 2) with a clear message', async (args, message) => {
+  ])('%j is a usage error (exit 2): one line naming option and value, then where help is', async (args, message) => {
     const { code, stderr } = await runCli(args);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toEqual([expect.stringContaining(args.at(-1)!), 'see lidar-sensor --help']);
   });
 
   it('an unknown product is a start-up error listing the valid models', async () => {

@@ -56,6 +56,15 @@ describe('start-up errors are one clear line, exit 2', () => {
     expect(describeStartupFailure(error, { host: '127.0.0.1', port: 80, dataDir: '/d' })).toMatch(expected);
   });
 
+  it('a busy --control port names --control, not --port', () => {
+    const busy = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'listen', port: 8081 });
+    const options = { host: '127.0.0.1', port: 28090, dataDir: '/d', control: { host: '127.0.0.1', port: 8081 } };
+    const message = describeStartupFailure(busy, options);
+    expect(message).toMatch(/port 8081 on 127\.0\.0\.1 \(--control\) is already in use.*--control/);
+    expect(message).not.toContain('--port');
+    expect(describeStartupFailure({ ...busy, port: 28090 }, options)).toMatch(/port 28090 .*choose another --port/);
+  });
+
   it('an unexpected fault is not disguised', () => {
     expect(
       describeStartupFailure(new TypeError('x is undefined'), { host: 'h', port: 1, dataDir: 'd' }),

@@ -3,6 +3,7 @@
  * examples (path and query parameter examples, each request body example), and every answer must
  * have a documented status and Content-Type and a body valid against the documented schema.
  */
+import { once } from 'node:events';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
@@ -77,7 +78,9 @@ function requests(call: Call): InjectOptions[] {
 
 async function whenReachable(): Promise<void> {
   await waitFor(
-    async () => (await unit.app.inject({ url: '/api/v1/system/firmware' })).statusCode === 200,
+    async () =>
+      (await unit.app.inject({ url: '/api/v1/system/firmware' })).statusCode === 200 &&
+      unit.sensor.status === 'RUNNING',
     10_000,
     'the unit answering',
   );
@@ -111,8 +114,11 @@ describe('every documented operation, replayed from its examples', () => {
     for (const call of operations()) {
       for (const request of requests(call)) {
         await whenReachable();
+        // A restarting operation: wait for the unit's next bring-up, so the next call does not race the restart.
+        const restarted = RESTARTING.has(call.operation.operationId) ? once(unit.sensor, 'reinit') : undefined;
         const status = expectDocumented(call, await unit.app.inject(request));
         expect(status, `${call.operation.operationId}: the documented example must succeed`).toBeLessThan(300);
+        await restarted;
       }
       seen.push(call.operation.operationId);
     }
@@ -123,7 +129,10 @@ describe('every documented operation, replayed from its examples', () => {
   it('answers an unknown query parameter with a documented 400 problem', async () => {
     await whenReachable();
     const withQuery = operations().filter(
-      (c) => c.operation.parameters?.some((p) => p.in === 'query') && !RESTARTING.has(c.operation.operationId),
+      (c) =>
+        c.method !== 'head' &&
+        c.operation.parameters?.some((p) => p.in === 'query') &&
+        !RESTARTING.has(c.operation.operationId),
     );
     expect(withQuery.length).toBeGreaterThan(5);
     for (const call of withQuery) {
