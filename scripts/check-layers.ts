@@ -47,6 +47,8 @@ export const LAYERS: readonly (readonly string[])[] = [
     'healthcheck',
     'health',
     'fleet',
+    // The conformance validator: a client of any unit over HTTP and UDP, loaded by the CLI's validate command.
+    'validate',
   ],
 ];
 
