@@ -41,6 +41,7 @@ export interface CliOptions {
   networkHook: string | undefined;
   chronycHost: string | undefined;
   ptp4lSocket: string | undefined;
+  pmcClientSocket: string | undefined;
   ptp4lConfig: string | undefined;
   ptp4lRestartCommand: string[] | undefined;
   /** HTTP limits (src/http/http-limits.ts), in seconds as given. */
@@ -224,6 +225,14 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     default: undefined,
     valueName: 'PATH',
     help: "linux HAL: ptp4l's management socket (uds_address); default /var/run/ptp4l",
+  },
+  {
+    flag: 'pmc-client-socket',
+    key: 'pmcClientSocket',
+    env: 'SENSOR_PMC_CLIENT_SOCKET',
+    default: undefined,
+    valueName: 'PATH',
+    help: "linux HAL: pmc's own socket (pmc -i), in a folder the server may write; default pmc's /var/run/pmc.PID",
   },
   {
     flag: 'ptp4l-config',
@@ -591,6 +600,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     networkHook: raw.networkHook || undefined,
     chronycHost: raw.chronycHost || undefined,
     ptp4lSocket: raw.ptp4lSocket || undefined,
+    pmcClientSocket: raw.pmcClientSocket || undefined,
     ptp4lConfig: raw.ptp4lConfig || undefined,
     ptp4lRestartCommand: raw.ptp4lRestartCommand?.trim() ? raw.ptp4lRestartCommand.trim().split(/\s+/) : undefined,
     replay: raw.replay || undefined,

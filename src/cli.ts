@@ -5,6 +5,7 @@
  */
 import { helpText, parseCliOptions, UsageError, type CliOptions } from './cli-options.js';
 import { enableCompileCache } from './compile-cache.js';
+import { createServiceNotifier } from './service-notify.js';
 import type { DataDirLock } from './store/data-dir-lock.js';
 import { keepYoungGenerationSmall } from './young-generation.js';
 
@@ -75,10 +76,15 @@ async function main(): Promise<number> {
     },
     'sensor ready',
   );
+  const notifier = createServiceNotifier({
+    onError: (error) => logger.warn({ err: error }, 'telling systemd the service state failed'),
+  });
+  notifier.ready(`serving ${server.url}`);
   const running = server;
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info({ signal }, 'shutting down');
+      notifier.stopping();
       running.close().then(resolve, (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         resolve();

@@ -33,6 +33,7 @@ type LinuxHalOptions = Pick<
   | 'networkHook'
   | 'chronycHost'
   | 'ptp4lSocket'
+  | 'pmcClientSocket'
   | 'ptp4lConfig'
   | 'ptp4lRestartCommand'
 >;
@@ -178,6 +179,7 @@ async function createHal(
     networkHook: options.networkHook,
     chronycHost: options.chronycHost,
     ptp4lSocket: options.ptp4lSocket,
+    pmcClientSocket: options.pmcClientSocket,
     ptp4lConfig: options.ptp4lConfig,
     ptp4lRestartCommand: options.ptp4lRestartCommand,
   });

@@ -2,7 +2,8 @@
 # `npm run package`: one Debian package for a real unit, written to pkg/NAME_VERSION_ARCH.deb.
 #
 # It holds the built server (/opt/lidar-sensor: dist/, web/, production node_modules with better-sqlite3
-# compiled for this architecture), the systemd unit (enabled and started on install), the example firmware hook
+# compiled for this architecture), the hardened systemd unit (enabled and started on install, as the system user
+# lidar-sensor that postinst creates) with its PTP profile path unit and root helper, the example firmware hook
 # (/usr/lib/lidar-sensor/firmware-hook) and an empty firmware trust folder (/etc/lidar-sensor/firmware-trust).
 # The state directory (/var/lib/lidar-sensor) is systemd's StateDirectory. Node.js 20 or newer must be at
 # /usr/bin/node (Debian 12's own nodejs is 18: install NodeSource's or copy a build), checked before install.
@@ -21,12 +22,15 @@ app=$stage/opt/$name
 
 mkdir -p "$app" "$stage/lib/systemd/system" "$stage/usr/lib/$name" "$stage/etc/$name/firmware-trust" "$stage/DEBIAN"
 cp -a package.json package-lock.json dist web "$app/"
-# Production dependencies only, from the installed tree (no second compile of better-sqlite3).
-cp -a node_modules "$app/node_modules"
+# Production dependencies only, from the installed tree (no second compile of better-sqlite3); its contents, so a
+# worktree whose node_modules is a symbolic link packages the real files.
+mkdir -p "$app/node_modules"
+cp -a node_modules/. "$app/node_modules/"
 (cd "$app" && npm prune --omit=dev --offline --no-audit --no-fund --ignore-scripts >/dev/null)
 find "$app/node_modules" -depth -type d -empty -delete
 rm -f "$app/package-lock.json"
-install -m 0644 deploy/lidar-sensor.service "$stage/lib/systemd/system/$name.service"
+install -m 0644 deploy/lidar-sensor.service deploy/lidar-sensor-ptp-profile.path deploy/lidar-sensor-ptp-profile.service \
+  "$stage/lib/systemd/system/"
 install -m 0755 deploy/debian/firmware-hook "$stage/usr/lib/$name/firmware-hook"
 
 installed_kb=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
@@ -36,7 +40,7 @@ Version: $version
 Architecture: $arch
 Maintainer: lidar-sensor developers <lidar-sensor@localhost>
 Installed-Size: $installed_kb
-Depends: systemd, iproute2
+Depends: systemd, iproute2, passwd
 Recommends: chrony, linuxptp, ethtool
 Section: net
 Priority: optional

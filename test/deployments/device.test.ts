@@ -3,7 +3,9 @@
  * which holds systemd, chrony, linuxptp and iproute2), `apt-get install ./pkg/lidar-sensor_*.deb`, and then
  * only the API and systemd's own tools: the service up at boot on port 80 with the linux HAL, the real interface
  * and address, real chrony and ptp4l behind /api/v1/time, a restart through systemd, a firmware update through
- * the packaged hook, a clean stop, structured lines in the journal.
+ * the packaged hook, a clean stop, structured lines in the journal. The unit is the hardened one: its own user,
+ * two capabilities, a sandbox rated by `systemd-analyze security`, the PTP profile through a root helper started
+ * by a path unit, and a watchdog that restarts a hung event loop.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +23,11 @@ const figures: Record<string, string> = {};
 
 const sh = (script: string): Promise<string> => docker(['exec', name, 'sh', '-c', script], 120_000);
 const mainPid = async (): Promise<number> => Number(await sh('systemctl show --property MainPID --value lidar-sensor'));
+/** A field of /proc/PID/status of the service's main process. */
+const procStatus = async (field: string): Promise<string> =>
+  sh(`awk '$1 == "${field}:" {print $2}' /proc/${await mainPid()}/status`);
+/** CAP_NET_BIND_SERVICE (10) and CAP_NET_ADMIN (12): the only capabilities the unit grants. */
+const EXPECTED_CAPS = (1n << 10n) | (1n << 12n);
 
 interface FirmwareState {
   fw: string;
@@ -88,7 +95,8 @@ describe.skipIf(skip !== '')('the Debian package on a systemd device', () => {
         'echo "local stratum 8" >> /etc/chrony/chrony.conf',
         'systemctl daemon-reload',
         'systemctl restart chrony',
-        'systemd-run --unit ptp4l /usr/sbin/ptp4l -S -i eth0 -m',
+        // With Debian's configuration file, which the PTP profile change rewrites (lidar-sensor-ptp-profile.service).
+        'systemd-run --unit ptp4l /usr/sbin/ptp4l -f /etc/linuxptp/ptp4l.conf -S -i eth0 -m',
       ].join(' && '),
     );
     await docker(['cp', join(ROOT, 'pkg', deb), `${name}:/tmp/${deb}`]);
@@ -112,6 +120,27 @@ describe.skipIf(skip !== '')('the Debian package on a systemd device', () => {
     expect(await sh('systemctl is-enabled lidar-sensor')).toBe('enabled');
     expect(await sh('systemctl show --property ExecStart --value lidar-sensor')).toMatch(/--hal linux/);
     expect(await answers()).toBe(true);
+  });
+
+  it('runs as its own user lidar-sensor with CAP_NET_BIND_SERVICE and CAP_NET_ADMIN only', async () => {
+    const uid = await sh('id -u lidar-sensor');
+    expect(uid).not.toBe('0');
+    expect((await procStatus('Uid')).split(/\s+/)[0]).toBe(uid);
+    expect(await sh(`stat -c %U /proc/${await mainPid()}`)).toBe('lidar-sensor');
+    expect(BigInt(`0x${await procStatus('CapEff')}`)).toBe(EXPECTED_CAPS);
+    expect(BigInt(`0x${await procStatus('CapBnd')}`)).toBe(EXPECTED_CAPS);
+    expect(await procStatus('NoNewPrivs')).toBe('1');
+    expect(await procStatus('Seccomp')).toBe('2');
+    // The state directory is the service's; the rest of the file system is read-only to it.
+    expect(await sh('stat -c %U /var/lib/lidar-sensor')).toBe('lidar-sensor');
+  });
+
+  it('rates the installed unit at most 2.5 in systemd-analyze security', async () => {
+    const report = await sh('systemd-analyze security lidar-sensor.service 2>&1 | tail -1');
+    const exposure = Number(/Overall exposure level for lidar-sensor\.service: ([\d.]+)/.exec(report)?.[1]);
+    figures.securityExposure = String(exposure);
+    expect(exposure).toBeGreaterThan(0);
+    expect(exposure).toBeLessThanOrEqual(2.5);
   });
 
   it('reports the real interface and address in /api/v1/system/network', async () => {
@@ -148,6 +177,43 @@ describe.skipIf(skip !== '')('the Debian package on a systemd device', () => {
       30_000,
       'the ptp4l grandmaster identity in /api/v1/time/ptp',
     );
+  });
+
+  it('changes the PTP profile through the root helper: ptp4l runs the new configuration', async () => {
+    const ptp4lPid = await sh('systemctl show --property MainPID --value ptp4l');
+    const put = await api('/time/ptp/profile', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify('default-l2-relaxed'),
+    });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toBe('default-l2-relaxed');
+    // The path unit starts the helper, which writes ptp4l's own file and restarts ptp4l.
+    await waitFor(
+      async () => (await sh('cat /etc/linuxptp/ptp4l.conf')).includes('# profile: default-l2-relaxed'),
+      30_000,
+      "the profile's block in /etc/linuxptp/ptp4l.conf",
+    );
+    expect(await sh('grep -c "^network_transport *L2" /etc/linuxptp/ptp4l.conf')).not.toBe('0');
+    await waitFor(
+      async () => {
+        const pid = await sh('systemctl show --property MainPID --value ptp4l');
+        return pid !== '0' && pid !== ptp4lPid;
+      },
+      30_000,
+      'ptp4l restarted on its new configuration',
+    );
+    expect(await sh('systemctl show --property Result --value lidar-sensor-ptp-profile')).toBe('success');
+    // ptp4l answers the server again on the read-only socket, under the new profile.
+    await waitFor(
+      async () => {
+        const ptp = await api('/time/ptp').catch(() => undefined);
+        return ptp?.status === 200;
+      },
+      30_000,
+      'GET /api/v1/time/ptp after the profile change',
+    );
+    expect(await json<string>('/time/ptp/profile')).toBe('default-l2-relaxed');
   });
 
   it('restarts through systemd on POST /api/v1/system/restart: a new main PID, then it answers again', async () => {
@@ -196,6 +262,35 @@ describe.skipIf(skip !== '')('the Debian package on a systemd device', () => {
     // The packaged example hook keeps the slots as files and its boot environment names the new slot first.
     expect(await sh('cat /var/lib/lidar-sensor/slots/*.rev')).toContain(rev);
     expect(await sh('. /var/lib/lidar-sensor/slots/bootenv && echo $BOOTED')).toMatch(/^[AB]$/);
+  });
+
+  it('is restarted by the systemd watchdog when its event loop hangs, with its data intact', async () => {
+    const userData = `watchdog check ${Date.now()}`;
+    const put = await api('/user/data', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(userData),
+    });
+    expect(put.status).toBe(204);
+    expect(await sh('systemctl show --property WatchdogUSec --value lidar-sensor')).toBe('10s');
+    figures.vmHwmKb = await procStatus('VmHWM');
+    const before = await mainPid();
+    const since = await sh('date "+%Y-%m-%d %H:%M:%S"');
+    // A stopped process is a hung event loop as systemd sees it: no more WATCHDOG=1.
+    await sh(`kill -STOP ${before}`);
+    const stopped = Date.now();
+    await waitFor(
+      async () => {
+        const pid = await mainPid();
+        return pid !== 0 && pid !== before && (await sh('systemctl is-active lidar-sensor || true')) === 'active';
+      },
+      120_000,
+      'systemd to restart the hung service',
+    );
+    await waitFor(answers, 60_000, 'the restarted service to answer');
+    figures.watchdogStopToAnswerSeconds = ((Date.now() - stopped) / 1000).toFixed(1);
+    expect(await sh(`journalctl -u lidar-sensor --since "${since}" -o cat --no-pager`)).toMatch(/Watchdog timeout/);
+    expect(await json<string>('/user/data')).toBe(userData);
   });
 
   it('stops cleanly within its 15 s stop timeout and logs structured lines to the journal', async () => {

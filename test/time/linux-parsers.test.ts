@@ -8,6 +8,7 @@ import { parsePtpDataSets, PmcError, snakeCase } from '../../src/hal/linux/pmc.j
 import {
   BLOCK_BEGIN,
   BLOCK_END,
+  profileInBlock,
   withProfileBlock,
   writeProfileToPtp4lConfig,
 } from '../../src/hal/linux/ptp4l-config.js';
@@ -185,6 +186,16 @@ describe('pmc data sets', () => {
 });
 
 describe('ptp4l profile block', () => {
+  it('names its profile back to the root helper, and nothing else passes for one', () => {
+    for (const profile of PTP_PROFILES.filter((p) => p !== '')) {
+      expect(profileInBlock(withProfileBlock('[global]\n', profile))).toBe(profile);
+    }
+    expect(profileInBlock(withProfileBlock('', ''))).toBe('default');
+    expect(profileInBlock('[global]\n# profile: gptp\n')).toBeUndefined();
+    expect(profileInBlock(`${BLOCK_BEGIN}\n# profile: gptp\nslaveOnly 0\n[eth0]\n${BLOCK_END}\n`)).toBe('gptp');
+    expect(profileInBlock(`${BLOCK_BEGIN}\n# profile: gptp; rm -rf /\n${BLOCK_END}\n`)).toBeUndefined();
+  });
+
   const site = '[global]\ntime_stamping hardware\nuds_address /var/run/ptp4l\n\n[eth0]\n';
 
   it('appends the block and keeps the site settings', () => {

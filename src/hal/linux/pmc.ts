@@ -163,6 +163,8 @@ export function parsePtpDataSets(output: string): PtpDataSets {
 export interface PmcOptions {
   /** ptp4l's `uds_address`; default /var/run/ptp4l. */
   socketPath?: string;
+  /** pmc's own bound socket (pmc -i); default /var/run/pmc.PID, which only root may create. */
+  clientSocket?: string;
   /** The management messages' transportSpecific (pmc -t): 1 under the gPTP-based profiles. */
   transportSpecific?: number;
   timeoutMs?: number;
@@ -177,6 +179,7 @@ export async function queryPtpDataSets(options: PmcOptions = {}): Promise<PtpDat
     '0',
     '-s',
     options.socketPath ?? '/var/run/ptp4l',
+    ...(options.clientSocket ? ['-i', options.clientSocket] : []),
     '-t',
     (options.transportSpecific ?? 0).toString(16),
   ];

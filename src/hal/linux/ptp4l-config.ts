@@ -10,7 +10,7 @@
  * (the Linux HAL runs the configured restart command, e.g. `systemctl restart ptp4l`).
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { ptp4lSettings, type PtpProfile } from '../ptp-profiles.js';
+import { isPtpProfile, ptp4lSettings, type PtpProfile } from '../ptp-profiles.js';
 
 export const BLOCK_BEGIN = '# BEGIN lidar-sensor PTP profile (managed: rewritten by PUT /api/v1/time/ptp/profile)';
 export const BLOCK_END = '# END lidar-sensor PTP profile';
@@ -53,4 +53,12 @@ export async function writeProfileToPtp4lConfig(path: string, profile: PtpProfil
   await writeFile(temporary, next, { mode: 0o644 });
   await rename(temporary, path);
   return true;
+}
+
+/** The profile named in `text`'s managed block (as renderProfileBlock wrote it), or undefined without a valid one. */
+export function profileInBlock(text: string): PtpProfile | undefined {
+  const begin = text.indexOf(BLOCK_BEGIN);
+  if (begin < 0) return undefined;
+  const named = /^# profile: (.*)$/m.exec(text.slice(begin))?.[1];
+  return isPtpProfile(named) ? named : undefined;
 }

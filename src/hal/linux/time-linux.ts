@@ -35,6 +35,8 @@ export interface LinuxTimeOptions {
   chronycHost?: string;
   /** ptp4l's `uds_address` (default /var/run/ptp4l). */
   ptp4lSocket?: string;
+  /** pmc's own socket (pmc -i); default pmc's /var/run/pmc.PID, which only root may create. */
+  pmcClientSocket?: string;
   /** ptp4l's configuration file, whose managed block holds the profile; without it a profile is only recorded. */
   ptp4lConfig?: string;
   /** Run after the profile changed ptp4l's configuration, e.g. ["systemctl", "restart", "ptp4l"]. */
@@ -134,7 +136,11 @@ export class LinuxTime implements TimeHal {
   private async queryPtp(): Promise<PtpDataSets> {
     const expected = transportSpecific(this.profile);
     const ask = (transport: number) =>
-      queryPtpDataSets({ socketPath: this.options.ptp4lSocket, transportSpecific: transport });
+      queryPtpDataSets({
+        socketPath: this.options.ptp4lSocket,
+        clientSocket: this.options.pmcClientSocket,
+        transportSpecific: transport,
+      });
     let dataSets: PtpDataSets;
     try {
       // ptp4l drops management messages of another transportSpecific: it may still run the previous profile.

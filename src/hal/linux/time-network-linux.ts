@@ -20,6 +20,8 @@ export interface LinuxTimeNetworkOptions {
   chronycHost?: string;
   /** --ptp4l-socket: ptp4l's `uds_address`. */
   ptp4lSocket?: string;
+  /** --pmc-client-socket: pmc's own socket (pmc -i), where an unprivileged server may create it. */
+  pmcClientSocket?: string;
   /** --ptp4l-config: the ptp4l configuration file whose managed block holds the PTP profile. */
   ptp4lConfig?: string;
   /** --ptp4l-restart-command: run after a profile change rewrote ptp4l's configuration. */
@@ -38,6 +40,7 @@ export function createLinuxTimeAndNetwork(options: LinuxTimeNetworkOptions): { n
   const time = new LinuxTime({
     chronycHost: options.chronycHost,
     ptp4lSocket: options.ptp4lSocket,
+    pmcClientSocket: options.pmcClientSocket,
     ptp4lConfig: options.ptp4lConfig,
     ptp4lRestartCommand: options.ptp4lRestartCommand,
     clockIdentity: async () => clockIdentityFromMac(await network.mac()),
