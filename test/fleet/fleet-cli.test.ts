@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, waitFor } from '../helpers/cli-process.js';
 import { startFleet } from '../helpers/fleet-process.js';
 import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
-import { decodeLidarPacket } from '../../src/validate/decoder/lidar-decoder.js';
+import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 
 const UNITS = 8;
 const BASE = [127, 0, 15, 1];

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createTestSensor } from '../helpers/test-sensor.js';
-import { decodeLidarPacket } from '../../src/validate/decoder/lidar-decoder.js';
+import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 import { until } from '../udp/helpers/udp-capture.js';
 import { OS2_LEGACY, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit } from './helpers/replay-unit.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, runCli } from '../helpers/cli-process.js';
 import { startFleet, type FleetProcess } from '../helpers/fleet-process.js';
-import { decodeLidarPacket } from '../../src/validate/decoder/lidar-decoder.js';
+import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
 import { OS1_FUSA, TWO_SENSORS, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit, type Json } from './helpers/replay-unit.js';

@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { crc64xz } from '../../src/validate/decoder/crc64-xz.js';
-import { decodeLidarPacket } from '../../src/validate/decoder/lidar-decoder.js';
+import { crc64xz } from '../udp/decoder/crc64-xz.js';
+import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 import { until } from '../udp/helpers/udp-capture.js';
 import { OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit, type Json } from './helpers/replay-unit.js';

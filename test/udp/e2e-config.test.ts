@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import type { Profile } from '../../src/validate/decoder/formats.js';
-import { pointOf } from '../../src/validate/decoder/geometry.js';
+import type { Profile } from './decoder/formats.js';
+import { pointOf } from './decoder/geometry.js';
 import { checkLidarStream, expectationsFrom, packetsInWindow, type StreamMetadata } from './helpers/stream-checks.js';
 import { columnTowards, expectedAlong, WALL_BACK_X } from './helpers/known-rays.js';
 import { StreamClock } from './helpers/stream-clock.js';

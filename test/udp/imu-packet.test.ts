@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeImuPacket, quantize } from '../../src/udp/imu-packet.js';
-import { decodeImuPacket } from '../../src/validate/decoder/imu-decoder.js';
+import { decodeImuPacket } from './decoder/imu-decoder.js';
 
 const sample = (accelG: [number, number, number], gyroDps: [number, number, number]) => ({
   sysTs: 1_700_000_000_123_456_789n,

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { emptyLidarImage, type LidarImage } from '../../src/udp/lidar-image.js';
 import { encodeLidarFrame, LidarPacketStamper } from '../../src/udp/lidar-packet.js';
 import { PROFILE_LAYOUTS } from '../../src/udp/lidar-profiles.js';
-import { decodeLidarPacket } from '../../src/validate/decoder/lidar-decoder.js';
-import { PACKET_SIZES, PROFILES, isDual, isFusa, type Profile } from '../../src/validate/decoder/formats.js';
+import { decodeLidarPacket } from './decoder/lidar-decoder.js';
+import { PACKET_SIZES, PROFILES, isDual, isFusa, type Profile } from './decoder/formats.js';
 
 /** Deterministic pseudo-random image with values every field can hold (RNG15 fields hold multiples of 8). */
 function randomImage(columns: number, pixels: number, coarse: boolean): LidarImage {

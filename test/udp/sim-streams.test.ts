@@ -9,9 +9,9 @@ import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { columnsPerFrame, columnWindow, frameRateHz } from '../../src/model/lidar-geometry.js';
 import { findProduct } from '../../src/model/products.js';
 import { SCENE } from '../../src/udp/scene.js';
-import { decodeImuPacket } from '../../src/validate/decoder/imu-decoder.js';
-import { isFusa, type Profile } from '../../src/validate/decoder/formats.js';
-import { pointOf } from '../../src/validate/decoder/geometry.js';
+import { decodeImuPacket } from './decoder/imu-decoder.js';
+import { isFusa, type Profile } from './decoder/formats.js';
+import { pointOf } from './decoder/geometry.js';
 import { checkLidarStream, packetsInWindow, type LidarExpectations } from './helpers/stream-checks.js';
 import {
   columnTowards,

@@ -2,9 +2,9 @@
  * What a client's receiver sees of a stream: each datagram decoded on its own (test/udp/decoder),
  * placed in the stream by its sequence number, and the stream's defects counted.
  */
-import { decodeLidarPacket } from '../../../src/validate/decoder/lidar-decoder.js';
-import { decodeImuPacket } from '../../../src/validate/decoder/imu-decoder.js';
-import { packetSize, IMU_PACKET_SIZE, type Profile } from '../../../src/validate/decoder/formats.js';
+import { decodeLidarPacket } from '../../udp/decoder/lidar-decoder.js';
+import { decodeImuPacket } from '../../udp/decoder/imu-decoder.js';
+import { packetSize, IMU_PACKET_SIZE, type Profile } from '../../udp/decoder/formats.js';
 
 export interface Tally {
   received: number;

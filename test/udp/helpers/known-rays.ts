@@ -4,7 +4,7 @@
  * z = +2.3 m, a glass pane in the plane x = 5 m) with the client's beam geometry — not with the
  * emitter's ray caster.
  */
-import { beamOf, pointOf, type BeamIntrinsics } from '../../../src/validate/decoder/geometry.js';
+import { beamOf, pointOf, type BeamIntrinsics } from '../decoder/geometry.js';
 
 export const FLOOR_Z = -1700;
 export const WALL_BACK_X = -7000;

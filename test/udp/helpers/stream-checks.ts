@@ -3,14 +3,9 @@
  * (udp-packets.md; client-contract.md, UDP data).
  */
 import { expect } from 'vitest';
-import {
-  assembleFrames,
-  isComplete,
-  windowColumns,
-  type AssembledFrame,
-} from '../../../src/validate/decoder/frames.js';
-import { PACKET_SIZES, isFusa, packetSize, type Profile } from '../../../src/validate/decoder/formats.js';
-import { decodeLidarPacket, type DecodedLidarPacket } from '../../../src/validate/decoder/lidar-decoder.js';
+import { assembleFrames, isComplete, windowColumns, type AssembledFrame } from '../decoder/frames.js';
+import { PACKET_SIZES, isFusa, packetSize, type Profile } from '../decoder/formats.js';
+import { decodeLidarPacket, type DecodedLidarPacket } from '../decoder/lidar-decoder.js';
 
 export interface LidarExpectations {
   profile: Profile;
