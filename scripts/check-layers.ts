@@ -47,6 +47,8 @@ export const LAYERS: readonly (readonly string[])[] = [
     'healthcheck',
     'health',
     'fleet',
+    // The conformance checker: a client of the interface; its fallback OpenAPI document comes from a unit it starts.
+    'validate',
   ],
 ];
 
