@@ -10,8 +10,12 @@ const execFileAsync = promisify(execFile);
 /** Names of everything the deployment tests create start with this, so one sweep finds leftovers. */
 export const PREFIX = 'lidar-deploy-test';
 
-export async function docker(args: string[], timeoutMs = 300_000): Promise<string> {
-  const { stdout } = await execFileAsync('docker', args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+export async function docker(args: string[], timeoutMs = 300_000, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const { stdout } = await execFileAsync('docker', args, {
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...env },
+  });
   return stdout.trim();
 }
 
