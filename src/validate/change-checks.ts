@@ -7,7 +7,7 @@ import { type CheckRun, expectThat } from './check-run.js';
 import { dataPlaneChecks } from './data-plane-checks.js';
 import type { ResponseSchemas } from './response-schemas.js';
 import { UdpCapture } from './udp-capture.js';
-import type { UnitClient } from './unit-client.js';
+import { UnitClient } from './unit-client.js';
 import { UnitState } from './unit-state.js';
 import { writeChecks } from './write-checks.js';
 
@@ -19,7 +19,8 @@ export async function changeChecks(
 ): Promise<void> {
   let state: UnitState;
   try {
-    state = await UnitState.save(client);
+    // Its own client: on SIGINT the checks' client is halted while this one restores.
+    state = await UnitState.save(new UnitClient(client.baseUrl, client.timeoutMs));
   } catch (error) {
     run.skip(
       'changes',
@@ -31,6 +32,7 @@ export async function changeChecks(
   const capture = await UdpCapture.open();
   const onSignal = (signal: NodeJS.Signals) => {
     process.stderr.write(`lidar-sensor validate: ${signal}: restoring the unit's configuration and user data…\n`);
+    client.halt();
     state.restore().then(
       (problems) => {
         for (const problem of problems) process.stderr.write(`lidar-sensor validate: could not restore ${problem}\n`);

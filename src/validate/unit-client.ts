@@ -23,13 +23,20 @@ export interface RequestOptions {
 
 export class UnitClient {
   private readonly reads = new Map<string, Promise<Answer>>();
+  private halted = false;
 
   constructor(
     readonly baseUrl: string,
-    private readonly timeoutMs: number,
+    readonly timeoutMs: number,
   ) {}
 
+  /** Every later request fails at once: an interrupted run must not write after its restore began. */
+  halt(): void {
+    this.halted = true;
+  }
+
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
+    if (this.halted) throw new Error(`${method} ${path}: the run was interrupted`);
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined = options.rawBody;
     if (options.body !== undefined) {

@@ -64,10 +64,14 @@ describe('lidar-sensor validate on healthy units', () => {
     const before = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as {
       initialization_id: number;
     };
-    const outcome = await validate(cli.baseUrl);
+    const junit = join(mkdtempSync(join(tmpdir(), 'validate-')), 'report.xml');
+    const outcome = await validate(cli.baseUrl, '--junit', junit);
     expect(failed(outcome), outcome.stdout).toEqual([]);
     expect(outcome.code).toBe(0);
     expect(outcome.report.summary.pass).toBeGreaterThan(150);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain(`tests="${outcome.report.checks.length}" failures="0"`);
+    expect(xml.match(/<testcase /g)).toHaveLength(outcome.report.checks.length);
     expect(outcome.stdout).toMatch(/^PASS get\.config\.schema /m);
     const after = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as {
       initialization_id: number;
@@ -115,11 +119,34 @@ describe('lidar-sensor validate on healthy units', () => {
     expect(outcome.report.summary.pass).toBeGreaterThan(150);
   });
 
-  it('exits 2 on an unreachable unit and on bad arguments, and writes JUnit XML', async () => {
+  it('exits 2 on an unreachable unit and on bad arguments', async () => {
     const port = await freePort();
     expect((await validate(`http://127.0.0.1:${port}`)).code).toBe(2);
     expect((await validate('not a url')).code).toBe(2);
     expect((await validate('http://127.0.0.1:1', '--udp-timeout', 'soon')).code).toBe(2);
+  });
+});
+
+describe('lidar-sensor validate restores the unit when interrupted', () => {
+  it('SIGINT in the middle of --allow-changes puts the configuration and user data back, exit 130', async () => {
+    const cli = await unit();
+    const config = await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json();
+    const child = spawn(process.execPath, [CLI_PATH, 'validate', cli.baseUrl, '--allow-changes'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    await new Promise<void>((resolveWhen) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        // After the accepted POST the unit's lidar_mode differs from the saved one.
+        if (stdout.includes('write.post.accepted')) resolveWhen();
+      });
+    });
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json()).toEqual(config);
+    expect(await (await fetch(`${cli.baseUrl}/api/v1/user/data`)).json()).toBe('');
   });
 });
 
