@@ -44,11 +44,10 @@ export const LAYERS: readonly (readonly string[])[] = [
     'startup-failure',
     'compile-cache',
     'young-generation',
-    'service-notify',
     'healthcheck',
     'health',
     'fleet',
-    // The conformance validator: a client of any unit over HTTP and UDP, loaded by the CLI's validate command.
+    // The conformance checker: a client of the interface; its fallback OpenAPI document comes from a unit it starts.
     'validate',
   ],
 ];

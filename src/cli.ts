@@ -20,6 +20,8 @@ async function main(): Promise<number> {
   if (process.argv[2] === 'fleet')
     return (await import('./fleet/fleet-command.js')).runFleetCommand(process.argv.slice(3));
   if (process.argv[2] === 'faults') return (await import('./faults/faults-cli.js')).runFaultsCli(process.argv.slice(3));
+  if (process.argv[2] === 'validate')
+    return (await import('./validate/validate-command.js')).runValidateCommand(process.argv.slice(3));
   if (process.argv[2] === 'recording')
     return (await import('./replay/recording-info.js')).runRecordingCommand(process.argv);
   if (process.argv.slice(2).includes('--version')) {

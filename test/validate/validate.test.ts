@@ -1,0 +1,223 @@
+/**
+ * `lidar-sensor validate` as users run it: real CLI processes from dist/ against simulated units of
+ * two products and profiles and a replayed recording (all checks pass), then against units whose
+ * fault plane injects each fault class the validator claims to detect (the named check fails).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_PATH, type CliProcess, freePort, startCli } from '../helpers/cli-process.js';
+
+const RECORDINGS = resolve(import.meta.dirname, '../../../shared/data/recordings');
+
+const running: CliProcess[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => p.kill()));
+});
+
+async function unit(args: string[] = []): Promise<CliProcess & { control: string }> {
+  const controlPort = await freePort();
+  const cli = await startCli({ args: ['--control', `127.0.0.1:${controlPort}`, ...args] });
+  running.push(cli);
+  return Object.assign(cli, { control: `http://127.0.0.1:${controlPort}` });
+}
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  report: {
+    checks: { id: string; status: string; detail: string }[];
+    summary: { pass: number; fail: number; skip: number };
+  };
+}
+
+async function validate(baseUrl: string, ...flags: string[]): Promise<Outcome> {
+  const out = join(mkdtempSync(join(tmpdir(), 'validate-')), 'report.json');
+  const child = spawn(process.execPath, [CLI_PATH, 'validate', baseUrl, '--json', out, ...flags], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  const report =
+    code === 2 ? { checks: [], summary: { pass: 0, fail: 0, skip: 0 } } : JSON.parse(readFileSync(out, 'utf8'));
+  return { code, stdout, report };
+}
+
+const failed = (o: Outcome) => o.report.checks.filter((c) => c.status === 'FAIL').map((c) => c.id);
+
+async function addFault(control: string, rule: object): Promise<void> {
+  const response = await fetch(`${control}/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
+  expect(response.status).toBe(201);
+}
+
+describe('lidar-sensor validate on healthy units', () => {
+  it('passes read-only on an OS-1-128 and writes nothing', async () => {
+    const cli = await unit();
+    const before = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as {
+      initialization_id: number;
+    };
+    const junit = join(mkdtempSync(join(tmpdir(), 'validate-')), 'report.xml');
+    const outcome = await validate(cli.baseUrl, '--junit', junit);
+    expect(failed(outcome), outcome.stdout).toEqual([]);
+    expect(outcome.code).toBe(0);
+    expect(outcome.report.summary.pass).toBeGreaterThan(150);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain(`tests="${outcome.report.checks.length}" failures="0"`);
+    expect(xml.match(/<testcase /g)).toHaveLength(outcome.report.checks.length);
+    expect(outcome.stdout).toMatch(/^PASS get\.config\.schema /m);
+    const after = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/metadata/sensor_info`)).json()) as {
+      initialization_id: number;
+    };
+    expect(after.initialization_id).toBe(before.initialization_id);
+  });
+
+  it.each([
+    ['OS-1-128', 'RNG19_RFL8_SIG16_NIR16'],
+    ['OS-0-32', 'FUSA_RNG15_RFL8_NIR8_DUAL'],
+    ['OS-2-64', 'RNG15_RFL8_NIR8'],
+  ])('passes with --allow-changes on an %s sending %s, and restores the unit', async (product, profile) => {
+    const cli = await unit(['--product', product]);
+    await fetch(`${cli.baseUrl}/api/v1/sensor/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ udp_profile_lidar: profile }),
+    });
+    await fetch(`${cli.baseUrl}/api/v1/user/data?policy=keep_on_config_delete`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '"mine"',
+    });
+    const config = await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json();
+    const outcome = await validate(cli.baseUrl, '--allow-changes', '--udp-timeout', '2');
+    expect(failed(outcome), outcome.stdout).toEqual([]);
+    expect(outcome.code).toBe(0);
+    expect(outcome.report.checks.length).toBeGreaterThanOrEqual(150);
+    expect(outcome.report.checks.find((c) => c.id === 'udp.lidar.no-gaps')?.status).toBe('PASS');
+    expect(await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json()).toEqual(config);
+    expect(await (await fetch(`${cli.baseUrl}/api/v1/user/data?include_metadata=true`)).json()).toEqual({
+      value: 'mine',
+      policy: 'keep_on_config_delete',
+    });
+  });
+
+  it('checks a unit replaying a recording read-only, finding the two known deviations of a LEGACY replay', async () => {
+    const cli = await unit(['--replay', join(RECORDINGS, 'OS-2-32-U0_v2.0.0_1024x10.pcap'), '--replay-loop']);
+    const outcome = await validate(cli.baseUrl);
+    // Findings of this run, reported to the lead (docs/validate.md): the served OpenAPI schema of the configuration
+    // does not allow udp_profile_lidar LEGACY, and firmware fw names this build while sensor_info.image_rev is the
+    // recording's. When they are fixed this list shrinks; any other failure is a regression.
+    expect(failed(outcome), outcome.stdout).toEqual(['get.config.schema', 'metadata.firmware']);
+    expect(outcome.code).toBe(1);
+    expect(outcome.report.summary.pass).toBeGreaterThan(150);
+  });
+
+  it('exits 2 on an unreachable unit and on bad arguments', async () => {
+    const port = await freePort();
+    expect((await validate(`http://127.0.0.1:${port}`)).code).toBe(2);
+    expect((await validate('not a url')).code).toBe(2);
+    expect((await validate('http://127.0.0.1:1', '--udp-timeout', 'soon')).code).toBe(2);
+  });
+});
+
+describe('lidar-sensor validate restores the unit when interrupted', () => {
+  it('SIGINT in the middle of --allow-changes puts the configuration and user data back, exit 130', async () => {
+    const cli = await unit();
+    const config = await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json();
+    const child = spawn(process.execPath, [CLI_PATH, 'validate', cli.baseUrl, '--allow-changes'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    await new Promise<void>((resolveWhen) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        // After the accepted POST the unit's lidar_mode differs from the saved one.
+        if (stdout.includes('write.post.accepted')) resolveWhen();
+      });
+    });
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json()).toEqual(config);
+    expect(await (await fetch(`${cli.baseUrl}/api/v1/user/data`)).json()).toBe('');
+  });
+});
+
+describe('lidar-sensor validate names each fault class the fault plane injects', () => {
+  it.each([
+    [
+      'an endpoint answering 500',
+      { selector: { plane: 'http', path: '/api/v1/sensor/telemetry' }, action: { type: 'status', status: 500 } },
+      [],
+      'get.telemetry.status',
+    ],
+    [
+      'a cut-short body',
+      { selector: { plane: 'http', path: '/api/v1/system/firmware' }, action: { type: 'truncate', bytes: 5 } },
+      [],
+      'get.firmware.status',
+    ],
+    [
+      'a stalled endpoint',
+      { selector: { plane: 'http', path: '/api/v1/time/ptp' }, action: { type: 'latency', ms: 4000 } },
+      ['--http-timeout', '1'],
+      'get.time-ptp.status',
+    ],
+    [
+      'lidar packet loss',
+      { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'drop', rate: 0.05 } },
+      ['--allow-changes'],
+      'udp.lidar.no-gaps',
+    ],
+    [
+      'duplicated lidar packets',
+      { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'duplicate', rate: 0.05 } },
+      ['--allow-changes'],
+      'udp.lidar.no-duplicates',
+    ],
+    [
+      'reordered lidar packets',
+      { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'reorder', rate: 0.05 } },
+      ['--allow-changes'],
+      'udp.lidar.in-order',
+    ],
+    [
+      'corrupt lidar packets',
+      { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'corrupt', rate: 0.05 } },
+      ['--allow-changes'],
+      'udp.lidar.crc',
+    ],
+    [
+      'truncated lidar packets',
+      { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'truncate', bytes: 1000, rate: 0.05 } },
+      ['--allow-changes'],
+      'udp.lidar.size',
+    ],
+    [
+      'corrupt IMU packets',
+      { selector: { plane: 'udp', stream: 'imu' }, action: { type: 'corrupt', rate: 0.2 } },
+      ['--allow-changes'],
+      'udp.imu.gravity',
+    ],
+    [
+      'a stopped IMU stream',
+      { selector: { plane: 'udp', stream: 'imu' }, action: { type: 'stop' } },
+      ['--allow-changes'],
+      'udp.imu.received',
+    ],
+  ])('%s', async (_name, rule, flags, check) => {
+    const cli = await unit();
+    await addFault(cli.control, rule);
+    const outcome = await validate(cli.baseUrl, '--udp-timeout', '2', ...flags);
+    expect(outcome.code, outcome.stdout).toBe(1);
+    expect(failed(outcome)).toContain(check);
+    expect(outcome.stdout).toMatch(new RegExp(`^FAIL ${check.replace(/\./g, '\\.')} .+ — .+`, 'm'));
+  });
+});
