@@ -44,6 +44,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'startup-failure',
     'compile-cache',
     'young-generation',
+    'service-notify',
     'healthcheck',
     'health',
     'fleet',
