@@ -14,7 +14,12 @@ const prefix = `${PREFIX}-run`;
 const volume = `${prefix}-data`;
 const figures: Record<string, string> = {};
 
-async function runUnit(name: string, extra: string[] = []): Promise<string> {
+/** `docker run` of the image on the test's volume; `serial` undefined: the unit takes the one its data holds. */
+async function runUnit(
+  name: string,
+  extra: string[] = [],
+  serial: string | undefined = '122201000777',
+): Promise<string> {
   await docker([
     'run',
     '-d',
@@ -28,8 +33,7 @@ async function runUnit(name: string, extra: string[] = []): Promise<string> {
     '1s',
     '--health-timeout',
     '30s',
-    '-e',
-    'SENSOR_SERIAL=122201000777',
+    ...(serial ? ['-e', `SENSOR_SERIAL=${serial}`] : []),
     ...extra,
     image,
   ]);
@@ -143,21 +147,7 @@ describe.skipIf(skip !== '')('the container image', () => {
     await expectState(name);
     await docker(['rm', '-f', name]);
     // A new container on the same volume, without SENSOR_SERIAL: the serial comes from the data.
-    await docker([
-      'run',
-      '-d',
-      '--name',
-      `${prefix}-2`,
-      '-p',
-      '127.0.0.1::80',
-      '-v',
-      `${volume}:/data`,
-      '--health-interval',
-      '1s',
-      '--health-timeout',
-      '30s',
-      image,
-    ]);
+    await runUnit(`${prefix}-2`, [], undefined);
     await untilHealthy(`${prefix}-2`);
     await expectState(`${prefix}-2`);
   });
