@@ -16,6 +16,9 @@ import { writeImageFile } from '../../src/firmware/image-builder.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { browserSkipReason, launchBrowser } from './browser.js';
 
+/** How long the page may take to show what the unit says (a deadline to poll against, not a speed target). */
+const DEADLINE = { timeout: 15_000 };
+
 const skipReason = browserSkipReason();
 if (skipReason) console.log(`skipping the web page browser tests: ${skipReason}`);
 
@@ -76,7 +79,7 @@ describe.skipIf(skipReason)('web page in a browser', () => {
   });
 
   it('shows the unit, its firmware, a form field per parameter and the live image', async () => {
-    await expect.poll(() => page.locator('#status').textContent()).toBe('RUNNING');
+    await expect.poll(() => page.locator('#status').textContent(), DEADLINE).toBe('RUNNING');
     const info = (await (await api('/sensor/metadata/sensor_info')).json()) as Record<string, string>;
     expect(await page.locator('#serial').textContent()).toContain(info.prod_sn);
     expect(await page.locator('#firmware').textContent()).toBe(info.image_rev);
@@ -84,7 +87,7 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     expect(await page.locator('#config-fields label').count()).toBe(Object.keys(await config()).length);
     // 1024 columns, every 4th: 256 wide.
     await expect.poll(imageWidth, { timeout: 10_000 }).toBe('256');
-    await expect.poll(() => page.locator('#telemetry-now').textContent()).toContain('°C');
+    await expect.poll(() => page.locator('#telemetry-now').textContent(), DEADLINE).toContain('°C');
 
     // Browser-side code as text: this file is type-checked without the DOM library.
     const timing = await page.evaluate<{ firstContentfulPaintMs?: number; pageBytes: number }>(`(() => {
@@ -102,7 +105,7 @@ describe.skipIf(skipReason)('web page in a browser', () => {
   it('changes lidar_mode through the form: confirmed, and the live image gets wider', async () => {
     await page.selectOption('#cfg-lidar_mode', JSON.stringify('2048x10'));
     await page.click('#config-apply');
-    await expect.poll(() => page.locator('#config-result').textContent()).toContain('lidar_mode = "2048x10"');
+    await expect.poll(() => page.locator('#config-result').textContent(), DEADLINE).toContain('lidar_mode = "2048x10"');
     expect((await config()).lidar_mode).toBe('2048x10');
     await expect.poll(imageWidth, { timeout: 10_000 }).toBe('512');
     await page.locator('#live').screenshot({ path: join(SCREENSHOTS, 'live-image.png') });
@@ -112,13 +115,15 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     const before = await config();
     await page.fill('#cfg-udp_port_lidar', '70000');
     await page.click('#config-apply');
-    await expect.poll(() => page.locator('#err-udp_port_lidar').textContent()).toContain('must be between 0 and 65535');
+    await expect
+      .poll(() => page.locator('#err-udp_port_lidar').textContent(), DEADLINE)
+      .toContain('must be between 0 and 65535');
     expect(await page.locator('#config-error').textContent()).toContain('400');
     expect(await config()).toEqual(before);
     await page.locator('#field-udp_port_lidar').scrollIntoViewIfNeeded();
     await page.locator('#config').screenshot({ path: join(SCREENSHOTS, 'config-error.png') });
     await page.click('#config-reset');
-    await expect.poll(() => page.locator('#config-result').textContent()).toContain('Form reset');
+    await expect.poll(() => page.locator('#config-result').textContent(), DEADLINE).toContain('Form reset');
     expect(await page.locator('#err-udp_port_lidar').textContent()).toBe('');
     expect(await page.inputValue('#cfg-udp_port_lidar')).toBe(String(before.udp_port_lidar));
   });
@@ -126,7 +131,7 @@ describe.skipIf(skipReason)('web page in a browser', () => {
   it('shows an alert as it is raised, in the active list and the history', async () => {
     await page.fill('#cfg-udp_port_imu', String(await closedUdpPort()));
     await page.click('#config-apply');
-    await expect.poll(() => page.locator('#config-result').textContent()).toContain('udp_port_imu');
+    await expect.poll(() => page.locator('#config-result').textContent(), DEADLINE).toContain('udp_port_imu');
     // IMU_PORT_UNREACHABLE: the IMU packets now go to a port nobody listens on.
     const active = page.locator('#alerts-active li[data-id="0x01000018"]');
     await active.waitFor({ timeout: 10_000 });
