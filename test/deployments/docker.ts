@@ -10,8 +10,9 @@ const execFileAsync = promisify(execFile);
 /** Names of everything the deployment tests create start with this, so one sweep finds leftovers. */
 export const PREFIX = 'lidar-deploy-test';
 
-export async function docker(args: string[], timeoutMs = 300_000, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const { stdout } = await execFileAsync('docker', args, {
+/** Runs a command line tool of Docker's and returns its trimmed standard output; rejects on a non-zero exit. */
+async function run(tool: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await execFileAsync(tool, args, {
     timeout: timeoutMs,
     maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, ...env },
@@ -19,13 +20,12 @@ export async function docker(args: string[], timeoutMs = 300_000, env: NodeJS.Pr
   return stdout.trim();
 }
 
-export async function compose(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const { stdout } = await execFileAsync('docker-compose', args, {
-    timeout: 600_000,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, ...env },
-  });
-  return stdout.trim();
+export function docker(args: string[], timeoutMs = 300_000, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  return run('docker', args, timeoutMs, env);
+}
+
+export function compose(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  return run('docker-compose', args, 600_000, env);
 }
 
 /** The engine answers, or why not (one line). */
