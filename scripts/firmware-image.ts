@@ -8,7 +8,7 @@
  * boots healthy (to exercise the rollback).
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_GENERATED_PAYLOAD_BYTES, writeImageFile } from '../src/firmware/image-builder.js';
+import { DEFAULT_GENERATED_PAYLOAD_BYTES, writeImageFile } from '../src/core/firmware/image-builder.js';
 import { ImageFormatError } from '../src/model/image-format.js';
 import { IMAGE_REV_FORM } from '../src/model/image-rev.js';
 

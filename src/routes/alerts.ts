@@ -4,8 +4,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { parseAlertQuery, renderAlerts } from '../alerts/alert-query.js';
-import { sendCachedJson } from './cached-json.js';
+import { parseAlertQuery, renderAlerts } from '../alerts/index.js';
+import { sendCachedJson } from './http/cached-json.js';
 import { Json, problems } from './api-schemas.js';
 
 // Values are checked by parseAlertQuery, which names the valid range in its message; the schema

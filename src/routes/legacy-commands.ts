@@ -4,11 +4,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { badRequest } from '../errors.js';
-import { isParameterName } from '../config/registry.js';
-import { callerAddress } from './query-flags.js';
+import { badRequest } from '../model/index.js';
+import { isParameterName } from '../config/index.js';
+import { callerAddress } from './http/query-flags.js';
 import { Json, problems } from './api-schemas.js';
-import { sendJsonText } from './cached-json.js';
+import { sendJsonText } from './http/cached-json.js';
 import { ParameterValueSchema } from './config-schemas.js';
 
 const argsQuery = (description: string, example: string) =>

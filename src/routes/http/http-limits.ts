@@ -1,0 +1,144 @@
+/**
+ * Limits that keep one client from stalling the unit: every request finishes or is cut within a
+ * stated time, and the number of open connections is capped with a clear refusal rather than
+ * starvation. Numbers are `--headers-timeout` … `--max-connections` (README "Limits").
+ *
+ * - Headers must arrive within `headersTimeoutMs` (Node's own check, answered by client-error.ts).
+ * - The body of an ordinary request must arrive within `requestTimeoutMs` of its headers: 408, close.
+ * - A firmware upload may take as long as it needs, but never sits idle (no bytes) longer than
+ *   `uploadIdleTimeoutMs`: the connection is cut, the upload fails, its lock and partial slot go.
+ * - Connections above `maxConnections` get 503 + Retry-After on their first request and are closed;
+ *   far above it (a flood) the kernel's backlog and Node's own cap refuse them.
+ * - An error answered before the body was read closes the connection (no half-read keep-alive).
+ */
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, unavailable, unsupportedMediaType } from '../../model/index.js';
+import { sendProblem } from './problem.js';
+
+export interface HttpLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  uploadIdleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  uploadIdleTimeoutMs: 20_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 256,
+};
+
+/** Connections beyond the cap that still get a 503 answer; above that Node closes them unanswered. */
+const ANSWERED_EXCESS_CONNECTIONS = 64;
+
+/** Requests whose body is streamed for as long as it takes (idle timeout instead of a whole-request one). */
+const UPLOAD_PATHS = new Set(['/api/v1/system/firmware']);
+
+function pathOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '/', 'http://sensor').pathname;
+  } catch {
+    return '';
+  }
+}
+
+export function isUploadRequest(request: FastifyRequest): boolean {
+  return request.raw.method === 'POST' && UPLOAD_PATHS.has(pathOf(request.raw.url));
+}
+
+export function hasBody(request: FastifyRequest): boolean {
+  const headers = request.raw.headers;
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const length = headers['content-length'];
+  return length !== undefined && length !== '0';
+}
+
+function ignoreError(): void {
+  // The request is being cut on purpose; its late 'aborted' error is expected.
+}
+
+/** Stops Fastify's body reader (so it will not answer again) and answers 408 with Connection: close. */
+function cutSlowBody(request: FastifyRequest, reply: FastifyReply): void {
+  const raw = request.raw;
+  for (const event of ['data', 'end', 'error'] as const) raw.removeAllListeners(event);
+  raw.on('error', ignoreError);
+  sendProblem(
+    reply,
+    new ApiError('request-timeout', 'the request body did not arrive in time; the connection is closed'),
+  );
+}
+
+export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): void {
+  const server = app.server;
+  server.headersTimeout = limits.headersTimeoutMs;
+  // Fastify leaves Node's whole-request timeout off; the body deadline below replaces it per route.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // How often Node looks for expired headers (read when listening starts).
+  (server as typeof server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
+    50,
+    Math.min(1000, Math.floor(limits.headersTimeoutMs / 4)),
+  );
+  server.maxConnections = limits.maxConnections + ANSWERED_EXCESS_CONNECTIONS;
+
+  let open = 0;
+  const excess = new WeakSet<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open += 1;
+    if (open > limits.maxConnections) excess.add(socket);
+    socket.once('close', () => {
+      open -= 1;
+    });
+  });
+
+  app.addHook('onRequest', (request, reply, done) => {
+    const socket = request.raw.socket;
+    if (excess.has(socket)) {
+      reply.header('connection', 'close');
+      done(unavailable(`the unit is serving ${limits.maxConnections} connections, its limit; try again shortly`));
+      return;
+    }
+    if (!hasBody(request)) {
+      done();
+      return;
+    }
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      done(
+        unsupportedMediaType(
+          `Content-Encoding ${JSON.stringify(encoding.slice(0, 64))} is not decoded here; send the body unencoded`,
+        ),
+      );
+      return;
+    }
+    if (isUploadRequest(request)) {
+      // Idle, not total: a large image on a slow link is fine as long as bytes keep coming.
+      // (An injected request, in tests, has no real socket to time.)
+      if (typeof socket?.setTimeout === 'function') {
+        socket.setTimeout(limits.uploadIdleTimeoutMs, () => socket.destroy());
+        request.raw.once('end', () => socket.setTimeout(0));
+      }
+    } else {
+      const timer = setTimeout(() => {
+        if (reply.sent) return;
+        reply.header('connection', 'close');
+        cutSlowBody(request, reply);
+      }, limits.requestTimeoutMs);
+      const clear = () => clearTimeout(timer);
+      request.raw.once('end', clear);
+      reply.raw.once('close', clear);
+    }
+    done();
+  });
+
+  // An answer sent before the whole body was read (an early 4xx) ends the connection: what is
+  // left of the body would otherwise be read as the next request, or never read at all.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (hasBody(request) && !request.raw.complete) reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
