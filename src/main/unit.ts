@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createPersistentAlertLog } from '../alerts/index.js';
 import { buildApp } from '../routes/index.js';
-import type { CliOptions } from './cli-options.js';
+import type { CliOptions, OptionsOf } from './cli-options.js';
 import type { RecentLog } from '../core/diagnostics/index.js';
 import { createSimHal } from '../hal/sim/index.js';
 import type { Hal } from '../hal/index.js';
@@ -26,17 +26,8 @@ import { KV_KEYS, KvStore } from '../store/index.js';
 
 export class StartupError extends Error {}
 
-type LinuxHalOptions = Pick<
-  CliOptions,
-  | 'firmwareHook'
-  | 'networkInterface'
-  | 'networkHook'
-  | 'chronycHost'
-  | 'ptp4lSocket'
-  | 'pmcClientSocket'
-  | 'ptp4lConfig'
-  | 'ptp4lRestartCommand'
->;
+/** The linux HAL's options (`--interface`, `--chronyc-host`, …): their group of the option table. */
+type LinuxHalOptions = OptionsOf<'linux'>;
 
 export interface UnitOptions extends Partial<LinuxHalOptions> {
   dataDir: string;
