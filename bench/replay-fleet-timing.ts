@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadRecording } from '../src/replay/recording.js';
+import { loadRecording } from '../src/udp/replay/recording.js';
 import { freePort } from '../test/helpers/cli-process.js';
 import { startFleet } from '../test/helpers/fleet-process.js';
 

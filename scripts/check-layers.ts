@@ -1,56 +1,45 @@
 /**
- * Fails when a source file imports against the layer order of the design (docs/DESIGN.md, "Layers"):
- * dependencies point down only. `npx tsx scripts/check-layers.ts` checks; `--graph` prints the
- * import graph by folder (with `--files`, every import behind each edge).
+ * Fails when a source file breaks the architecture of docs/architecture.md ("Layers"):
+ * - ranks: a top-level folder of src/ imports only its own files and folders of a lower rank (or a peer
+ *   of the same rank); below `routes`, nothing imports the web framework;
+ * - public entries: an import that crosses top-level folders names an `index.ts`, the folder's own or,
+ *   for a part that loads lazily (the Linux HAL, replay, mDNS, the diagnostic dump), a subfolder's;
+ * - no cycles: no file reaches itself through its imports (type-only imports included).
+ * `npx tsx scripts/check-layers.ts` checks; `--graph` prints the import graph by folder (with `--files`,
+ * every import behind each edge).
  *
  * Type-only imports count: a type from an upper layer couples the lower one to it just the same.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /**
  * Lowest first. A module may import modules of its own folder and of any lower rank, and of other
- * folders of the same rank (config, alerts and firmware are peers, as are the composition roots).
+ * folders of the same rank (config and alerts are peers).
  */
 export const LAYERS: readonly (readonly string[])[] = [
-  // Plain data and pure functions: product models, identity, geometry, clocks, formats, catalogue.
+  // Plain data and pure functions: product models, identity, geometry, clocks, formats, catalogue,
+  // address parsing, error codes, small caches and text helpers.
   ['model'],
-  // Leaf helpers with no knowledge of the sensor: address parsing, JSON text, caches, the error codes.
-  ['util', 'network', 'errors', 'version'],
-  // Packet encoders, pacing and the emitter: pure byte work plus sockets.
-  ['udp', 'replay'],
+  // The data plane: packet encoders, pacing, the emitter worker, and replay's packet side (recordings,
+  // capture reading, replay streams).
+  ['udp'],
   // Hardware abstraction: interfaces, and the sim and linux implementations that drive the emitter.
   ['hal'],
   // SQLite: the database file, migrations and the key-value table the services above persist through.
   ['store'],
-  // Services of the device core that own one kind of state each.
-  ['config', 'alerts', 'firmware'],
-  // The device core: owns status and initialization_id, orchestrates reinit.
-  ['sensor'],
-  // Reads the core through a narrow view (diagnostic dump, log ring); sits above it like the routes.
-  ['diagnostics', 'replay-unit', 'discovery'],
-  // HTTP: Fastify plugins, the server-level limits and the app that assembles them.
-  ['routes', 'http', 'faults', 'metrics', 'web', 'app'],
-  // Composition roots: the only modules that parse options, pick the HAL and wire units together (one
-  // unit, or a fleet of them), and the container health check that reads the same options.
-  [
-    'cli-options',
-    'unit',
-    'server',
-    'cli',
-    'cli-logger',
-    'startup-failure',
-    'compile-cache',
-    'young-generation',
-    'service-notify',
-    'healthcheck',
-    'health',
-    'fleet',
-    // The conformance checker: a client of the interface; its fallback OpenAPI document comes from a unit it starts.
-    'validate',
-  ],
+  // Services of the device core that own one kind of state each: parameters, alerts.
+  ['config', 'alerts'],
+  // The device core: the sensor (status, initialization_id, reinit), time, network, metadata,
+  // firmware slots, diagnostics and mDNS discovery.
+  ['core'],
+  // HTTP: the Fastify app, route plugins, HTTP plumbing, the web page, metrics and OpenAPI.
+  ['routes'],
+  // Entry points: the CLI and its options, the server, the composition root of a unit, fleets, the
+  // health check, the fault plane's control.
+  ['main'],
 ];
 
 /** Layers below the routes: the device core and everything under it never sees the web framework. */
@@ -59,15 +48,15 @@ const FRAMEWORK = /^(fastify|@fastify\/|fastify-)/;
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
-/** `src/hal/sim/x.ts` → `hal`; `src/app.ts` → `app`. */
-export function layerUnit(file: string): string {
+/** `src/hal/sim/x.ts` → `hal`; a file directly in src/ is a folder of its own (`src/x.ts` → `x`). */
+export function topFolder(file: string): string {
   const parts = relative(SRC, file).split(sep);
   return parts.length > 1 ? parts[0] : parts[0].replace(/\.(ts|js)$/, '');
 }
 
-function rankOf(unit: string): number {
-  const rank = LAYERS.findIndex((layer) => layer.includes(unit));
-  if (rank < 0) throw new Error(`src/${unit} has no place in LAYERS of scripts/check-layers.ts: give it one`);
+function rankOf(folder: string): number {
+  const rank = LAYERS.findIndex((layer) => layer.includes(folder));
+  if (rank < 0) throw new Error(`src/${folder} has no place in LAYERS of scripts/check-layers.ts: give it one`);
   return rank;
 }
 
@@ -95,32 +84,84 @@ export function importEdges(): ImportEdge[] {
   );
 }
 
+/** The public entries of a folder: its `index.ts` and its subfolders' (`.js` in import specifiers). */
+function isPublicEntry(to: string): boolean {
+  return /^index\.(ts|js)$/.test(basename(to)) && dirname(to) !== SRC;
+}
+
 export function layerViolations(edges: readonly ImportEdge[]): string[] {
   const frameworkFreeRank = rankOf(FRAMEWORK_FREE_BELOW);
   const problems: string[] = [];
   for (const { from, to, external } of edges) {
-    const fromUnit = layerUnit(from);
+    const fromFolder = topFolder(from);
     const where = relative(SRC, from);
     if (external) {
-      if (FRAMEWORK.test(to) && rankOf(fromUnit) < frameworkFreeRank) {
+      if (FRAMEWORK.test(to) && rankOf(fromFolder) < frameworkFreeRank) {
         problems.push(`${where} imports ${to}: the layers below routes never import the web framework`);
       }
       continue;
     }
-    const toUnit = layerUnit(to);
-    if (toUnit === fromUnit) continue;
-    if (rankOf(toUnit) > rankOf(fromUnit)) {
-      problems.push(`${where} imports ${relative(SRC, to)}: ${fromUnit} is below ${toUnit}`);
+    const toFolder = topFolder(to);
+    if (toFolder === fromFolder) continue;
+    if (rankOf(toFolder) > rankOf(fromFolder)) {
+      problems.push(`${where} imports ${relative(SRC, to)}: ${fromFolder} is below ${toFolder}`);
+    } else if (!isPublicEntry(to)) {
+      problems.push(`${where} imports ${relative(SRC, to)}: a deep import into ${toFolder} (import its index.ts)`);
     }
   }
   return problems;
 }
 
+/** Every import cycle between files, each as the files on it (Tarjan's strongly connected components). */
+export function importCycles(edges: readonly ImportEdge[]): string[][] {
+  const next = new Map<string, string[]>();
+  const key = (path: string) => path.replace(/\.js$/, '.ts');
+  for (const { from, to, external } of edges) {
+    if (external) continue;
+    const list = next.get(key(from)) ?? [];
+    list.push(key(to));
+    next.set(key(from), list);
+  }
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, counter);
+    low.set(file, counter++);
+    stack.push(file);
+    onStack.add(file);
+    for (const to of next.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file) ?? 0, low.get(to) ?? 0));
+      } else if (onStack.has(to)) {
+        low.set(file, Math.min(low.get(file) ?? 0, index.get(to) ?? 0));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop();
+      if (member === undefined) break;
+      onStack.delete(member);
+      component.push(relative(SRC, member));
+    } while (member !== file);
+    const selfImport = (next.get(file) ?? []).includes(file);
+    if (component.length > 1 || selfImport) cycles.push(component.sort());
+  };
+  for (const file of next.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
 export function folderGraph(edges: readonly ImportEdge[], withFiles: boolean): string[] {
   const byEdge = new Map<string, string[]>();
   for (const { from, to, external } of edges) {
-    if (external || layerUnit(from) === layerUnit(to)) continue;
-    const key = `${layerUnit(from)} -> ${layerUnit(to)}`;
+    if (external || topFolder(from) === topFolder(to)) continue;
+    const key = `${topFolder(from)} -> ${topFolder(to)}`;
     const list = byEdge.get(key) ?? [];
     list.push(`${relative(SRC, from)} -> ${relative(SRC, to)}`);
     byEdge.set(key, list);
@@ -136,9 +177,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   if (process.argv.includes('--graph')) {
     console.log(folderGraph(edges, process.argv.includes('--files')).join('\n'));
   } else {
-    const problems = layerViolations(edges);
+    const problems = [
+      ...layerViolations(edges),
+      ...importCycles(edges).map((files) => `import cycle among ${files.join(', ')}`),
+    ];
     for (const p of problems) console.error(p);
     if (problems.length > 0) process.exit(1);
-    console.log(`layers: ${edges.length} imports checked, none against the order`);
+    console.log(`layers: ${edges.length} imports checked: none against the order, none deep, no cycle`);
   }
 }

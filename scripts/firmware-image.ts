@@ -11,7 +11,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DEFAULT_GENERATED_PAYLOAD_BYTES, writeImageFile } from '../src/firmware/image-builder.js';
+import { DEFAULT_GENERATED_PAYLOAD_BYTES, writeImageFile } from '../src/core/firmware/image-builder.js';
 import { ImageFormatError } from '../src/model/image-format.js';
 import { IMAGE_REV_FORM } from '../src/model/image-rev.js';
 import { isEd25519, keyFingerprint } from '../src/model/image-signature.js';

@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parameterTableMarkdown } from '../src/config/parameter-table.js';
-import { optionsTableMarkdown } from '../src/cli-options.js';
+import { optionsTableMarkdown } from '../src/main/cli-options.js';
 
 const TABLES: Record<string, () => string> = { parameters: parameterTableMarkdown, options: optionsTableMarkdown };
 const MARKERS: Record<string, string> = { parameters: 'parameter-table', options: 'options-table' };

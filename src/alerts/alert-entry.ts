@@ -1,4 +1,4 @@
-import type { AlertLevel } from '../model/alert-catalogue.js';
+import type { AlertLevel } from '../model/index.js';
 
 /** Cursors are unsigned 32-bit integers: they wrap to 0 after 4294967295 (spec: "The cursor wraps at 2^32"). */
 export const CURSOR_MODULUS = 2 ** 32;

@@ -23,7 +23,7 @@
  * reduce both lists, so a summary client never has to handle two shapes. `mode=default` (or no
  * mode) gives full entries.
  */
-import { badRequest, type FieldError } from '../errors.js';
+import { badRequest, type FieldError } from '../model/index.js';
 import { CURSOR_MODULUS, type AlertEntry, type AlertLogSnapshot } from './alert-entry.js';
 
 export const ALERT_MODES = ['default', 'summary'] as const;

@@ -4,7 +4,7 @@
  * update the active set and next_cursor. With synchronous=FULL the cursor never goes backwards
  * across a power cycle.
  */
-import type { SqliteDatabase } from '../store/database.js';
+import type { SqliteDatabase } from '../store/index.js';
 import type { AlertEntry } from './alert-entry.js';
 import type { AlertLogChange, AlertLogStore, PersistedAlertState } from './alert-log-store.js';
 

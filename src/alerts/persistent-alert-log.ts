@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SqliteDatabase } from '../store/database.js';
+import type { SqliteDatabase } from '../store/index.js';
 import { AlertLog } from './alert-log.js';
 import { SqliteAlertLogStore } from './alert-store-sqlite.js';
 

@@ -2,7 +2,7 @@
  * The persisted configuration: what a power cycle restores. One JSON document in one row, so a
  * save is atomic; loading fills parameters a newer version added with their defaults.
  */
-import type { SqliteDatabase } from '../store/database.js';
+import type { SqliteDatabase } from '../store/index.js';
 import { valueErrors } from './config-validation.js';
 import { PARAMETERS, defaultConfig, type SensorConfig } from './registry.js';
 

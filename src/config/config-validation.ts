@@ -5,8 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isIP } from 'node:net';
-import type { FieldError } from '../errors.js';
-import { MAX_FIELD_ERRORS, quote, shorten } from '../util/bounded-text.js';
+import { type FieldError, MAX_FIELD_ERRORS, quote, shorten } from '../model/index.js';
 import {
   PARAMETERS,
   DEPRECATED_ALIASES,

@@ -19,10 +19,35 @@ import {
   TIMESTAMP_MODES,
   type ParameterName,
   type SensorConfig,
-} from '../model/sensor-config.js';
+} from '../model/index.js';
 
 // The value lists and the configuration shape live in the model layer; re-exported for the layers above.
-export * from '../model/sensor-config.js';
+export {
+  FULL_SCALE_RANGES,
+  FULL_TURN_MDEG,
+  LIDAR_MODES,
+  LIDAR_PROFILES,
+  MIN_RANGE_THRESHOLDS_CM,
+  MULTIPURPOSE_IO_MODES,
+  POLARITIES,
+  RETURN_ORDERS,
+  SIGNAL_MULTIPLIERS,
+  TIMESTAMP_MODES,
+  azimuthWindowWidthMdeg,
+  maxAzimuthWidthMdeg,
+} from '../model/index.js';
+export type {
+  FullScaleRange,
+  LidarMode,
+  LidarProfile,
+  MultipurposeIoMode,
+  OperatingMode,
+  ParameterName,
+  Polarity,
+  ReturnOrder,
+  SensorConfig,
+  TimestampMode,
+} from '../model/index.js';
 
 /** Largest 32-bit signed integer: the upper bound of integers the spec leaves open, so no value overflows firmware. */
 const INT32_MAX = 2_147_483_647;

@@ -5,18 +5,20 @@
  * emitter worker (src/udp). Alerts the worker reports go to the alert log, unless they come from a run that
  * a newer apply() has already replaced (the device core cleared that run's alerts at reinit).
  */
-import { ALERT_IDS } from '../model/alert-catalogue.js';
-import type { AlertSink } from '../model/alert-sink.js';
-import type { SensorConfig } from '../model/sensor-config.js';
-import { Emitter } from '../udp/emitter.js';
-import type { EmitterPlan, EmitterStats, ImuStreamPlan, LidarStreamPlan } from '../udp/emitter-protocol.js';
-import type { StreamAlertIds } from '../udp/stream-alerts.js';
-import type { ReplaySourcePlan } from '../udp/replay-stream.js';
+import { ALERT_IDS, type AlertSink, type SensorConfig, type UdpFaultRule } from '../model/index.js';
+import {
+  Emitter,
+  type EmitterPlan,
+  type EmitterStats,
+  type ImuStreamPlan,
+  type LidarStreamPlan,
+  type PreviewFrame,
+  type StreamAlertIds,
+  type StreamTotals,
+  type UdpFaultCount,
+} from '../udp/index.js';
+import type { ReplaySourcePlan } from '../udp/replay/index.js';
 import type { LidarHal, StreamRun } from './lidar.js';
-import type { UdpFaultRule } from '../model/fault-rules.js';
-import type { UdpFaultCount } from '../udp/udp-fault-filter.js';
-import type { StreamTotals } from '../udp/stream-totals.js';
-import type { PreviewFrame } from '../udp/preview-frame.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -141,10 +143,10 @@ export class EmitterLidar implements LidarHal {
     });
   }
 
-  /** Fault injection (src/faults): receives what the UDP rules have done. */
+  /** Fault injection (src/main/faults): receives what the UDP rules have done. */
   onFaultCounts: ((counts: UdpFaultCount[], spent: string[]) => void) | undefined;
 
-  /** Fault injection (src/faults): the UDP rules the worker applies from now on. */
+  /** Fault injection (src/main/faults): the UDP rules the worker applies from now on. */
   setFaultRules(rules: UdpFaultRule[]): void {
     this.faultRules = rules;
     this.emitter.setFaultRules(rules);

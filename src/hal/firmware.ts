@@ -1,12 +1,11 @@
 /**
- * Firmware A/B slots: what the device core's firmware manager (src/firmware/firmware-manager.ts)
+ * Firmware A/B slots: what the device core's firmware manager (src/core/firmware/firmware-manager.ts)
  * needs from the platform. The manager owns the slot state machine and its SQLite state; the HAL
  * says where slot images live and connects the state machine to the platform's boot mechanism.
  * sim: the server process is the unit, so the state machine alone picks the slot at each boot.
  * linux: a bootloader (U-Boot environment, RAUC, …) picks it; a hook command connects the two.
  */
-import type { ImageHeader } from '../model/image-format.js';
-import type { BootKind, SlotImage, SlotName } from '../model/slot-state.js';
+import type { BootKind, ImageHeader, SlotImage, SlotName } from '../model/index.js';
 
 /** Whether a boot of an image reached the point where it runs the unit's configuration. */
 export type BootOutcome = 'healthy' | 'failed';

@@ -1,8 +1,5 @@
-import type { SensorConfig } from '../model/sensor-config.js';
-import type { StreamPlan } from '../model/stream-plan.js';
-import type { StreamTotals } from '../udp/stream-totals.js';
-import type { PreviewFrame } from '../udp/preview-frame.js';
-import type { UdpFaultRule } from '../model/fault-rules.js';
+import type { SensorConfig, StreamPlan, UdpFaultRule } from '../model/index.js';
+import type { PreviewFrame, StreamTotals } from '../udp/index.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {

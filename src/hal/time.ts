@@ -4,9 +4,8 @@
  * sim: a coherent model (src/hal/sim/time-sim.ts). linux: chronyc, pmc and ptp4l's configuration
  * (src/hal/linux/time-linux.ts).
  */
-import type { SensorConfig } from '../model/sensor-config.js';
+import type { MaybePromise, SensorConfig } from '../model/index.js';
 import type { PtpProfile } from './ptp-profiles.js';
-import type { MaybePromise } from '../util/maybe-promise.js';
 
 /**
  * `GET /api/v1/time/system` → tracking: exactly the fields of `chronyc tracking`, in its units

@@ -262,7 +262,7 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     scope: 'measured',
   },
   {
-    // Raised by src/firmware/firmware-manager.ts; cleared when a later update is committed.
+    // Raised by src/core/firmware/firmware-manager.ts; cleared when a later update is committed.
     id: A.FIRMWARE_ROLLBACK,
     category: 'FIRMWARE_UPDATE',
     level: 'WARNING',

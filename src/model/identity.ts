@@ -1,7 +1,7 @@
 /**
  * Identity of one unit: its product model, serial number, firmware build and calibration date,
  * plus the `initialization_id` generator. Pure functions; the device core persists the serial of a
- * simulated unit with its data directory (src/server.ts, resolveIdentity: kv key KV_KEYS.identity).
+ * simulated unit with its data directory (src/main/server.ts, resolveIdentity: kv key KV_KEYS.identity).
  */
 import type { ProductModel } from './products.js';
 

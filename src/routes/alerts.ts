@@ -4,8 +4,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ALERT_MODES, parseAlertQuery, renderAlerts } from '../alerts/alert-query.js';
-import { sendCachedJson } from './cached-json.js';
+import { ALERT_MODES, parseAlertQuery, renderAlerts } from '../alerts/index.js';
+import { sendCachedJson } from './http/cached-json.js';
 import { documentedAs, Json, problems } from './api-schemas.js';
 
 /** 0 … 4294967295 written in decimal (leading zeros allowed), as a regular expression. */

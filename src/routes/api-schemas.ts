@@ -3,8 +3,8 @@
  * handler validates itself, and the boolean query flag. Route files hold their own schemas.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { FLAG_VALUES } from './query-flags.js';
-import { PROBLEM_CONTENT_TYPE } from './problem.js';
+import { FLAG_VALUES } from './http/query-flags.js';
+import { PROBLEM_CONTENT_TYPE } from './http/problem.js';
 
 /**
  * Request parts whose values the device core checks (configuration, user data, PTP profile, …):

@@ -4,7 +4,7 @@
  * source of truth; these schemas are how the routes and the OpenAPI document show it.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { DEPRECATED_ALIASES, PARAMETERS, defaultConfig } from '../config/registry.js';
+import { DEPRECATED_ALIASES, PARAMETERS, defaultConfig } from '../config/index.js';
 
 function parameterSchema(schema: TSchema, extra: Record<string, unknown>): TSchema {
   return { ...schema, ...extra } as TSchema;

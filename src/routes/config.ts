@@ -6,12 +6,12 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { badRequest, notFound } from '../errors.js';
-import { findDeprecatedAlias, findParameter } from '../config/registry.js';
-import { requireJsonContentType } from './json-body.js';
-import { callerAddress, flag } from './query-flags.js';
-import { afterResponse } from './after-response.js';
-import { sendCachedJson, sendJsonText } from './cached-json.js';
+import { badRequest, notFound } from '../model/index.js';
+import { findDeprecatedAlias, findParameter } from '../config/index.js';
+import { requireJsonContentType } from './http/json-body.js';
+import { callerAddress, flag } from './http/query-flags.js';
+import { afterResponse } from './http/after-response.js';
+import { sendCachedJson, sendJsonText } from './http/cached-json.js';
 import {
   Flag,
   handlerValidated,

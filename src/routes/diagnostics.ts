@@ -1,10 +1,10 @@
 /**
  * `GET /api/v1/diagnostics/dump`: a .tar.gz of snapshots for support, streamed as it is produced
- * (no Content-Length, so HTTP/1.1 sends it chunked). Contents: src/diagnostics/sensor-dump.ts.
+ * (no Content-Length, so HTTP/1.1 sends it chunked). Contents: src/core/diagnostics/sensor-dump.ts.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { RecentLog } from '../diagnostics/sensor-dump.js';
+import type { RecentLog } from '../core/diagnostics/index.js';
 import { problems } from './api-schemas.js';
 
 const DumpSchema = Type.Unsafe({
@@ -18,7 +18,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncTypebox<{ recentLog?: RecentLo
   const route = { schema: { ...schema, response: { 200: DumpSchema, ...problems() } } };
   app.get('/api/v1/diagnostics/dump', route, async (_request, reply) => {
     // Loaded on the first dump: the archive code (tar, gzip) is not needed to start answering.
-    const { createSensorDump } = await import('../diagnostics/sensor-dump.js');
+    const { createSensorDump } = await import('../core/diagnostics/index.js');
     const dump = createSensorDump(sensor, { recentLog });
     return reply
       .header('content-type', 'application/octet-stream')

@@ -4,11 +4,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { badRequest } from '../errors.js';
-import { isParameterName, PARAMETERS } from '../config/registry.js';
-import { callerAddress } from './query-flags.js';
+import { badRequest } from '../model/index.js';
+import { isParameterName, PARAMETERS } from '../config/index.js';
+import { callerAddress } from './http/query-flags.js';
 import { documentedAs, Json, problems } from './api-schemas.js';
-import { sendJsonText } from './cached-json.js';
+import { sendJsonText } from './http/cached-json.js';
 import { ParameterValueSchema } from './config-schemas.js';
 
 // The handler checks `args` with its own messages; the document states what it enforces (documentedAs).
@@ -84,7 +84,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/sensor/cmd/set_config_param',
     {
-      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/http/write-access.ts).
+      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/routes/http/write-access.ts).
       config: { changesUnit: true },
       schema: {
         ...command('legacySetConfigParam', 'Stage a parameter (or an object of them); applied by reinitialize'),
@@ -110,7 +110,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/sensor/cmd/set_udp_dest_auto',
     {
-      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/http/write-access.ts).
+      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/routes/http/write-access.ts).
       config: { changesUnit: true },
       schema: {
         ...command('legacySetUdpDestAuto', "Stage udp_dest = the caller's address"),
@@ -127,7 +127,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/sensor/cmd/reinitialize',
     {
-      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/http/write-access.ts).
+      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/routes/http/write-access.ts).
       config: { changesUnit: true },
       schema: {
         ...command('legacyReinitialize', 'Apply the staged configuration'),
@@ -144,7 +144,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/sensor/cmd/save_config_params',
     {
-      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/http/write-access.ts).
+      // A GET that changes the unit: --allow-writes-from guards it like a POST (src/routes/http/write-access.ts).
       config: { changesUnit: true },
       schema: {
         ...command('legacySaveConfigParams', 'Persist the active configuration'),

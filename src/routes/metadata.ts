@@ -1,6 +1,6 @@
 /**
  * Sensor metadata: `GET /api/v1/sensor/metadata` and its seven sections. The documents come from the
- * device core's per-initialization cache (src/sensor/metadata.ts) and go out as JSON text cached with them.
+ * device core's per-initialization cache (src/core/metadata.ts) and go out as JSON text cached with them.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
@@ -13,9 +13,9 @@ import {
   LidarIntrinsicsSchema,
   MetadataSchema,
   SensorInfoSchema,
-} from '../sensor/metadata-documents.js';
-import type { SensorMetadata } from '../sensor/metadata.js';
-import { sendCachedJson } from './cached-json.js';
+  type SensorMetadata,
+} from '../core/index.js';
+import { sendCachedJson } from './http/cached-json.js';
 import { Json, problems } from './api-schemas.js';
 
 const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadata) => object][] = [
@@ -35,7 +35,7 @@ const operationId = (section: string) =>
 export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const metadata = app.sensor.metadata;
   const tags = ['metadata'];
-  // The schemas document the responses; the bodies are the cached documents' JSON text (src/routes/cached-json.ts).
+  // The schemas document the responses; the bodies are the cached documents' JSON text (src/routes/http/cached-json.ts).
   app.get(
     '/api/v1/sensor/metadata',
     {

@@ -5,10 +5,10 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { sendJsonText } from './cached-json.js';
+import { sendJsonText } from './http/cached-json.js';
 import { handlerValidated, Json, jsonContentTypeOnly, NoContent, problems } from './api-schemas.js';
-import { afterResponse } from './after-response.js';
-import { requireJsonContentType } from './json-body.js';
+import { afterResponse } from './http/after-response.js';
+import { requireJsonContentType } from './http/json-body.js';
 
 const Ipv4Schema = Type.Object({
   addr: Type.String(),

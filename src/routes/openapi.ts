@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { buildOpenApiDocument, documentedRoute, type DocumentedRoute, type DocumentInfo } from './openapi-document.js';
 import { problems } from './api-schemas.js';
-import { sendJsonText } from './cached-json.js';
+import { sendJsonText } from './http/cached-json.js';
 
 const DOCUMENT_INFO: DocumentInfo = {
   title: 'Lidar sensor HTTP interface',

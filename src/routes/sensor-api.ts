@@ -6,11 +6,11 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Sensor } from '../sensor/sensor.js';
-import type { RecentLog } from '../diagnostics/sensor-dump.js';
-import { installErrorHandler } from './error-handler.js';
-import { installJsonBodyParser } from './json-body.js';
-import { installNotFoundHandler } from './method-not-allowed.js';
+import type { Sensor } from '../core/index.js';
+import type { RecentLog } from '../core/diagnostics/index.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { installJsonBodyParser } from './http/json-body.js';
+import { installNotFoundHandler } from './http/method-not-allowed.js';
 import { configRoutes } from './config.js';
 import { userDataRoutes } from './user-data.js';
 import { legacyCommandRoutes } from './legacy-commands.js';
@@ -22,12 +22,12 @@ import { diagnosticsRoutes } from './diagnostics.js';
 import { timeRoutes } from './time.js';
 import { networkRoutes } from './network.js';
 import { collectRoutes, openApiRoutes } from './openapi.js';
-import { refuseUnknownQueryParameters } from './query-policy.js';
+import { refuseUnknownQueryParameters } from './http/query-policy.js';
 import { ProblemSchema, problems, type PerPathValue } from './api-schemas.js';
-import { changesUnit } from '../http/write-access.js';
+import { changesUnit } from './http/write-access.js';
 import { ConfigurationSchema } from './config-schemas.js';
-import { requestValidatorCompiler } from './validator-compiler.js';
-import { lazySerializerCompiler } from './serializer-compiler.js';
+import { requestValidatorCompiler } from './http/validator-compiler.js';
+import { lazySerializerCompiler } from './http/serializer-compiler.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,16 +1,16 @@
 /**
  * System: restart (`POST /api/v1/system/restart`, and the pre-3.1 `POST /api/v1/system/cmd/reboot`)
  * and firmware (`GET/POST /api/v1/system/firmware`). The upload is streamed to the firmware manager
- * (src/firmware) as it arrives; headers are checked before the interim 100 Continue is sent.
+ * (src/core/firmware) as it arrives; headers are checked before the interim 100 Continue is sent.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Readable } from 'node:stream';
-import { badRequest, unsupportedMediaType } from '../errors.js';
+import { badRequest, unsupportedMediaType } from '../model/index.js';
 import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
-import { afterResponse } from './after-response.js';
-import { deferContinue } from './expect-continue.js';
+import { afterResponse } from './http/after-response.js';
+import { deferContinue } from './http/expect-continue.js';
 
 const FIRMWARE_PATH = '/api/v1/system/firmware';
 const OCTET_STREAM = 'application/octet-stream';

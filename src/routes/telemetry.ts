@@ -1,7 +1,7 @@
 /** `GET /api/v1/sensor/telemetry`: a fresh sample from the HAL's telemetry source, through the threshold monitor. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { PHASE_LOCK_STATUSES } from '../sensor/telemetry-monitor.js';
+import { PHASE_LOCK_STATUSES } from '../core/index.js';
 import { Json, problems } from './api-schemas.js';
 
 // Quantities the unit cannot measure (a board without a power monitor) are absent, not invented.

@@ -5,13 +5,12 @@
  * schemas' serializers, and each request writes the clocks it reads between them. Every value is as
  * live as before: the sensor clocks are read at one instant per request, the system clocks at another.
  */
-import type { SensorConfig } from '../config/registry.js';
-import type { ChronyTracking, SystemClockReading, TimingInputs } from '../hal/time.js';
-import type { PtpTime, SensorClocks, SensorTime, TimeService } from '../sensor/time-service.js';
-import { ByteSlab } from '../util/byte-slab.js';
-import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
+import type { SensorConfig } from '../config/index.js';
+import type { ChronyTracking, SystemClockReading, TimingInputs } from '../hal/index.js';
+import type { PtpTime, SensorClocks, SensorTime, TimeService } from '../core/index.js';
+import { ByteSlab, isPromise, type MaybePromise } from '../model/index.js';
 import { PtpSchema, SensorTimeSchema, TrackingSchema } from './time-schemas.js';
-import { schemaSerializer } from './schema-serializer.js';
+import { schemaSerializer } from './http/schema-serializer.js';
 
 /** The document's bytes around the live numbers, and what they were rendered from. */
 interface Frame {

@@ -3,9 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from './time-schemas.js';
 import { timeDocumentBytes } from './time-document-text.js';
-import { PTP_PROFILES } from '../sensor/time-service.js';
-import { isPromise } from '../util/maybe-promise.js';
-import { sendJsonBytes, sendJsonText } from './cached-json.js';
+import { PTP_PROFILES } from '../core/index.js';
+import { isPromise } from '../model/index.js';
+import { sendJsonBytes, sendJsonText } from './http/cached-json.js';
 import { handlerValidated, Json, problems } from './api-schemas.js';
 
 const PtpProfileSchema = Type.Unsafe<string>({

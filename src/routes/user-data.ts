@@ -1,10 +1,10 @@
 /** The user data field: `GET/PUT/DELETE /api/v1/user/data`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { USER_DATA_MAX_BYTES, USER_DATA_POLICIES } from '../sensor/user-data.js';
-import { flag } from './query-flags.js';
+import { USER_DATA_MAX_BYTES, USER_DATA_POLICIES } from '../core/index.js';
+import { flag } from './http/query-flags.js';
 import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
-import { sendJsonText } from './cached-json.js';
+import { sendJsonText } from './http/cached-json.js';
 
 const getQuery = Type.Object(
   {

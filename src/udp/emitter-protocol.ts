@@ -1,15 +1,18 @@
 /**
  * What the main thread and the emitter worker say to each other. Plain structured-clone data only.
  */
-import type { FullScaleRange, LidarProfile } from '../model/sensor-config.js';
+import type { FullScaleRange, LidarProfile, UdpFaultRule } from '../model/index.js';
 import type { ReturnSettings } from './lidar-image.js';
-import type { ReplaySourcePlan } from './replay-stream.js';
+import type { ReplaySourcePlan } from './replay/replay-stream.js';
 import type { BeamGeometry } from './scene.js';
-import type { StreamAlertIds } from './stream-alerts.js';
-import type { UdpFaultRule } from '../model/fault-rules.js';
+import type { AlertEvent, StreamAlertIds } from './stream-alerts.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
-import type { StreamTotals } from './stream-totals.js';
+import type { EmitterStats, StreamTotals } from './stream-totals.js';
 import type { PreviewFrame } from './preview-frame.js';
+
+// Counters and alert events live beside the code that makes them (no import cycle with udp-target).
+export type { EmitterStats, StreamStats } from './stream-totals.js';
+export type { AlertEvent } from './stream-alerts.js';
 
 export interface LidarStreamPlan {
   host: string;
@@ -58,26 +61,6 @@ export interface ReplayPlan {
   imu: { host: string; port: number; alerts: StreamAlertIds } | null;
   source: ReplaySourcePlan;
 }
-
-export interface StreamStats {
-  /** Datagrams handed to the kernel. */
-  sent: number;
-  /** Slots dropped because the emitter fell more than the catch-up bound behind. */
-  skipped: number;
-  /** Sends that failed or found no open socket. */
-  failed: number;
-  bytes: number;
-}
-
-export interface EmitterStats {
-  initId: number | null;
-  lidar: StreamStats | null;
-  imu: StreamStats | null;
-}
-
-export type AlertEvent =
-  | { action: 'raise'; id: string; vars: Record<string, string | number> }
-  | { action: 'clear'; id: string; reason: string };
 
 export type ToWorker =
   | { type: 'apply'; seq: number; plan: EmitterPlan | null }

@@ -6,7 +6,7 @@ import type { AlertEvent, EmitterPlan, EmitterStats } from './emitter-protocol.j
 import { ImuStream } from './imu-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import { Pacer } from './pacer.js';
-import { ReplayStream } from './replay-stream.js';
+import { ReplayStream } from './replay/replay-stream.js';
 import { castScene, type SceneReturns } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
 import { UdpTarget } from './udp-target.js';

@@ -7,8 +7,13 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { AlertEvent, FromWorker, ToWorker } from './emitter-protocol.js';
-import { SHARED_ALERT_FLAGS, SHARED_WAKE } from './emitter-protocol.js';
+import {
+  type AlertEvent,
+  type FromWorker,
+  SHARED_ALERT_FLAGS,
+  SHARED_WAKE,
+  type ToWorker,
+} from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
 import { setUdpFaultRules } from './udp-fault-worker.js';
 import { addRun, emptyTotals } from './stream-totals.js';

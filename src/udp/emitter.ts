@@ -15,7 +15,7 @@ import {
 } from './emitter-protocol.js';
 import type { PreviewFrame } from './preview-frame.js';
 import { startSiblingWorker } from './worker-file.js';
-import type { UdpFaultRule } from '../model/fault-rules.js';
+import type { UdpFaultRule } from '../model/index.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
 import { emptyTotals, type StreamTotals } from './stream-totals.js';
 

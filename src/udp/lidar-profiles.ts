@@ -2,7 +2,7 @@
  * The four lidar packet profiles (udp-packets.md): header kind, channel block size and how one pixel's
  * returns are packed into its channel block.
  */
-import type { LidarProfile } from '../model/sensor-config.js';
+import type { LidarProfile } from '../model/index.js';
 import type { LidarImage } from './lidar-image.js';
 
 export const COLUMNS_PER_PACKET = 16;

@@ -4,8 +4,7 @@
  * nothing computed, the data plane pays nothing. The picture is computed once per run; a tick only
  * copies it into a message.
  */
-import { previewOf, type PreviewFrame } from './preview-frame.js';
-import type { PreviewImage } from './preview-frame.js';
+import { type PreviewFrame, type PreviewImage, previewOf } from './preview-frame.js';
 
 export const PREVIEW_INTERVAL_MS = 250;
 

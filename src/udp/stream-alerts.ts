@@ -2,6 +2,10 @@
  * Which socket errors raise which alert of a stream. The ids themselves come with the plan (the
  * alert catalogue in src/alerts is their single source; the HAL maps them per stream).
  */
+export type AlertEvent =
+  | { action: 'raise'; id: string; vars: Record<string, string | number> }
+  | { action: 'clear'; id: string; reason: string };
+
 export interface StreamAlertIds {
   /** ICMP port unreachable came back (ECONNREFUSED on the connected socket). */
   refused: string;

@@ -3,7 +3,22 @@
  * counters (`EmitterStats`) start again at every reinit, monitoring wants counters that only grow.
  * Pure data; the emitter worker folds each run's counters in when the run ends.
  */
-import type { EmitterStats, StreamStats } from './emitter-protocol.js';
+
+export interface StreamStats {
+  /** Datagrams handed to the kernel. */
+  sent: number;
+  /** Slots dropped because the emitter fell more than the catch-up bound behind. */
+  skipped: number;
+  /** Sends that failed or found no open socket. */
+  failed: number;
+  bytes: number;
+}
+
+export interface EmitterStats {
+  initId: number | null;
+  lidar: StreamStats | null;
+  imu: StreamStats | null;
+}
 
 export type StreamName = 'lidar' | 'imu';
 export type StreamTotals = Record<StreamName, StreamStats>;

@@ -1,7 +1,7 @@
 /**
  * The emitter worker's side of UDP fault rules: installs a filter for the current rules (or none).
  */
-import type { UdpFaultRule } from '../model/fault-rules.js';
+import type { UdpFaultRule } from '../model/index.js';
 import { udpFaultHook, UdpFaultFilter, type UdpFaultCount } from './udp-fault-filter.js';
 
 export function setUdpFaultRules(

@@ -10,9 +10,15 @@
 import dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { AlertEvent, StreamStats } from './emitter-protocol.js';
+import type { StreamStats } from './stream-totals.js';
 import { udpFaultHook } from './udp-fault-filter.js';
-import { classifyOpenError, classifySendError, type SendProblem, type StreamAlertIds } from './stream-alerts.js';
+import {
+  type AlertEvent,
+  classifyOpenError,
+  classifySendError,
+  type SendProblem,
+  type StreamAlertIds,
+} from './stream-alerts.js';
 
 export const CLEAR_AFTER_MS = 3000;
 const RETRY_MS = 1000;
@@ -102,7 +108,7 @@ export class UdpTarget {
 
   /** Sends one datagram if the socket is up; the buffer must stay untouched until the next frame. */
   send(bytes: Buffer): void {
-    // Fault injection (src/faults): null unless a UDP rule is set.
+    // Fault injection (src/main/faults): null unless a UDP rule is set.
     if (udpFaultHook.filter?.intercept(this.stream, bytes, this.sendNow)) return;
     this.sendNow(bytes);
   }

@@ -1,12 +1,17 @@
+import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importEdges, layerViolations } from '../../scripts/check-layers.js';
+import { importCycles, importEdges, LAYERS, layerViolations } from '../../scripts/check-layers.js';
 
 const src = (path: string) => resolve(import.meta.dirname, '../../src', path);
 
-describe('layering (docs/DESIGN.md: dependencies point down only)', () => {
-  it('no module imports against the layer order', () => {
+describe('layering (docs/architecture.md: dependencies point down only, through public entries)', () => {
+  it('no module imports against the layer order or deep into another folder', () => {
     expect(layerViolations(importEdges())).toEqual([]);
+  });
+
+  it('no import cycle between files', () => {
+    expect(importCycles(importEdges())).toEqual([]);
   });
 
   it('the model imports nothing of ours', () => {
@@ -14,14 +19,35 @@ describe('layering (docs/DESIGN.md: dependencies point down only)', () => {
     expect(fromModel.filter((e) => !e.to.startsWith(src('model/')))).toEqual([]);
   });
 
-  it('flags an upward import and the web framework below the routes', () => {
+  it('src/ holds the ranked folders, each with its public entry, and no loose file', () => {
+    const entries = readdirSync(src('.'), { withFileTypes: true });
+    const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.sort()).toEqual(LAYERS.flat().sort());
+    expect(entries.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([]);
+    for (const folder of folders) expect(readdirSync(src(folder))).toContain('index.ts');
+  });
+
+  it('flags an upward import, a deep import, and the web framework below the routes', () => {
     const problems = layerViolations([
-      { from: src('hal/sim/index.ts'), to: src('sensor/sensor.js'), external: false },
-      { from: src('sensor/sensor.ts'), to: 'fastify', external: true },
-      { from: src('routes/config.ts'), to: src('sensor/sensor.js'), external: false },
+      { from: src('hal/sim/index.ts'), to: src('core/sensor.js'), external: false },
+      { from: src('core/sensor.ts'), to: 'fastify', external: true },
+      { from: src('routes/config.ts'), to: src('core/sensor.js'), external: false },
+      { from: src('routes/config.ts'), to: src('core/index.js'), external: false },
+      { from: src('main/unit.ts'), to: src('hal/linux/index.js'), external: false },
     ]);
-    expect(problems).toHaveLength(2);
-    expect(problems[0]).toContain('hal is below sensor');
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toContain('hal is below core');
     expect(problems[1]).toContain('never import the web framework');
+    expect(problems[2]).toContain('deep import into core');
+  });
+
+  it('flags a cycle between files', () => {
+    const cycles = importCycles([
+      { from: src('udp/a.ts'), to: src('udp/b.js'), external: false },
+      { from: src('udp/b.ts'), to: src('udp/c.js'), external: false },
+      { from: src('udp/c.ts'), to: src('udp/a.js'), external: false },
+      { from: src('udp/c.ts'), to: src('model/index.js'), external: false },
+    ]);
+    expect(cycles).toEqual([['udp/a.ts', 'udp/b.ts', 'udp/c.ts']]);
   });
 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { parameterTableMarkdown } from '../../src/config/parameter-table.js';
-import { OPTION_SPECS, optionsTableMarkdown } from '../../src/cli-options.js';
+import { OPTION_SPECS, optionsTableMarkdown } from '../../src/main/cli-options.js';
 
 const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
 const usage = readFileSync(resolve(import.meta.dirname, '../../docs/usage.md'), 'utf8');

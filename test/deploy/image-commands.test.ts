@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { argsAfterCli, healthTarget } from '../../src/health/health-target.js';
+import { argsAfterCli, healthTarget } from '../../src/main/health/health-target.js';
 import { freePort, waitFor } from '../helpers/cli-process.js';
 import { dockerfileHealthcheck, manifestContainer, ROOT } from './deploy-files.js';
 

@@ -1,5 +1,5 @@
 /**
- * The sd_notify messages of the device unit (src/service-notify.ts), sent through a stand-in for systemd-notify
+ * The sd_notify messages of the device unit (src/main/service-notify.ts), sent through a stand-in for systemd-notify
  * that records its arguments: nothing without NOTIFY_SOCKET; READY=1 then WATCHDOG=1 at half of WATCHDOG_USEC;
  * STOPPING=1 ends the pings. The real systemd-notify under systemd runs in test/deployments/device.test.ts.
  */
@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServiceNotifier, watchdogPingMs } from '../../src/service-notify.js';
+import { createServiceNotifier, watchdogPingMs } from '../../src/main/service-notify.js';
 import { waitFor } from '../helpers/cli-process.js';
 
 let dir = '';

@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { createDumpArchive, LOG_FILE } from '../../src/diagnostics/dump-archive.js';
-import { LogRing } from '../../src/diagnostics/log-ring.js';
-import { REDACTED, redactLogLine, redactSecrets } from '../../src/diagnostics/redact.js';
-import { dumpFileName } from '../../src/diagnostics/sensor-dump.js';
+import { createDumpArchive, LOG_FILE } from '../../src/core/diagnostics/dump-archive.js';
+import { LogRing } from '../../src/core/diagnostics/log-ring.js';
+import { REDACTED, redactLogLine, redactSecrets } from '../../src/core/diagnostics/redact.js';
+import { dumpFileName } from '../../src/core/diagnostics/sensor-dump.js';
 import { readTarGz } from './archive-reader.js';
 
 async function collect(stream: Readable): Promise<Buffer> {

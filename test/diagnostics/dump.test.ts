@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import pino from 'pino';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../../src/app.js';
-import { LogRing } from '../../src/diagnostics/log-ring.js';
+import { buildApp } from '../../src/routes/app.js';
+import { LogRing } from '../../src/core/diagnostics/log-ring.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { readTarGz } from './archive-reader.js';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeImageFile } from '../../src/firmware/image-builder.js';
+import { writeImageFile } from '../../src/core/firmware/image-builder.js';
 import { waitFor } from '../helpers/cli-process.js';
 import { NetnsPair, netnsSkipReason, type SpawnedProcess } from '../helpers/netns.js';
 

@@ -1,8 +1,8 @@
 /** The `--mdns` / `--no-mdns` switch and when `auto` advertises. */
 import { describe, expect, it } from 'vitest';
-import { parseCliOptions, UsageError } from '../../src/cli-options.js';
-import { mdnsEnabled } from '../../src/discovery/mdns-mode.js';
-import { unitRecords } from '../../src/discovery/mdns-records.js';
+import { parseCliOptions, UsageError } from '../../src/main/cli-options.js';
+import { mdnsEnabled } from '../../src/core/discovery/mdns-mode.js';
+import { unitRecords } from '../../src/core/discovery/mdns-records.js';
 
 const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
   const options = parseCliOptions(argv, env);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCliOptions, UsageError } from '../../src/cli-options.js';
+import { parseCliOptions, UsageError } from '../../src/main/cli-options.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { freePort, runCli, startCli, waitFor, type CliProcess } from '../helpers/cli-process.js';
 

@@ -6,10 +6,10 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { buildControlApp } from '../../src/faults/control-server.js';
-import { FaultPlane } from '../../src/faults/fault-plane.js';
-import { FAST_TIMING } from '../../src/faults/index.js';
+import { buildApp } from '../../src/routes/app.js';
+import { buildControlApp } from '../../src/main/faults/control-server.js';
+import { FaultPlane } from '../../src/main/faults/fault-plane.js';
+import { FAST_TIMING } from '../../src/main/faults/index.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 
 let unit: TestSensor;

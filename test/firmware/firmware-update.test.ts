@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
-import { FIRMWARE_ROLLBACK_ALERT } from '../../src/firmware/firmware-manager.js';
+import { FIRMWARE_ROLLBACK_ALERT } from '../../src/core/firmware/firmware-manager.js';
 import { createSimFirmware } from '../../src/hal/sim/firmware-sim.js';
-import type { SensorStatus } from '../../src/sensor/status.js';
+import type { SensorStatus } from '../../src/core/status.js';
 import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { gatedFirmware, type GatedFirmware } from './gated-firmware.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LidarHal } from '../../src/hal/lidar.js';
-import type { SensorStatus } from '../../src/sensor/status.js';
+import type { SensorStatus } from '../../src/core/status.js';
 import { defaultConfig } from '../../src/config/registry.js';
 import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SlotStore } from '../../src/firmware/slot-store.js';
+import { SlotStore } from '../../src/core/firmware/slot-store.js';
 import { factoryState, install, planBoot, type SlotImage } from '../../src/model/slot-state.js';
 import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/model/errors.js';
 import { buildImage, ImageVerifier, generatedPayload } from '../../src/model/image-format.js';
-import { slotPath } from '../../src/firmware/slot-files.js';
-import { writeUploadToSlot } from '../../src/firmware/upload-writer.js';
+import { slotPath } from '../../src/core/firmware/slot-files.js';
+import { writeUploadToSlot } from '../../src/core/firmware/upload-writer.js';
 
 const REV = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
 const image = buildImage(REV, generatedPayload('upload', 200_000));

@@ -1,9 +1,9 @@
 /** Fleet planning, the fleet file and the metrics merge: pure functions, checked without processes. */
 import { describe, expect, it } from 'vitest';
-import { parseFleetFile } from '../../src/fleet/fleet-file.js';
-import { FleetUsageError, parseFleetOptions, type FleetOptions } from '../../src/fleet/fleet-options.js';
-import { mergeExpositions, withUnitLabel } from '../../src/fleet/merge-metrics.js';
-import { nthAddress, planUnits } from '../../src/fleet/unit-plan.js';
+import { parseFleetFile } from '../../src/main/fleet/fleet-file.js';
+import { FleetUsageError, parseFleetOptions, type FleetOptions } from '../../src/main/fleet/fleet-options.js';
+import { mergeExpositions, withUnitLabel } from '../../src/main/fleet/merge-metrics.js';
+import { nthAddress, planUnits } from '../../src/main/fleet/unit-plan.js';
 import { parseMetrics, sampleValue } from '../helpers/prometheus.js';
 
 const options = (argv: string[]) => parseFleetOptions(argv) as FleetOptions;

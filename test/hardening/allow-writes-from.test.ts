@@ -7,7 +7,7 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseAddressList } from '../../src/network/address-list.js';
+import { parseAddressList } from '../../src/model/address-list.js';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 

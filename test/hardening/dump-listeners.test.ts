@@ -1,7 +1,7 @@
 /** Issue 11 item 7: the diagnostics dump waits for backpressure without leaving listeners behind. */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createDumpArchive } from '../../src/diagnostics/dump-archive.js';
+import { createDumpArchive } from '../../src/core/diagnostics/dump-archive.js';
 import { readTarGz } from '../diagnostics/archive-reader.js';
 
 describe('dump archive backpressure', () => {

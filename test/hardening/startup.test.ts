@@ -5,8 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCliOptions } from '../../src/cli-options.js';
-import { describeStartupFailure } from '../../src/startup-failure.js';
+import { parseCliOptions } from '../../src/main/cli-options.js';
+import { describeStartupFailure } from '../../src/main/startup-failure.js';
 import { freePort, runCli, startCli, unitArgs, waitFor } from '../helpers/cli-process.js';
 import { removeDir } from '../helpers/test-sensor.js';
 

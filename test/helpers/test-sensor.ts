@@ -1,5 +1,5 @@
 /**
- * A unit for in-process tests: the composition root (src/unit.ts) on a fresh data directory with the
+ * A unit for in-process tests: the composition root (src/main/unit.ts) on a fresh data directory with the
  * sim HAL; the app is not listening (use `app.inject`). `reopen()` simulates a power cycle on the
  * same directory.
  */
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Hal } from '../../src/hal/types.js';
-import type { Sensor } from '../../src/sensor/sensor.js';
-import { createUnit, type UnitOptions } from '../../src/unit.js';
+import type { Sensor } from '../../src/core/sensor.js';
+import { createUnit, type UnitOptions } from '../../src/main/unit.js';
 
 export interface TestSensorOptions {
   product?: string;

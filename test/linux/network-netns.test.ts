@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkLocalFromMac } from '../../src/network/ipv4.js';
+import { linkLocalFromMac } from '../../src/model/ipv4.js';
 import { waitFor } from '../helpers/cli-process.js';
 import { NetnsPair, netnsSkipReason, type SpawnedProcess } from '../helpers/netns.js';
 
@@ -29,7 +29,7 @@ describe.skipIf(skipReason)('static IPv4 override on a real interface (network n
       process.execPath,
       '--import',
       resolve(REPO, 'node_modules/tsx/dist/esm/index.mjs'),
-      resolve(REPO, 'src/cli.ts'),
+      resolve(REPO, 'src/main/cli.ts'),
       '--hal',
       'linux',
       '--host',

@@ -12,7 +12,7 @@ import { LinuxTime } from '../../src/hal/linux/time-linux.js';
 import { writeProfileToPtp4lConfig } from '../../src/hal/linux/ptp4l-config.js';
 import { PTP_PROFILES } from '../../src/hal/ptp-profiles.js';
 import { RealtimeAnchor } from '../../src/hal/time-models.js';
-import { clockIdentityFromMac } from '../../src/network/mac.js';
+import { clockIdentityFromMac } from '../../src/model/mac.js';
 import { waitFor } from '../helpers/cli-process.js';
 import { NetnsPair, netnsSkipReason } from '../helpers/netns.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';

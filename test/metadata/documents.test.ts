@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LIDAR_MODES, defaultConfig, type SensorConfig } from '../../src/config/registry.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/model/errors.js';
 import {
   INIT_ID_LIMIT,
   SERIAL_LIMIT,
@@ -8,8 +8,8 @@ import {
   makeIdentity,
   nextInitializationId,
 } from '../../src/model/identity.js';
-import { SensorMetadata, type MetadataSource } from '../../src/sensor/metadata.js';
-import type { SensorStatus } from '../../src/sensor/status.js';
+import { SensorMetadata, type MetadataSource } from '../../src/core/metadata.js';
+import type { SensorStatus } from '../../src/core/status.js';
 import { PRODUCT_MODELS, findProduct } from '../../src/model/products.js';
 
 const TURN = 360_000;

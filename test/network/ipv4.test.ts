@@ -8,8 +8,8 @@ import {
   parseIpv4,
   parseIpv4Override,
   prefixFromNetmask,
-} from '../../src/network/ipv4.js';
-import { clockIdentityFromMac, formatIpv6, ipv6LinkLocalFromMac, macFromSerial } from '../../src/network/mac.js';
+} from '../../src/model/ipv4.js';
+import { clockIdentityFromMac, formatIpv6, ipv6LinkLocalFromMac, macFromSerial } from '../../src/model/mac.js';
 
 describe('IPv4 override validation', () => {
   // [input, default prefix, CIDR that will be applied]

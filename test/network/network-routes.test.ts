@@ -3,8 +3,8 @@
  * (validation, delayed reset, persistence, DELETE, DELETE of the configuration) and the speed override.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { linkLocalFromMac } from '../../src/network/ipv4.js';
-import { ipv6LinkLocalFromMac, macFromSerial } from '../../src/network/mac.js';
+import { linkLocalFromMac } from '../../src/model/ipv4.js';
+import { ipv6LinkLocalFromMac, macFromSerial } from '../../src/model/mac.js';
 import { waitFor } from '../helpers/cli-process.js';
 import { expectShape } from '../helpers/shape.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';

@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify from 'fastify';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/routes/app.js';
 import { sensorApi } from '../../src/routes/sensor-api.js';
 import { PARAMETERS, defaultConfig } from '../../src/config/registry.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';

@@ -6,11 +6,11 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRecording } from '../../src/replay/recording.js';
-import { RecordingError } from '../../src/replay/recording-error.js';
-import { ReplaySchedule } from '../../src/replay/replay-schedule.js';
-import { windowWithin } from '../../src/replay/column-window.js';
-import { createRecordingBinding } from '../../src/replay-unit/recording-binding.js';
+import { loadRecording } from '../../src/udp/replay/recording.js';
+import { RecordingError } from '../../src/udp/replay/recording-error.js';
+import { ReplaySchedule } from '../../src/udp/replay/replay-schedule.js';
+import { windowWithin } from '../../src/udp/replay/column-window.js';
+import { createRecordingBinding } from '../../src/main/recording-binding.js';
 import { defaultConfig } from '../../src/config/registry.js';
 import { fragmentPcap, OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
 

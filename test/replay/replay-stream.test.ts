@@ -3,8 +3,8 @@
  * capture times divided by the rate, in recorded order, pass after pass (no wall clock involved).
  */
 import { describe, expect, it } from 'vitest';
-import { loadRecording } from '../../src/replay/recording.js';
-import { ReplayStream } from '../../src/udp/replay-stream.js';
+import { loadRecording } from '../../src/udp/replay/recording.js';
+import { ReplayStream } from '../../src/udp/replay/replay-stream.js';
 import type { UdpTarget } from '../../src/udp/udp-target.js';
 import { OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AlertLog } from '../../src/alerts/alert-log.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import type { TelemetryHal, TelemetryReading } from '../../src/hal/telemetry.js';
-import { TelemetryMonitor } from '../../src/sensor/telemetry-monitor.js';
+import { TelemetryMonitor } from '../../src/core/telemetry-monitor.js';
 
 function scripted(): { source: TelemetryHal; set(reading: Partial<TelemetryReading>): void } {
   let next: TelemetryReading = {

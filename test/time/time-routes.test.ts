@@ -1,6 +1,6 @@
 /** GET /api/v1/time and its members on a simulated unit: every field, its type, and what it reflects. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clockIdentityFromMac } from '../../src/network/mac.js';
+import { clockIdentityFromMac } from '../../src/model/mac.js';
 import { expectShape, type Shape } from '../helpers/shape.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 

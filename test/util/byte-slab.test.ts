@@ -1,6 +1,6 @@
 /** The slab answers are cut from: pieces never overlap, and a large request gets its own buffer. */
 import { expect, it } from 'vitest';
-import { ByteSlab } from '../../src/util/byte-slab.js';
+import { ByteSlab } from '../../src/model/util/byte-slab.js';
 
 it('cuts disjoint, aligned pieces and starts a new slab when one is full', () => {
   const slab = new ByteSlab();

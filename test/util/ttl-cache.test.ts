@@ -1,6 +1,6 @@
 /** The TTL cache in front of daemon queries: one read per period, shared by concurrent callers. */
 import { expect, it } from 'vitest';
-import { TtlCache } from '../../src/util/ttl-cache.js';
+import { TtlCache } from '../../src/model/util/ttl-cache.js';
 
 it('reads once per period, shares a read in flight, and reads again after invalidate or expiry', async () => {
   let now = 1000;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/registry.js';
-import { silenceOf } from '../../src/web/live-silence.js';
+import { silenceOf } from '../../src/routes/web/live-silence.js';
 import { OS2_LEGACY, readReferencePcap } from '../replay/helpers/pcap-reference.js';
 import { replayUnit } from '../replay/helpers/replay-unit.js';
 import { createTestSensor } from '../helpers/test-sensor.js';

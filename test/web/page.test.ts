@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeImageFile } from '../../src/firmware/image-builder.js';
+import { writeImageFile } from '../../src/core/firmware/image-builder.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { browserSkipReason, launchBrowser } from './browser.js';
 

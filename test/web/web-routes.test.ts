@@ -1,7 +1,7 @@
 /** The web page's routes: the page and its files, the registry the form is generated from, errors. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARAMETERS } from '../../src/config/registry.js';
-import { loadWebAssets, WEB_ROOT } from '../../src/web/web-assets.js';
+import { loadWebAssets, WEB_ROOT } from '../../src/routes/web/web-assets.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 
 describe('web page routes', () => {

@@ -17,8 +17,7 @@
  */
 import { join } from 'node:path';
 import type { BootOutcome, FirmwareHal } from '../firmware.js';
-import { buildImage } from '../../model/image-format.js';
-import { DEFAULT_MAX_BOOT_ATTEMPTS, SLOT_NAMES, type SlotName } from '../../model/slot-state.js';
+import { buildImage, DEFAULT_MAX_BOOT_ATTEMPTS, SLOT_NAMES, type SlotName } from '../../model/index.js';
 import { runCommand } from './run-command.js';
 
 export interface LinuxFirmwareOptions {

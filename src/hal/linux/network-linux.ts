@@ -16,7 +16,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
-import { isLinkLocal, linkLocalFromMac, parseIpv4 } from '../../network/ipv4.js';
+import { isLinkLocal, linkLocalFromMac, parseIpv4 } from '../../model/index.js';
 import type { NetworkFacts, NetworkHal, SpeedOverride } from '../network.js';
 import { readDefaultRouteInterface } from './default-route.js';
 import { runCommand } from './run-command.js';

@@ -12,7 +12,7 @@
  *   while a grandmaster is present; SYNC_PULSE_IN counts from the last initialization (no pulse input).
  */
 import type { Logger } from 'pino';
-import type { SensorConfig } from '../../model/sensor-config.js';
+import { isPromise, type MaybePromise, type SensorConfig, TtlCache } from '../../model/index.js';
 import { DEFAULT_PTP_PROFILE, transportSpecific, type PtpProfile } from '../ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
 import {
@@ -27,8 +27,6 @@ import { readChronyTracking } from './chrony-tracking.js';
 import { queryPtpDataSets } from './pmc.js';
 import { writeProfileToPtp4lConfig } from './ptp4l-config.js';
 import { runCommand } from './run-command.js';
-import { isPromise, type MaybePromise } from '../../util/maybe-promise.js';
-import { TtlCache } from '../../util/ttl-cache.js';
 
 export interface LinuxTimeOptions {
   /** chronyc `-h`: host or path of chronyd's command socket (default: chronyc's default). */

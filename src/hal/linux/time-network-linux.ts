@@ -3,7 +3,7 @@
  * ptp4l runs on it and derives the PTP clock identity from its MAC.
  */
 import pino, { type Logger } from 'pino';
-import { clockIdentityFromMac } from '../../network/mac.js';
+import { clockIdentityFromMac } from '../../model/index.js';
 import type { NetworkHal } from '../network.js';
 import type { TimeHal } from '../time.js';
 import { LinuxNetwork } from './network-linux.js';

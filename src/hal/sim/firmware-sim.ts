@@ -9,8 +9,14 @@
  */
 import { join } from 'node:path';
 import type { BootOutcome, FirmwareHal } from '../firmware.js';
-import { buildImage, MANIFEST_KEYS, generatedPayload } from '../../model/image-format.js';
-import { DEFAULT_MAX_BOOT_ATTEMPTS, type BootKind, type SlotImage } from '../../model/slot-state.js';
+import {
+  type BootKind,
+  buildImage,
+  DEFAULT_MAX_BOOT_ATTEMPTS,
+  generatedPayload,
+  MANIFEST_KEYS,
+  type SlotImage,
+} from '../../model/index.js';
 
 export interface SimFirmwareOptions {
   dataDir: string;

@@ -2,7 +2,7 @@
  * The simulated unit: every HAL part modelled in-process. Each part lives in its own file.
  */
 import type { Logger } from 'pino';
-import type { AlertSink } from '../../model/alert-sink.js';
+import { type AlertSink, macFromSerial } from '../../model/index.js';
 import type { Hal } from '../types.js';
 import { assembleHal } from '../assemble.js';
 import { EmitterLidar, type ReplaySettings } from '../emitter-lidar.js';
@@ -11,7 +11,6 @@ import { createSimFirmware } from './firmware-sim.js';
 import { createSimPower } from './power-sim.js';
 import { SimTime } from './time-sim.js';
 import { SimNetwork } from './network-sim.js';
-import { macFromSerial } from '../../network/mac.js';
 
 /** The product reaches the HAL with each run's stream plan, not here: the streams are its only user. */
 export interface SimHalOptions {
@@ -45,3 +44,5 @@ export function createSimHal(options: SimHalOptions): Hal {
   };
   return assembleHal('sim', parts);
 }
+export { SimTelemetry } from './telemetry-sim.js';
+export type { SimTelemetryInputs } from './telemetry-sim.js';

@@ -9,8 +9,14 @@
  * clients would otherwise lose it. Removing the override restores the "DHCP" address.
  */
 import { networkInterfaces } from 'node:os';
-import { formatIpv4, isLoopback, linkLocalFromMac, parseIpv4, prefixFromNetmask } from '../../network/ipv4.js';
-import { ipv6LinkLocalFromMac } from '../../network/mac.js';
+import {
+  formatIpv4,
+  ipv6LinkLocalFromMac,
+  isLoopback,
+  linkLocalFromMac,
+  parseIpv4,
+  prefixFromNetmask,
+} from '../../model/index.js';
 import type { NetworkFacts, NetworkHal, SpeedOverride } from '../network.js';
 
 export interface SimNetworkOptions {

@@ -18,8 +18,13 @@
  * ambient temperature, time source lost, motor disturbance) and can let the temperature reach
  * its steady state at once with `settleTemperature`.
  */
-import { columnsPerFrame, frameRateHz } from '../../model/lidar-geometry.js';
-import { azimuthWindowWidthMdeg, FULL_TURN_MDEG, type SensorConfig } from '../../model/sensor-config.js';
+import {
+  azimuthWindowWidthMdeg,
+  columnsPerFrame,
+  frameRateHz,
+  FULL_TURN_MDEG,
+  type SensorConfig,
+} from '../../model/index.js';
 import type { PhaseLockStatus, TelemetryHal, TelemetryReading, TelemetryRun } from '../telemetry.js';
 
 export interface SimTelemetryInputs {

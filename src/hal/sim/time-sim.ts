@@ -8,9 +8,7 @@
  *   it does not follow later steps of the host's clock); SYNC_PULSE_IN counts from 0 at each
  *   initialization and never locks (no pulses).
  */
-import type { SensorConfig } from '../../model/sensor-config.js';
-import { systemRealtimeNs } from '../../model/realtime-clock.js';
-import { clockIdentityFromMac } from '../../network/mac.js';
+import { clockIdentityFromMac, type SensorConfig, systemRealtimeNs } from '../../model/index.js';
 import { DEFAULT_PTP_PROFILE, type PtpProfile } from '../ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
 import { idleTimingInputs, localPtpDataSets, systemClockReading, unsynchronisedTracking } from '../time-models.js';

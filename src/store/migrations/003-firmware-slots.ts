@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Firmware A/B slot state (src/firmware/slot-store.ts): what each slot holds and which one is
+ * Firmware A/B slot state (src/core/firmware/slot-store.ts): what each slot holds and which one is
  * committed, on trial and how often the trial has been booted. Always written in one transaction.
  */
 export const firmwareSlots: Migration = {

@@ -1,6 +1,6 @@
 /**
  * The test's own reading of a libpcap recording (little-endian, microsecond or nanosecond), with IPv4
- * reassembly, written from the file format alone and sharing no code with src/replay: the reference
+ * reassembly, written from the file format alone and sharing no code with src/udp/replay: the reference
  * the replayed datagrams are compared with.
  */
 import { readFileSync } from 'node:fs';

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, expect } from 'vitest';
-import { parseCliOptions } from '../../../src/cli-options.js';
-import { startServer, type RunningServer } from '../../../src/server.js';
+import { parseCliOptions } from '../../../src/main/cli-options.js';
+import { startServer, type RunningServer } from '../../../src/main/server.js';
 import { UdpCapture } from '../../udp/helpers/udp-capture.js';
 
 // Documents of the interface, read field by field: the test asserts their shape itself.

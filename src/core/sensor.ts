@@ -1,0 +1,486 @@
+/**
+ * The device core: owns the unit's state (status, initialization_id, the staged/active/persisted
+ * configuration, user data) and orchestrates reinitialization and restart. Routes call it; it calls
+ * the configuration store, the alert log and the HAL. It never imports Fastify.
+ *
+ * Reinit is one operation (DESIGN.md): validate the would-be active configuration as a whole →
+ * commit it (one SQLite transaction when persisting) → new initialization_id → INITIALIZING →
+ * HAL reconfigures → RUNNING (or STANDBY). Every change goes through one serial queue; a failed
+ * step leaves the previous active configuration running and the store unchanged.
+ */
+import type { FirmwarePolicy } from './firmware/firmware-trust.js';
+import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { StreamTotals } from '../udp/index.js';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  imageRev,
+  invalidConfiguration,
+  nextInitializationId,
+  type ProductModel,
+  resolveStreamPlan,
+  type SensorIdentity,
+  serialToBigInt,
+  type UdpFaultRule,
+  unavailable,
+} from '../model/index.js';
+import {
+  combinationErrors,
+  ConfigState,
+  ConfigStore,
+  type ConfigView,
+  defaultConfig,
+  normalizeInput,
+  type SensorConfig,
+} from '../config/index.js';
+import type { Hal, HalKind, LidarHal, RebootReason, StreamRun } from '../hal/index.js';
+import { KV_KEYS, KvStore, type SqliteDatabase } from '../store/index.js';
+import { SerialQueue } from './serial-queue.js';
+import type { SensorStatus } from './status.js';
+import { UserDataStore } from './user-data.js';
+import { SensorMetadata } from './metadata.js';
+import type { AlertLog } from '../alerts/index.js';
+import { TelemetryMonitor } from './telemetry-monitor.js';
+import { TimeService } from './time-service.js';
+import { NetworkService } from './network-service.js';
+import { FirmwareManager } from './firmware/firmware-manager.js';
+import { crashPoint } from './firmware/crash-point.js';
+
+export interface SensorDependencies {
+  db: SqliteDatabase;
+  hal: Hal;
+  identity: SensorIdentity;
+  log: Logger;
+  /** The alert log (the same AlertSink the HAL reports to). */
+  alerts: AlertLog;
+  /** Local address the data streams are sent from (the HTTP listen address when it is a specific one). */
+  bindAddress?: string;
+  /** How long a simulated reboot keeps the unit unreachable; real units take tens of seconds. */
+  simulatedRebootMs?: number;
+  /** Largest firmware image an upload may hold (`--firmware-max-bytes`). */
+  firmwareMaxBytes?: number;
+  /** Which firmware images install (`--firmware-trust`, `--firmware-min-version`); default any intact one. */
+  firmwarePolicy?: FirmwarePolicy;
+  /** Set when the unit replays a recording (`--replay`): what the recording fixes. */
+  recording?: RecordingBinding;
+}
+
+/** The live view's source: pictures, and what decides whether anything is sent (to say why not). */
+export interface LivePreview extends Pick<LidarHal, 'watchPreview'> {
+  streamState(): {
+    config: Readonly<SensorConfig>;
+    status: SensorStatus;
+    rebooting: boolean;
+    udpFaultRules: readonly UdpFaultRule[];
+  };
+}
+
+/** What a replayed recording fixes about the unit (src/main/recording-binding.ts). */
+export interface RecordingBinding {
+  /** The recording's initialization_id: packets carry it, so it stays across reinits. */
+  initializationId: number;
+  /** The recorded lidar profile, accepted for udp_profile_lidar even where the registry does not list it (LEGACY). */
+  recordedProfile: string;
+  /** Why the recording cannot honour `candidate` (a 409), or undefined when it can. */
+  refusal(candidate: Readonly<SensorConfig>, active: Readonly<SensorConfig>): string | undefined;
+  /** `config` with the parameters only the recording decides set to the recorded values (each boot). */
+  bind(config: Readonly<SensorConfig>): SensorConfig;
+}
+
+/** Flags of a configuration change (client-contract.md): reinit makes staged active, persist stores active. */
+export interface ChangeFlags {
+  reinit: boolean;
+  persist: boolean;
+  /** The caller's IPv4 address: what `udp_dest: "@auto"` becomes. Undefined where `@auto` is refused. */
+  autoDestination?: string;
+}
+
+export interface SensorEvents {
+  /** After every completed reinit or restart, with the new active configuration. */
+  reinit: [{ initializationId: number; config: Readonly<SensorConfig> }];
+  status: [SensorStatus];
+  /** Before the unit restarts (simulated reboot begins). */
+  restart: [];
+}
+
+export class Sensor extends EventEmitter<SensorEvents> {
+  private readonly baseIdentity: SensorIdentity;
+  readonly product: ProductModel;
+  private readonly hal: Hal;
+  private readonly db: SqliteDatabase;
+  private readonly kv: KvStore;
+  readonly userData: UserDataStore;
+  /** Metadata documents, derived once per initialization_id. */
+  readonly metadata: SensorMetadata;
+  readonly log: Logger;
+  readonly alerts: AlertLog;
+  /** Telemetry samples, with voltage/temperature thresholds turned into alerts. */
+  readonly telemetry: TelemetryMonitor;
+  /** Time resources and the PTP profile. */
+  readonly time: TimeService;
+  /** Network resources, the static IPv4 override and the speed override. */
+  readonly network: NetworkService;
+  private readonly configs: ConfigState;
+  private readonly configStore: ConfigStore;
+  private readonly queue = new SerialQueue();
+  private readonly bindAddress: string | undefined;
+  /** How long a simulated reboot keeps the unit unreachable; fault injection changes it at run time. */
+  simulatedRebootMs: number;
+  private currentStatus: SensorStatus = 'INITIALIZING';
+  private initId: number;
+  private rebootingUntil = 0;
+  private readonly recording: RecordingBinding | undefined;
+
+  private constructor(
+    deps: SensorDependencies,
+    /** Firmware slots: the running image, uploads, trial boot, commit and rollback. */
+    readonly firmware: FirmwareManager,
+  ) {
+    super();
+    this.baseIdentity = deps.identity;
+    this.product = deps.identity.product;
+    this.hal = deps.hal;
+    this.db = deps.db;
+    this.log = deps.log;
+    this.kv = new KvStore(deps.db);
+    this.userData = new UserDataStore(this.kv);
+    this.metadata = new SensorMetadata(this);
+    this.alerts = deps.alerts;
+    this.telemetry = new TelemetryMonitor({
+      source: deps.hal.telemetry,
+      alerts: deps.alerts,
+      onError: (err) => deps.log.warn({ err }, 'telemetry read failed'),
+    });
+    // The alert_flags byte of every packet header follows the log.
+    this.alerts.subscribe(() => this.hal.lidar.setAlertFlags(this.alerts.flags()));
+    this.time = new TimeService({
+      hal: deps.hal.time,
+      kv: this.kv,
+      activeConfig: () => this.config('active'),
+      log: deps.log,
+    });
+    this.network = new NetworkService({
+      hal: deps.hal.network,
+      kv: this.kv,
+      product: this.product,
+      log: deps.log.child({ component: 'network' }),
+    });
+    // A reboot powers the unit on again with its persisted network settings (DELETE config removed the override).
+    this.on('restart', () => {
+      this.time.powerOn();
+      void this.network.restore();
+    });
+    this.configStore = new ConfigStore(deps.db);
+    this.configs = new ConfigState(this.configStore.load());
+    this.bindAddress = deps.bindAddress;
+    this.simulatedRebootMs = deps.simulatedRebootMs ?? 1000;
+    this.recording = deps.recording;
+    this.initId = this.newInitializationId();
+  }
+
+  /** Boots a unit: loads the persisted configuration and starts the streams it asks for. */
+  static async start(deps: SensorDependencies): Promise<Sensor> {
+    const firmware = await FirmwareManager.open({
+      db: deps.db,
+      hal: deps.hal.firmware,
+      alerts: deps.alerts,
+      log: deps.log.child({ component: 'firmware' }),
+      factoryImageRev: imageRev(deps.identity.firmware),
+      maxImageBytes: deps.firmwareMaxBytes,
+      policy: deps.firmwarePolicy,
+    });
+    const sensor = new Sensor(deps, firmware);
+    await Promise.all([sensor.time.restore(), sensor.network.restore()]);
+    await sensor.queue.run(() => sensor.bootUnit(sensor.bootConfig()));
+    sensor.telemetry.start();
+    return sensor;
+  }
+
+  /** Which HAL the unit runs on (diagnostics). */
+  get halKind(): HalKind {
+    return this.hal.kind;
+  }
+
+  get status(): SensorStatus {
+    return this.currentStatus;
+  }
+
+  /**
+   * The live view's source: pictures of what the lidar stream sends, while watched (src/routes/web). Undefined
+   * when the data path has no picture to give.
+   */
+  get preview(): LivePreview {
+    const lidar = this.hal.lidar;
+    return {
+      watchPreview: lidar.watchPreview?.bind(lidar),
+      streamState: () => ({
+        config: this.config('active'),
+        status: this.currentStatus,
+        rebooting: this.rebooting,
+        udpFaultRules: lidar.udpFaultRules?.() ?? [],
+      }),
+    };
+  }
+
+  /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */
+  async streamTotals(): Promise<StreamTotals | null> {
+    return (await this.hal.lidar.streamTotals?.().catch(() => null)) ?? null;
+  }
+
+  /** Who the unit is; its firmware build is the one the running slot holds (src/core/firmware). */
+  get identity(): SensorIdentity {
+    return { ...this.baseIdentity, firmware: this.firmware.runningBuild };
+  }
+
+  get initializationId(): number {
+    return this.initId;
+  }
+
+  /** True while a (simulated) reboot is under way: the unit is unreachable, HTTP answers 503. */
+  get rebooting(): boolean {
+    return this.rebootingUntil > 0;
+  }
+
+  config(view: ConfigView = 'active'): Readonly<SensorConfig> {
+    return this.configs.get(view);
+  }
+
+  /** Changes status and tells listeners (metadata, telemetry, the data plane). */
+  setStatus(status: SensorStatus): void {
+    if (status === this.currentStatus) return;
+    this.currentStatus = status;
+    this.emit('status', status);
+  }
+
+  /**
+   * `POST /api/v1/sensor/config` and the legacy set_config_param: merge `input` into staged, then,
+   * as the flags say, make staged active (reinit) and store active (persist). All or nothing.
+   */
+  changeConfig(input: unknown, flags: ChangeFlags): Promise<void> {
+    const body = requireObject(input);
+    return this.queue.run(async () => {
+      const { values, errors, uncheckedKeys } = normalizeInput(body, this.configs.get('staged'), {
+        autoDestination: flags.autoDestination,
+        recordedProfile: this.recording?.recordedProfile,
+      });
+      if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
+      const staged: SensorConfig = { ...this.configs.get('staged'), ...values };
+      if (flags.reinit) {
+        await this.reinitWith(staged, flags.persist);
+      } else if (flags.persist) {
+        this.persist(this.configs.get('active'));
+      }
+      this.configs.set('staged', staged);
+    });
+  }
+
+  /**
+   * `PUT /api/v1/sensor/config/<name>`: this one parameter becomes active and persisted at once
+   * (on top of the active configuration, not of other staged changes), and is staged too.
+   */
+  setParameter(name: string, value: unknown): Promise<void> {
+    return this.queue.run(async () => {
+      const { values, errors } = normalizeInput({ [name]: value }, this.configs.get('active'), {
+        recordedProfile: this.recording?.recordedProfile,
+      });
+      if (errors.length) throw invalidConfiguration(errors);
+      await this.reinitWith({ ...this.configs.get('active'), ...values }, true);
+      this.configs.set('staged', { ...this.configs.get('staged'), ...values });
+    });
+  }
+
+  /** Legacy `reinitialize`: staged becomes active, not persisted. */
+  reinitialize(): Promise<void> {
+    return this.queue.run(() => this.reinitWith(this.configs.get('staged'), false));
+  }
+
+  /** Legacy `save_config_params`: store the active configuration. */
+  persistActive(): Promise<void> {
+    return this.queue.run(() => this.persist(this.configs.get('active')));
+  }
+
+  /**
+   * `DELETE /api/v1/sensor/config`: defaults, no static IPv4 override, user data removed when its
+   * policy says so — one transaction — then a restart (call `restart()` once the response is sent).
+   */
+  resetConfiguration(): Promise<void> {
+    return this.queue.run(() => {
+      const defaults = defaultConfig();
+      this.db.transaction(() => {
+        this.configStore.save(defaults);
+        this.kv.delete(KV_KEYS.ipv4Override);
+        this.userData.clearOnConfigDelete();
+      })();
+      this.configs.set('persisted', defaults);
+    });
+  }
+
+  /**
+   * Restarts the unit: streams stop, the unit is unreachable for a moment (sim), then it boots
+   * the persisted configuration with a new initialization_id. Call after the response is sent.
+   * After a firmware upload (reason 'firmware-update') the boot runs the new image on trial.
+   * On a HAL whose reboot ends the process (linux) the service manager does the booting.
+   */
+  restart(reason: RebootReason = 'restart'): Promise<void> {
+    this.rebootingUntil = Date.now() + this.simulatedRebootMs;
+    this.setStatus(reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
+    this.log.info({ reason }, 'restarting the unit');
+    this.emit('restart');
+    return this.queue.run(async () => {
+      await this.hal.lidar.apply(null);
+      // Powered down while rebooting: no motor, no lasers, so the power model draws nothing from the run.
+      this.hal.telemetry.applyRun(null);
+      crashPoint('reboot-before-boot');
+      if (this.hal.power.rebootMode === 'process-exit') return this.hal.power.reboot(reason);
+      try {
+        await delay(Math.max(0, this.rebootingUntil - Date.now()));
+        const persisted = this.bootConfig();
+        this.configs.set('active', persisted);
+        this.configs.set('staged', persisted);
+        this.initId = this.newInitializationId(this.initId);
+        await this.bootUnit(persisted);
+      } finally {
+        this.rebootingUntil = 0;
+      }
+    });
+  }
+
+  /** Throws 503 while the unit is rebooting (an unreachable real unit), for the HTTP layer. */
+  assertReachable(): void {
+    if (this.rebooting) {
+      const seconds = Math.max(1, Math.ceil((this.rebootingUntil - Date.now()) / 1000));
+      throw unavailable('the sensor is restarting', seconds);
+    }
+  }
+
+  /** Waits until every queued change has finished (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  /** Stops the streams and releases the HAL; the caller closes the database afterwards. */
+  async close(): Promise<void> {
+    await this.queue.idle();
+    this.telemetry.stop();
+    await this.network.close();
+    await this.hal.close();
+  }
+
+  /** The data plane's view of one initialization. */
+  streamRun(config: Readonly<SensorConfig>): StreamRun {
+    return {
+      initializationId: this.initId,
+      config,
+      serialNumber: serialToBigInt(this.identity.serialNumber),
+      plan: resolveStreamPlan(this.product, config),
+      bindAddress: this.bindAddress,
+      timestampOffsetNs: this.hal.time.timestampOffsetNs(config),
+    };
+  }
+
+  /** A new initialization_id, except on a replaying unit (its packets carry the recorded one). */
+  private newInitializationId(previous?: number): number {
+    return this.recording?.initializationId ?? nextInitializationId(previous);
+  }
+
+  /** What a boot runs: the persisted configuration, on a replaying unit with the recording's parameters. */
+  private bootConfig(): Readonly<SensorConfig> {
+    const persisted = this.configs.get('persisted');
+    if (!this.recording) return persisted;
+    // Stored too, so staged changes and GET ?persisted start from the recording's values.
+    const bound = this.recording.bind(persisted);
+    this.persist(bound);
+    this.configs.set('staged', bound);
+    return bound;
+  }
+
+  private async reinitWith(candidate: SensorConfig, persist: boolean): Promise<void> {
+    const refusal = this.recording?.refusal(candidate, this.configs.get('active'));
+    if (refusal) throw conflict(refusal);
+    const errors = combinationErrors(candidate, { lidarModes: this.product.lidarModes });
+    if (errors.length) throw invalidConfiguration(errors);
+    const previousPersisted = this.configs.get('persisted');
+    if (persist) this.persist(candidate);
+    const previousInitId = this.initId;
+    this.initId = this.newInitializationId(previousInitId);
+    try {
+      await this.bringUp(candidate);
+      this.log.info(
+        { initialization_id: this.initId, lidar_mode: candidate.lidar_mode, persisted: persist },
+        'reinitialized',
+      );
+    } catch (error) {
+      this.log.error({ err: error }, 'reinit failed; restoring the previous configuration');
+      if (persist) this.persist(previousPersisted);
+      this.initId = previousInitId;
+      await this.bringUp(this.configs.get('active')).catch((e: unknown) =>
+        this.log.error({ err: e }, 'restoring failed'),
+      );
+      throw error instanceof ApiError
+        ? error
+        : new ApiError(
+            'internal',
+            'the sensor could not apply the configuration; the previous configuration stays active',
+          );
+    }
+  }
+
+  /**
+   * One boot: the firmware slot state picks the image (the first boot of a new one shows UPDATING;
+   * a failing one resets the unit until it is rolled back), the configuration comes up, and a new
+   * image that got this far is committed. The unit is reachable from the moment its image starts.
+   */
+  private async bootUnit(config: Readonly<SensorConfig>): Promise<void> {
+    await this.firmware.boot({
+      starting: (kind) => {
+        this.rebootingUntil = 0;
+        this.setStatus(kind === 'trial' ? 'UPDATING' : 'INITIALIZING');
+      },
+      failedAttempt: async () => {
+        // A watchdog reset: unreachable again for a reboot time.
+        this.rebootingUntil = Date.now() + this.simulatedRebootMs;
+        this.setStatus('INITIALIZING');
+        await delay(this.simulatedRebootMs);
+      },
+    });
+    await this.bringUp(config);
+    await this.firmware
+      .confirmHealthy()
+      .catch((error: unknown) =>
+        this.log.error({ err: error }, 'committing the new firmware image failed; it stays on trial'),
+      );
+  }
+
+  /** INITIALIZING → the HAL runs `config` → RUNNING or STANDBY. */
+  private async bringUp(config: Readonly<SensorConfig>): Promise<void> {
+    this.setStatus('INITIALIZING');
+    this.hal.time.markInitialization();
+    // The previous run ends here: alerts about it no longer hold (the new run raises its own).
+    this.alerts.clearForReinit();
+    this.hal.lidar.setAlertFlags(this.alerts.flags());
+    const streaming = config.operating_mode === 'NORMAL';
+    await this.hal.lidar.apply(streaming ? this.streamRun(config) : null);
+    this.hal.telemetry.applyRun(this.streamRun(config));
+    this.configs.set('active', config);
+    this.setStatus(streaming ? 'RUNNING' : 'STANDBY');
+    this.emit('reinit', { initializationId: this.initId, config });
+  }
+
+  private persist(config: Readonly<SensorConfig>): void {
+    this.configStore.save(config);
+    this.configs.set('persisted', config);
+  }
+}
+
+function requireObject(input: unknown): Record<string, unknown> {
+  if (input === undefined) throw badRequest('the request needs a JSON object of configuration parameters as its body');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw badRequest(
+      `the body must be a JSON object of configuration parameters; got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`,
+    );
+  }
+  return input as Record<string, unknown>;
+}

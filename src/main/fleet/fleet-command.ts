@@ -1,0 +1,143 @@
+/**
+ * `lidar-sensor fleet`: plans the units, starts them in the chosen process model, applies each new
+ * unit's first-boot configuration, serves the aggregated /metrics, and stops everything on
+ * SIGINT/SIGTERM.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { ChildUnit } from './child-unit.js';
+import { readFleetFile, FleetFileError } from './fleet-file.js';
+import {
+  FLEET_HELP,
+  type FleetOptions,
+  type FleetReplay,
+  FleetUsageError,
+  parseFleetOptions,
+} from './fleet-options.js';
+import { startFleetServer } from './fleet-server.js';
+import { unitUrl, type FleetUnit } from './fleet-unit.js';
+import { SharedUnit } from './shared-unit.js';
+import { FleetPlanError, planUnits, type RecordedSensor, type UnitPlan } from './unit-plan.js';
+import { loadRecording, RecordingError } from '../../udp/replay/index.js';
+
+/** Marks a data directory whose first-boot configuration has been applied (it is never applied again). */
+const FIRST_BOOT_MARKER = '.fleet-first-boot-done';
+
+class FleetStartError extends Error {}
+
+/**
+ * Every sensor of a fleet replay, checked before any unit starts (a metadata file that fits no sensor
+ * of the capture is one line, not a unit that dies), and two files of one sensor refused.
+ */
+function checkRecordings(replay: FleetReplay): RecordedSensor[] {
+  const sensors = replay.metadata.map((metadata) => {
+    const r = loadRecording(replay.file, metadata);
+    return { product: r.metadata.sensorInfo.prod_line, serial: r.metadata.sensorInfo.prod_sn, metadata };
+  });
+  const bySerial = new Map<string, string>();
+  for (const s of sensors) {
+    const other = bySerial.get(s.serial);
+    if (other) throw new RecordingError(`${other} and ${s.metadata} describe the same sensor (serial ${s.serial})`);
+    bySerial.set(s.serial, s.metadata);
+  }
+  return sensors.map(({ product, serial }) => ({ product, serial }));
+}
+
+async function applyFirstBootConfig(plan: UnitPlan): Promise<void> {
+  const marker = join(plan.dataDir, FIRST_BOOT_MARKER);
+  if (!plan.firstBootConfig || existsSync(marker)) return;
+  const response = await fetch(unitUrl(plan, '/api/v1/sensor/config?reinit=true&persist=true'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(plan.firstBootConfig),
+  });
+  if (response.status !== 204)
+    throw new FleetStartError(
+      `unit ${plan.name}: its first-boot configuration was refused (${response.status}): ${await response.text()}`,
+    );
+  writeFileSync(marker, `${JSON.stringify(plan.firstBootConfig)}\n`);
+}
+
+function createUnits(options: FleetOptions, plans: UnitPlan[], log: Logger): FleetUnit[] {
+  if (options.processModel === 'shared') return plans.map((plan) => new SharedUnit(plan, log));
+  // The same program this supervisor runs (dist/cli.js, or the TypeScript source under tsx).
+  const command = [process.execPath, ...process.execArgv, process.argv[1]];
+  return plans.map((plan) => new ChildUnit(plan, log, command));
+}
+
+function prepare(argv: readonly string[]): { options: FleetOptions; plans: UnitPlan[] } | number {
+  try {
+    const options = parseFleetOptions(argv);
+    if (options === 'help') {
+      process.stdout.write(`${FLEET_HELP}\n`);
+      return 0;
+    }
+    const file = options.file === undefined ? null : readFleetFile(options.file);
+    const recorded = options.replay ? checkRecordings(options.replay) : [];
+    return { options, plans: planUnits(options, file, recorded) };
+  } catch (error) {
+    if (error instanceof FleetUsageError)
+      process.stderr.write(`lidar-sensor fleet: ${error.message}\n\n${FLEET_HELP}\n`);
+    else if (error instanceof FleetFileError || error instanceof FleetPlanError || error instanceof RecordingError)
+      process.stderr.write(`lidar-sensor fleet: ${error.message}\n`);
+    else throw error;
+    return 2;
+  }
+}
+
+export async function runFleetCommand(argv: readonly string[]): Promise<number> {
+  const prepared = prepare(argv);
+  if (typeof prepared === 'number') return prepared;
+  const { options, plans } = prepared;
+  const log = pino({ level: options.logLevel, base: { component: 'fleet' } }, pino.destination(1));
+  for (const plan of plans) mkdirSync(plan.dataDir, { recursive: true });
+  const units = createUnits(options, plans, log);
+  const stopAll = () => Promise.allSettled(units.map((u) => u.stop()));
+
+  const started = await Promise.allSettled(
+    units.map(async (unit) => {
+      await unit.start();
+      await applyFirstBootConfig(unit.plan);
+    }),
+  );
+  const failed = started.flatMap((result, i) =>
+    result.status === 'rejected' ? [`${plans[i].name}: ${(result.reason as Error).message}`] : [],
+  );
+  if (failed.length) {
+    await stopAll();
+    process.stderr.write(
+      `lidar-sensor fleet: ${failed.length} of ${units.length} units did not start:\n  ${failed.join('\n  ')}\n`,
+    );
+    return 1;
+  }
+  let endpoint;
+  try {
+    endpoint = await startFleetServer(units, options.metricsAddress, options.metricsPort);
+  } catch (error) {
+    await stopAll();
+    process.stderr.write(
+      `lidar-sensor fleet: the fleet endpoint cannot listen on ${options.metricsAddress}:${options.metricsPort}: ${(error as Error).message}\n`,
+    );
+    return 1;
+  }
+  log.info(
+    {
+      metrics: `${endpoint.url}/metrics`,
+      units: plans.map((p) => ({ name: p.name, url: unitUrl(p) })),
+      processModel: options.processModel,
+    },
+    'fleet ready',
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'stopping the fleet');
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await new Promise<void>((resolve) => endpoint.server.close(() => resolve()));
+  await stopAll();
+  return 0;
+}

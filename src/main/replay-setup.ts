@@ -1,0 +1,72 @@
+/**
+ * Everything `--replay` changes about a unit, prepared before it starts: the recording loaded and
+ * checked (a bad file stops the start with one line), the recorded unit's identity, what the recording
+ * fixes in the configuration, and the replay settings the data plane gets.
+ */
+import type { ReplaySettings } from '../hal/index.js';
+import type { SensorIdentity } from '../model/index.js';
+import type { RecordingBinding } from '../core/index.js';
+import {
+  loadRecording,
+  recordedIdentity,
+  recordedProduct,
+  type Recording,
+  recordingFaults,
+} from '../udp/replay/index.js';
+import { createRecordingBinding, recordedParameters } from './recording-binding.js';
+import { basename, resolve } from 'node:path';
+
+export interface ReplaySetup {
+  recording: Recording;
+  identity: SensorIdentity;
+  binding: RecordingBinding;
+  settings: ReplaySettings;
+  /** What in the recording is not a clean stream, for the log. */
+  faults: string[];
+}
+
+/** The `--replay*` options (src/main/cli-options.ts). */
+export interface ReplayOptions {
+  replay: string | undefined;
+  metadata: string | undefined;
+  replayRate: number;
+  replayLoop: boolean;
+  replayStartS: number;
+  replayTimetableMs?: number;
+}
+
+/** Throws RecordingError when the recording cannot be replayed. */
+export function prepareReplay(options: ReplayOptions): ReplaySetup {
+  if (!options.replay) throw new Error('prepareReplay needs options.replay');
+  // Absolute paths: the emitter worker loads the file again by name.
+  const file = resolve(options.replay);
+  const recording = loadRecording(file, options.metadata ? resolve(options.metadata) : undefined);
+  const product = recordedProduct(recording.metadata);
+  const identity = recordedIdentity(recording.metadata, product);
+  const recorded = recordedParameters(recording.metadata.configParams, recording.profile);
+  // The recorded lidar_mode, when the metadata lacks it, follows from the frame width (10 Hz assumed).
+  if (recording.metadata.configParams.lidar_mode === undefined) {
+    const mode = `${recording.columnsPerFrame}x10`;
+    if (['512x10', '1024x10', '2048x10'].includes(mode))
+      recorded.lidar_mode = mode as NonNullable<typeof recorded.lidar_mode>;
+  }
+  return {
+    recording,
+    identity,
+    binding: createRecordingBinding(
+      recording.metadata.sensorInfo.initialization_id,
+      recorded,
+      basename(file),
+      recording.metadata.dataFormat.column_window,
+    ),
+    settings: {
+      file,
+      metadataFile: recording.metadataFile,
+      rate: options.replayRate,
+      loop: options.replayLoop,
+      startOffsetNs: Math.round(options.replayStartS * 1e9),
+      timetableEpochMs: options.replayTimetableMs,
+    },
+    faults: recordingFaults(recording),
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * The composition root: one unit (data directory, identity, alert log, HAL, device core, HTTP app)
+ * from options. The server, the in-process tests and (through the CLI) the bench and the fleet all
+ * build units here, so they run the same wiring. The app is not listening; `startServer` listens.
+ */
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { createPersistentAlertLog } from '../alerts/index.js';
+import { buildApp } from '../routes/index.js';
+import type { CliOptions } from './cli-options.js';
+import type { RecentLog } from '../core/diagnostics/index.js';
+import { createSimHal } from '../hal/sim/index.js';
+import type { Hal } from '../hal/index.js';
+import type { HttpLimits } from '../routes/index.js';
+import type { FaultInjection, FaultInjectionOptions } from './faults/index.js';
+import type { ReplaySetup } from './replay-setup.js';
+import type { AlertSink } from '../model/index.js';
+import type { AddressList } from '../model/index.js';
+import type { FirmwarePolicy } from '../core/index.js';
+import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from '../model/index.js';
+import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from '../model/index.js';
+import { Sensor } from '../core/index.js';
+import { openDatabase, type SqliteDatabase } from '../store/index.js';
+import { closeGroupCommit } from '../store/index.js';
+import { KV_KEYS, KvStore } from '../store/index.js';
+
+export class StartupError extends Error {}
+
+type LinuxHalOptions = Pick<
+  CliOptions,
+  | 'firmwareHook'
+  | 'networkInterface'
+  | 'networkHook'
+  | 'chronycHost'
+  | 'ptp4lSocket'
+  | 'pmcClientSocket'
+  | 'ptp4lConfig'
+  | 'ptp4lRestartCommand'
+>;
+
+export interface UnitOptions extends Partial<LinuxHalOptions> {
+  dataDir: string;
+  /** Product model name; default OS-1-128. */
+  product?: string;
+  /** Default: the serial kept in the data directory, else a new one kept there. */
+  serial?: string;
+  hal?: CliOptions['hal'];
+  /** HTTP listen address; the simulated network interface reports it. Default 127.0.0.1. */
+  host?: string;
+  /**
+   * Send the data streams from `host` when it is a specific address (default true), as a real unit
+   * sends from its own address. In-process tests leave the source address to the OS.
+   */
+  bindDataToHost?: boolean;
+  /** Default: silent. The HTTP app logs only when a logger is given. */
+  logger?: Logger;
+  /** The tail of the server log for the diagnostics dump. */
+  recentLog?: RecentLog;
+  simulatedRebootMs?: number;
+  firmwareMaxBytes?: number;
+  firmwareBootAttempts?: number;
+  /** Trust store and minimum version of firmware uploads (src/core/firmware/firmware-trust.ts); default: any intact image. */
+  firmwarePolicy?: FirmwarePolicy;
+  /** `--allow-writes-from`: only these peers may change the unit; default everyone. */
+  allowWritesFrom?: AddressList;
+  /** `--replay`: the recording, prepared (src/udp/replay/replay-setup.ts); the unit becomes the recorded one. */
+  replay?: ReplaySetup;
+  /** Fault injection (src/main/faults): its control listener and scenario; absent, the unit has no fault hooks. */
+  faults?: FaultInjectionOptions;
+  /** Simulated firmware update: how long the first boot of a new image takes (`--realistic-timing`). */
+  firmwareUpdateMs?: number;
+  /** HTTP timeouts and the connection cap; defaults where absent. */
+  httpLimits?: Partial<HttpLimits>;
+  /** Replace or wrap HAL parts before the device core starts (tests: recording or failing fakes). */
+  wrapHal?: (hal: Hal) => Hal;
+}
+
+export interface Unit {
+  sensor: Sensor;
+  /** The HAL the device core drives: what a test or the control plane observes and steers. */
+  hal: Hal;
+  /** Ready, not listening. */
+  app: FastifyInstance;
+  /** The fault-injection control listener's URL, when it runs. */
+  controlUrl: string | undefined;
+  dataDir: string;
+  /** Closes the app, stops the streams and closes the database. */
+  close(): Promise<void>;
+}
+
+export async function createUnit(options: UnitOptions): Promise<Unit> {
+  const log = options.logger ?? pino({ level: 'silent' });
+  const host = options.host ?? '127.0.0.1';
+  const db = openDatabase(options.dataDir);
+  let hal: Hal | undefined;
+  let sensor: Sensor | undefined;
+  let faults: FaultInjection | undefined;
+  try {
+    const identity =
+      options.replay?.identity ?? resolveIdentity(db, options.product ?? DEFAULT_PRODUCT, options.serial);
+    const alerts = createPersistentAlertLog(db, log);
+    const built = await createHal(options, identity, alerts, host, log);
+    hal = options.wrapHal ? options.wrapHal(built) : built;
+    sensor = await Sensor.start({
+      db,
+      hal,
+      identity,
+      log,
+      alerts,
+      bindAddress: options.bindDataToHost === false ? undefined : bindAddressFor(host),
+      simulatedRebootMs: options.simulatedRebootMs,
+      firmwareMaxBytes: options.firmwareMaxBytes,
+      firmwarePolicy: options.firmwarePolicy,
+      recording: options.replay?.binding,
+    });
+    if (options.faults) {
+      const { startFaultInjection } = await import('./faults/index.js');
+      faults = await startFaultInjection({ sensor, hal }, options.faults, log);
+    }
+    const app = await buildApp(sensor, {
+      logger: options.logger,
+      recentLog: options.recentLog,
+      httpLimits: options.httpLimits,
+      faults: faults?.plane,
+      allowWritesFrom: options.allowWritesFrom,
+    });
+    const running = sensor;
+    const injection = faults;
+    let closed = false;
+    return {
+      sensor,
+      hal,
+      app,
+      controlUrl: injection?.controlUrl,
+      dataDir: options.dataDir,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await injection?.close();
+        await app.close();
+        await running.close();
+        await closeGroupCommit(db);
+        db.close();
+      },
+    };
+  } catch (error) {
+    await faults?.close().catch(() => undefined);
+    await (sensor ? sensor.close() : hal?.close())?.catch(() => undefined);
+    await closeGroupCommit(db);
+    db.close();
+    throw error;
+  }
+}
+
+async function createHal(
+  options: UnitOptions,
+  identity: SensorIdentity,
+  alerts: AlertSink,
+  host: string,
+  log: Logger,
+): Promise<Hal> {
+  const common = {
+    serialNumber: identity.serialNumber,
+    alerts,
+    listenAddress: host,
+    dataDir: options.dataDir,
+    firmwareBootAttempts: options.firmwareBootAttempts,
+    log: log.child({ component: 'hal' }),
+  };
+  if (options.hal !== 'linux') {
+    return createSimHal({ ...common, replay: options.replay?.settings, firmwareUpdateMs: options.firmwareUpdateMs });
+  }
+  // The linux HAL (and the tools it drives) is loaded only on a real unit.
+  const { createLinuxHal } = await import('../hal/linux/index.js');
+  return createLinuxHal({
+    ...common,
+    firmwareHook: options.firmwareHook,
+    networkInterface: options.networkInterface,
+    networkHook: options.networkHook,
+    chronycHost: options.chronycHost,
+    ptp4lSocket: options.ptp4lSocket,
+    pmcClientSocket: options.pmcClientSocket,
+    ptp4lConfig: options.ptp4lConfig,
+    ptp4lRestartCommand: options.ptp4lRestartCommand,
+  });
+}
+
+/** The unit's serial: the one asked for, else the one kept in the data directory, else a new one kept there. */
+function resolveIdentity(db: SqliteDatabase, productName: string, serial: string | undefined): SensorIdentity {
+  const product = findProduct(productName);
+  if (!product) {
+    throw new StartupError(
+      `unknown product model ${JSON.stringify(productName)}; valid models: ${PRODUCT_NAMES.join(', ')}`,
+    );
+  }
+  if (serial !== undefined) {
+    const problem = serialProblem(serial);
+    if (problem) throw new StartupError(`invalid --serial ${JSON.stringify(serial)}: ${problem}`);
+  }
+  const kv = new KvStore(db);
+  const stored = kv.get<{ serialNumber: string }>(KV_KEYS.identity);
+  const serialNumber = serial ?? stored?.serialNumber ?? generateSerial();
+  if (stored?.serialNumber !== serialNumber) kv.set(KV_KEYS.identity, { serialNumber });
+  return makeIdentity(product, serialNumber);
+}
+
+/** A specific listen address is also the source of the UDP data; a wildcard leaves the choice to the OS. */
+function bindAddressFor(host: string): string | undefined {
+  return host === '0.0.0.0' || host === '::' || host === '' ? undefined : host;
+}

@@ -1,0 +1,89 @@
+/**
+ * The error codes of the sensor, in one place. The device core and routes throw ApiError; the
+ * HTTP error handler (src/routes/http/error-handler.ts) renders every one as RFC 9457 problem+json.
+ * This module imports nothing from Fastify so the device core can use it.
+ */
+export interface FieldError {
+  /** JSON pointer into the request (body, or `/query/<name>` for query parameters). */
+  pointer: string;
+  detail: string;
+}
+
+export type ProblemType =
+  | 'bad-request'
+  | 'invalid-configuration'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'payload-too-large'
+  | 'unsupported-media-type'
+  | 'request-timeout'
+  | 'headers-too-large'
+  | 'conflict'
+  | 'forbidden'
+  | 'firmware-unsigned'
+  | 'firmware-untrusted'
+  | 'firmware-signature-invalid'
+  | 'firmware-too-old'
+  | 'unavailable'
+  | 'internal';
+
+const TITLES: Record<ProblemType, [status: number, title: string]> = {
+  'bad-request': [400, 'Bad request'],
+  'invalid-configuration': [400, 'Invalid configuration'],
+  'not-found': [404, 'Not found'],
+  'method-not-allowed': [405, 'Method not allowed'],
+  'payload-too-large': [413, 'Payload too large'],
+  'unsupported-media-type': [415, 'Unsupported media type'],
+  'request-timeout': [408, 'Request timeout'],
+  'headers-too-large': [431, 'Request header fields too large'],
+  conflict: [409, 'Conflict'],
+  forbidden: [403, 'Forbidden'],
+  // The firmware trust store's refusals (--firmware-trust, --firmware-min-version): one type per reason.
+  'firmware-unsigned': [403, 'Firmware image is not signed'],
+  'firmware-untrusted': [403, 'Firmware image is not signed by a trusted key'],
+  'firmware-signature-invalid': [403, 'Firmware image signature does not verify'],
+  'firmware-too-old': [403, 'Firmware image is older than this unit accepts'],
+  unavailable: [503, 'Service unavailable'],
+  internal: [500, 'Internal error'],
+};
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly title: string;
+  constructor(
+    readonly type: ProblemType,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+    /** Extra response headers, e.g. `Allow` or `Retry-After`. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail);
+    [this.status, this.title] = TITLES[type];
+  }
+}
+
+export const badRequest = (detail: string, errors?: FieldError[]) => new ApiError('bad-request', detail, errors);
+/** `uncheckedKeys`: keys not looked at because enough errors were found already (bounded work and answer). */
+export const invalidConfiguration = (errors: FieldError[], uncheckedKeys = 0) => {
+  const listed = errors
+    .slice(0, 5)
+    .map((e) => `${e.pointer.slice(1) || 'body'}: ${e.detail}`)
+    .join('; ');
+  const more = errors.length > 5 ? `; … (${errors.length - 5} more in "errors")` : '';
+  const unchecked = uncheckedKeys > 0 ? `; ${uncheckedKeys} more keys were not checked` : '';
+  return new ApiError(
+    'invalid-configuration',
+    errors.length === 1 && uncheckedKeys === 0
+      ? `${errors[0].pointer.slice(1) || 'body'}: ${errors[0].detail}`
+      : `${errors.length} invalid parameters; nothing was applied: ${listed}${more}${unchecked}`,
+    errors,
+  );
+};
+export const notFound = (detail: string) => new ApiError('not-found', detail);
+export const conflict = (detail: string) => new ApiError('conflict', detail);
+export const forbidden = (detail: string) => new ApiError('forbidden', detail);
+export const payloadTooLarge = (detail: string) => new ApiError('payload-too-large', detail);
+export const unsupportedMediaType = (detail: string) => new ApiError('unsupported-media-type', detail);
+/** The sensor is (re)initializing or rebooting: try again shortly. */
+export const unavailable = (detail: string, retryAfterSeconds = 1) =>
+  new ApiError('unavailable', detail, undefined, { 'Retry-After': String(retryAfterSeconds) });

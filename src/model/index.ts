@@ -1,0 +1,113 @@
+/**
+ * The model's public entry: plain data and pure functions every other folder may use.
+ */
+export { ALERT_IDS, alertDefinition, isKnownAlertId, renderVerbose } from './alert-catalogue.js';
+export type { AlertLevel } from './alert-catalogue.js';
+export type { AlertSink } from './alert-sink.js';
+export {
+  ApiError,
+  badRequest,
+  conflict,
+  invalidConfiguration,
+  notFound,
+  payloadTooLarge,
+  unavailable,
+  unsupportedMediaType,
+} from './errors.js';
+export type { FieldError, ProblemType } from './errors.js';
+export { HTTP_METHODS, UDP_STREAMS } from './fault-rules.js';
+export type { FaultRuleSpec, FaultRuleView, HttpAction, UdpAction, UdpFaultRule, UnitAction } from './fault-rules.js';
+export {
+  FACTORY_FIRMWARE,
+  buildRev,
+  generateSerial,
+  imageRev,
+  makeIdentity,
+  nextInitializationId,
+  serialProblem,
+  serialToBigInt,
+} from './identity.js';
+export type { FirmwareBuild, SensorIdentity } from './identity.js';
+export {
+  ImageFormatError,
+  ImageVerifier,
+  MANIFEST_KEYS,
+  buildImage,
+  encodeImageHeader,
+  generatedPayload,
+  parseImageHeader,
+} from './image-format.js';
+export type { ImageHeader } from './image-format.js';
+export { buildOfImageRev, parseImageRev } from './image-rev.js';
+export {
+  DEFAULT_OVERRIDE_PREFIX,
+  formatIpv4,
+  isLinkLocal,
+  isLoopback,
+  isLoopbackHost,
+  linkLocalFromMac,
+  parseCidr,
+  parseIpv4,
+  parseIpv4Override,
+  prefixFromNetmask,
+} from './ipv4.js';
+export { columnWindow, columnsPerFrame, frameRateHz, isColumnInWindow, pixelShiftByRow } from './lidar-geometry.js';
+export { clockIdentityFromMac, ipv6LinkLocalFromMac, macFromSerial } from './mac.js';
+export { DEFAULT_PRODUCT, PRODUCT_NAMES, findProduct } from './products.js';
+export type { ChannelCount, ProductLine, ProductModel } from './products.js';
+export { systemRealtimeNs } from './realtime-clock.js';
+export {
+  FULL_SCALE_RANGES,
+  FULL_TURN_MDEG,
+  LIDAR_MODES,
+  LIDAR_PROFILES,
+  MIN_RANGE_THRESHOLDS_CM,
+  MULTIPURPOSE_IO_MODES,
+  POLARITIES,
+  RETURN_ORDERS,
+  SIGNAL_MULTIPLIERS,
+  TIMESTAMP_MODES,
+  azimuthWindowWidthMdeg,
+  maxAzimuthWidthMdeg,
+} from './sensor-config.js';
+export type {
+  FullScaleRange,
+  LidarMode,
+  LidarProfile,
+  MultipurposeIoMode,
+  OperatingMode,
+  ParameterName,
+  Polarity,
+  ReturnOrder,
+  SensorConfig,
+  TimestampMode,
+} from './sensor-config.js';
+export {
+  DEFAULT_MAX_BOOT_ATTEMPTS,
+  SLOT_NAMES,
+  abandonTrial,
+  commitPending,
+  factoryState,
+  install,
+  installProblem,
+  installTarget,
+  markHealthy,
+  otherSlot,
+  planBoot,
+  stateProblem,
+} from './slot-state.js';
+export type { BootKind, SlotImage, SlotName, SlotState } from './slot-state.js';
+export { resolveStreamPlan } from './stream-plan.js';
+export type { StreamPlan } from './stream-plan.js';
+export { MAX_FIELD_ERRORS, quote, shorten } from './util/bounded-text.js';
+export { ByteSlab } from './util/byte-slab.js';
+export { isPromise } from './util/maybe-promise.js';
+export type { MaybePromise } from './util/maybe-promise.js';
+export { TtlCache } from './util/ttl-cache.js';
+export { packageVersion } from './version.js';
+export type { ArrivedHeader } from './image-format.js';
+export { isEd25519, keyFingerprint, verifyImageHeader } from './image-signature.js';
+export { encodeImagePrefix } from './image-format.js';
+export { parseAddressList } from './address-list.js';
+export type { AddressList } from './address-list.js';
+export { forbidden } from './errors.js';

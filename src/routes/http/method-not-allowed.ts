@@ -1,0 +1,38 @@
+/**
+ * 404 versus 405: a second router that knows every registered path and method, so an unmatched
+ * request on an existing path (parametric ones included) gets 405 with an `Allow` header. A path
+ * that differs from one only by a trailing slash does not exist: 404 naming the path that does.
+ */
+import type { FastifyInstance } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { ApiError, notFound } from '../../model/index.js';
+
+const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+export function installNotFoundHandler(app: FastifyInstance): void {
+  const router = FindMyWay({ ignoreTrailingSlash: false });
+  app.addHook('onRoute', (route) => {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(
+      (m) => m.toUpperCase() as HTTPMethod,
+    );
+    for (const method of methods) {
+      if (!router.hasRoute(method, route.url)) router.on(method, route.url, () => {});
+    }
+  });
+  app.setNotFoundHandler((request) => {
+    const path = request.url.split('?')[0];
+    const allowed = METHODS.filter((m) => router.find(m, path) !== null);
+    if (allowed.length) {
+      throw new ApiError(
+        'method-not-allowed',
+        `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+        undefined,
+        { Allow: allowed.join(', ') },
+      );
+    }
+    const withoutSlash = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : undefined;
+    if (withoutSlash && METHODS.some((m) => router.find(m, withoutSlash) !== null))
+      throw notFound(`no endpoint at ${path}; the resource is ${withoutSlash} (without the trailing slash)`);
+    throw notFound(`no endpoint at ${path}`);
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * The unit's web page: `GET /` and its static files under `/web/`, plus what the page needs beyond the
+ * sensor API: the parameter registry (to generate the configuration form), telemetry history and the
+ * live range/reflectivity stream (Server-Sent Events). Everything else the page does goes through the
+ * same /api/v1 routes as any client.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { PARAMETERS } from '../../config/index.js';
+import { notFound } from '../../model/index.js';
+import { sendCachedJson } from '../http/cached-json.js';
+import { sendProblem } from '../http/problem.js';
+import type { Sensor } from '../../core/index.js';
+import { LiveImageHub } from './live-image.js';
+import { TelemetryHistory } from './telemetry-history.js';
+import { loadWebAssets, type WebAsset } from './web-assets.js';
+
+/** The registry as plain JSON: name, JSON schema, default, read-only flag and description per parameter. */
+export function registryDocument() {
+  return {
+    parameters: PARAMETERS.map((p) => ({
+      name: p.name,
+      schema: JSON.parse(JSON.stringify(p.schema)) as unknown,
+      default: p.default,
+      readOnly: p.readOnly ?? false,
+      description: p.description,
+    })),
+  };
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: WebAsset) {
+  reply.header('etag', asset.etag).header('cache-control', 'no-cache');
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+  return reply.type(asset.type).send(asset.body);
+}
+
+export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+  const assets = loadWebAssets();
+  const registry = registryDocument();
+  const live = new LiveImageHub(sensor.preview);
+  // Sampling starts with the first page load: a unit nobody looks at pays nothing.
+  const history = new TelemetryHistory(() => sensor.telemetry.read());
+  // preClose: an open event stream would otherwise hold the server's close (and the unit's shutdown) forever.
+  app.addHook('preClose', (done) => {
+    history.stop();
+    live.close();
+    done();
+  });
+
+  // The page is not part of the sensor's API: its routes stay out of the OpenAPI document.
+  const page = { schema: { hide: true } };
+  app.get('/', page, (request, reply) => {
+    const index = assets.get('index.html');
+    if (!index) return sendProblem(reply, notFound("the web page's files are not installed (web/ beside dist/)"));
+    history.start();
+    return sendAsset(request, reply, index);
+  });
+  app.get<{ Params: { file: string } }>('/web/:file', page, (request, reply) => {
+    const asset = assets.get(request.params.file);
+    if (!asset) return sendProblem(reply, notFound(`no file ${JSON.stringify(request.params.file)} in the web page`));
+    return sendAsset(request, reply, asset);
+  });
+  app.get('/web/api/registry', page, (_request, reply) => sendCachedJson(reply, registry));
+  app.get('/web/api/telemetry-history', page, () => ({ interval_ms: 5000, samples: history.list() }));
+  app.get('/web/api/live-image', page, (request, reply) => {
+    reply.hijack();
+    live.add(reply.raw);
+    request.raw.once('close', () => reply.raw.end());
+  });
+};

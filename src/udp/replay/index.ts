@@ -1,0 +1,11 @@
+/**
+ * Replay's public entry (loaded lazily: a unit that replays nothing never loads it): recordings,
+ * their metadata and errors, the recording command.
+ */
+export { windowWithin } from './column-window.js';
+export { recordedIdentity, recordedProduct } from './recorded-sensor.js';
+export { RecordingError } from './recording-error.js';
+export { describeRecording, runRecordingCommand } from './recording-info.js';
+export { loadRecording, recordingFaults } from './recording.js';
+export type { Recording } from './recording.js';
+export type { ReplaySourcePlan } from './replay-stream.js';

@@ -1,0 +1,408 @@
+/**
+ * A recording ready to replay: the capture file read, datagrams reassembled and sorted into lidar and
+ * IMU by the recorded ports, checked against the metadata, and its faults (gaps, partial frames,
+ * corrupt or truncated packets, packets of other ports) counted so they can be reported. Loading
+ * refuses, with one line naming the problem, a file that is no capture or whose packets do not fit
+ * its metadata.
+ */
+import { readFileSync } from 'node:fs';
+import { LIDAR_PROFILES } from '../../model/index.js';
+import { crc64 } from '../crc64.js';
+import { IMU_PACKET_BYTES } from '../imu-packet.js';
+import { COLUMNS_PER_PACKET } from '../lidar-profiles.js';
+import { CaptureFormatError, readCaptureFile } from './capture-file.js';
+import { packetKind, sourcesOf, type CaptureSource, type PacketKind } from './capture-sensors.js';
+import { frameIdModulus, readLidarHeader } from './lidar-header.js';
+import {
+  isLegacy,
+  recordedLayout,
+  recordedPacketBytes,
+  type RecordedLayout,
+  type RecordedProfile,
+} from './recorded-layout.js';
+import { RecordingError } from './recording-error.js';
+import { parseRecordingMetadata, type RecordedMetadata } from './recording-metadata.js';
+import { extractUdpDatagrams, type UdpDatagram } from './udp-datagrams.js';
+
+/** Profiles a replay sends: the current ones and LEGACY (firmware 2.x); ZONE16 and others are refused. */
+export const REPLAYABLE_PROFILES: readonly RecordedProfile[] = [...LIDAR_PROFILES, 'LEGACY'];
+
+export interface RecordedPacket {
+  kind: 'lidar' | 'imu';
+  /** Capture time since the recording's first replayed packet, ns. */
+  timeNs: number;
+  bytes: Buffer;
+  /** Lidar: frame id of the header (null when the packet is too short to hold one). */
+  frameId: number | null;
+  /** Lidar: the packet has the profile's size; IMU: 48 bytes. */
+  wellFormed: boolean;
+  /** STANDARD lidar packets: whether the recorded CRC matches; null where there is none to check. */
+  crcOk: boolean | null;
+}
+
+export interface RecordingStats {
+  format: 'pcap' | 'pcapng';
+  captureFrames: number;
+  /** IP fragments of fragmented datagrams. */
+  fragments: number;
+  incompleteDatagrams: number;
+  lidarPackets: number;
+  imuPackets: number;
+  /** UDP datagrams to ports other than the recorded lidar and IMU ports (not replayed). */
+  otherPortPackets: number;
+  /** Lidar and IMU datagrams of the capture's other sensors (not replayed). */
+  otherSensorPackets: number;
+  /** Frames seen (distinct runs of one frame id), those with every packet of the column window, the rest. */
+  frames: number;
+  completeFrames: number;
+  partialFrames: number;
+  /** Frame ids skipped between consecutive frames. */
+  missingFrames: number;
+  /** Lidar packets of the wrong size (truncated or corrupt) and STANDARD packets whose CRC does not match. */
+  malformedPackets: number;
+  badCrcPackets: number;
+  durationNs: number;
+  truncatedFile: boolean;
+}
+
+export interface Recording {
+  file: string;
+  metadataFile: string;
+  metadata: RecordedMetadata;
+  profile: RecordedProfile;
+  layout: RecordedLayout;
+  pixels: number;
+  columnsPerFrame: number;
+  lidarPort: number;
+  imuPort: number;
+  /** Lidar and IMU packets in capture order. */
+  packets: RecordedPacket[];
+  stats: RecordingStats;
+  /** How long one pass lasts when looping: the span of the recording plus one typical packet interval, ns. */
+  passNs: number;
+  /** Frame ids one pass spans (last - first + 1, modulo the id's width); 0 without lidar packets. */
+  framesPerPass: number;
+  /** The capture's other sensors (source addresses with their packets), which this replay ignores. */
+  otherSensors: { address: string; lidarPackets: number; imuPackets: number }[];
+}
+
+/** `FILE.pcap` → `FILE.json`. */
+export function defaultMetadataPath(captureFile: string): string {
+  return `${captureFile.replace(/\.(pcapng|pcap)$/i, '')}.json`;
+}
+
+function readFile(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RecordingError(
+      `cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : ((error as Error).message ?? code)}`,
+    );
+  }
+}
+
+const portOf = (config: Record<string, unknown>, name: string, fallback: number) => {
+  const v = config[name];
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : fallback;
+};
+
+/** A capture file's UDP datagrams; RecordingError for a file that is no capture or ends inside a record. */
+export function readCaptureDatagrams(file: string): {
+  capture: ReturnType<typeof readCaptureFile>;
+  extraction: ReturnType<typeof extractUdpDatagrams>;
+} {
+  let capture;
+  try {
+    capture = readCaptureFile(readFile(file, 'recording'));
+  } catch (error) {
+    if (error instanceof CaptureFormatError) throw new RecordingError(`${file}: ${error.message}`);
+    throw error;
+  }
+  if (capture.truncated) {
+    throw new RecordingError(
+      `${file}: truncated ${capture.format} file: it ends inside record ${capture.frames.length + 1}`,
+    );
+  }
+  return { capture, extraction: extractUdpDatagrams(capture.frames) };
+}
+
+export function loadRecording(file: string, metadataFile = defaultMetadataPath(file)): Recording {
+  const metadata = parseRecordingMetadata(readFile(metadataFile, 'metadata').toString('utf8'));
+  const { capture, extraction } = readCaptureDatagrams(file);
+  const format = metadata.dataFormat;
+  const profileName = format.udp_profile_lidar;
+  if (!(REPLAYABLE_PROFILES as readonly string[]).includes(profileName)) {
+    throw new RecordingError(
+      `${file}: lidar profile ${profileName} of the metadata cannot be replayed ` +
+        `(supported: ${REPLAYABLE_PROFILES.join(', ')})`,
+    );
+  }
+  const profile = profileName as RecordedProfile;
+  const layout = recordedLayout(profile);
+  const pixels = format.pixels_per_column;
+  if (format.columns_per_packet !== COLUMNS_PER_PACKET) {
+    throw new RecordingError(
+      `${file}: columns_per_packet ${format.columns_per_packet} cannot be replayed (only ${COLUMNS_PER_PACKET})`,
+    );
+  }
+  if (metadata.beamIntrinsics.beam_altitude_angles.length !== pixels) {
+    throw new RecordingError(
+      `${file}: metadata has ${metadata.beamIntrinsics.beam_altitude_angles.length} beam angles ` +
+        `but ${pixels} pixels per column`,
+    );
+  }
+  const lidarPort = portOf(metadata.configParams, 'udp_port_lidar', 7502);
+  const imuPort = portOf(metadata.configParams, 'udp_port_imu', 7503);
+  const expectedBytes = recordedPacketBytes(layout, pixels);
+  const kindOf = (d: UdpDatagram) => packetKind(d.dstPort, d.payload.length, lidarPort, imuPort);
+  const sensors = selectSensor(file, metadata, layout, expectedBytes, sourcesOf(extraction.datagrams, kindOf));
+
+  const packets: RecordedPacket[] = [];
+  let otherPortPackets = 0;
+  let otherSensorPackets = 0;
+  // Times count from the capture's first lidar or IMU datagram of any sensor: units replaying the other
+  // sensors of the capture keep the recorded timing relative to this one.
+  let t0: bigint | null = null;
+  let tLast: bigint | null = null;
+  let onPorts = 0;
+  for (const d of extraction.datagrams) {
+    const kind = kindOf(d);
+    if (!kind) {
+      otherPortPackets++;
+      continue;
+    }
+    if (t0 === null || d.timeNs < t0) t0 = d.timeNs;
+    if (tLast === null || d.timeNs > tLast) tLast = d.timeNs;
+    onPorts++;
+  }
+  for (const d of extraction.datagrams) {
+    const kind = kindOf(d);
+    if (!kind || t0 === null) continue;
+    if (!sensors.belongs(d, kind)) {
+      otherSensorPackets++;
+      continue;
+    }
+    const bytes = d.payload;
+    if (kind === 'imu') {
+      packets.push({
+        kind,
+        timeNs: Number(d.timeNs - t0),
+        bytes,
+        frameId: null,
+        wellFormed: bytes.length === IMU_PACKET_BYTES,
+        crcOk: null,
+      });
+      continue;
+    }
+    const wellFormed = bytes.length === expectedBytes;
+    const frameId = bytes.length >= 32 + 12 ? readLidarHeader(bytes, layout).frameId : null;
+    let crcOk: boolean | null = null;
+    if (wellFormed && layout.header === 'STANDARD') {
+      const { lo, hi } = crc64(bytes, 0, bytes.length - 8);
+      crcOk = bytes.readUInt32LE(bytes.length - 8) === lo && bytes.readUInt32LE(bytes.length - 4) === hi;
+    }
+    packets.push({ kind, timeNs: Number(d.timeNs - t0), bytes, frameId, wellFormed, crcOk });
+  }
+  // Captures are written in arrival order, but a merged or edited file may not be: replay in time order.
+  packets.sort((a, b) => a.timeNs - b.timeNs);
+  const lidar = packets.filter((p) => p.kind === 'lidar');
+  if (packets.length === 0) {
+    throw new RecordingError(
+      `${file}: no UDP packets to the recorded lidar port ${lidarPort} or IMU port ${imuPort} ` +
+        `(${extraction.datagrams.length} datagrams on other ports)`,
+    );
+  }
+  const malformed = lidar.filter((p) => !p.wellFormed);
+  if (lidar.length > 0 && malformed.length * 2 > lidar.length) {
+    const sizes = [...new Set(malformed.map((p) => p.bytes.length))].slice(0, 3).join(', ');
+    throw new RecordingError(
+      `${file}: lidar packets of ${sizes} bytes do not match the metadata ` +
+        `(${profile}, ${pixels} pixels per column: ${expectedBytes} bytes)`,
+    );
+  }
+  checkIdentity(file, metadata, layout, lidar);
+  checkColumns(file, format.columns_per_frame, layout, lidar);
+  const frames = frameStats(lidar, layout, format.columns_per_frame, format.column_window);
+  const durationNs = packets.length ? packets[packets.length - 1].timeNs : 0;
+  // One pass spans the whole capture (every sensor's packets), so that units replaying its sensors loop together.
+  const captureSpanNs = t0 !== null && tLast !== null ? Number(tLast - t0) : 0;
+  const interval = onPorts > 1 ? captureSpanNs / (onPorts - 1) : 1e8;
+  return {
+    file,
+    metadataFile,
+    metadata,
+    profile,
+    layout,
+    pixels,
+    columnsPerFrame: format.columns_per_frame,
+    lidarPort,
+    imuPort,
+    packets,
+    passNs: Math.round(captureSpanNs + interval),
+    otherSensors: sensors.others,
+    framesPerPass: frames.span,
+    stats: {
+      format: capture.format,
+      captureFrames: capture.frames.length,
+      fragments: extraction.fragments,
+      incompleteDatagrams: extraction.incomplete,
+      lidarPackets: lidar.length,
+      imuPackets: packets.length - lidar.length,
+      otherPortPackets,
+      otherSensorPackets,
+      frames: frames.frames,
+      completeFrames: frames.complete,
+      partialFrames: frames.frames - frames.complete,
+      missingFrames: frames.missing,
+      malformedPackets: malformed.length,
+      badCrcPackets: lidar.filter((p) => p.crcOk === false).length,
+      durationNs,
+      truncatedFile: capture.truncated,
+    },
+  };
+}
+
+interface SensorSelection {
+  belongs(d: UdpDatagram, kind: PacketKind): boolean;
+  others: Recording['otherSensors'];
+}
+
+/**
+ * The sensor of the metadata among the capture's sources: a capture of one sender is that sender (the
+ * identity checks below then name any mismatch); of several, the sources whose lidar packets carry the
+ * metadata's serial number and init_id (LEGACY packets carry none: the sources whose packets have the
+ * metadata's size, which must then be one). IMU packets belong to a sensor by source address only.
+ */
+function selectSensor(
+  file: string,
+  metadata: RecordedMetadata,
+  layout: RecordedLayout,
+  expectedBytes: number,
+  sources: CaptureSource[],
+): SensorSelection {
+  if (sources.length <= 1) return { belongs: () => true, others: [] };
+  const { prod_sn, initialization_id } = metadata.sensorInfo;
+  const serial = /^[0-9]+$/.test(prod_sn) ? BigInt(prod_sn) : null;
+  const isOurs = (b: Buffer) => {
+    if (b.length !== expectedBytes) return false;
+    if (isLegacy(layout)) return true;
+    const h = readLidarHeader(b, layout);
+    return (serial === null || h.serial === serial) && (initialization_id === 0 || h.initId === initialization_id);
+  };
+  const ours = sources.filter((s) => s.lidar.some((d) => isOurs(d.payload)));
+  const listing = () => sources.map((s) => `${s.address} (${s.lidar.length} lidar, ${s.imu.length} IMU)`).join(', ');
+  if (ours.length === 0) {
+    throw new RecordingError(
+      `${file}: none of the ${sources.length} senders in the capture sends packets of the metadata's unit ` +
+        `(serial ${prod_sn}, initialization_id ${initialization_id}, ${metadata.dataFormat.udp_profile_lidar} ` +
+        `packets of ${expectedBytes} bytes): ${listing()}`,
+    );
+  }
+  if (isLegacy(layout) && ours.length > 1) {
+    throw new RecordingError(
+      `${file}: ${ours.length} senders send LEGACY packets of this size and LEGACY packets name no sensor: ${listing()}`,
+    );
+  }
+  const addresses = new Set(ours.map((s) => s.address));
+  return {
+    belongs: (d, kind) =>
+      addresses.has(d.srcAddress) && (kind === 'imu' || d.payload.length !== expectedBytes || isOurs(d.payload)),
+    others: sources
+      .filter((s) => !addresses.has(s.address))
+      .map((s) => ({ address: s.address, lidarPackets: s.lidar.length, imuPackets: s.imu.length })),
+  };
+}
+
+/** Packets must come from the unit the metadata describes (clients compare init_id and prod_sn). */
+function checkIdentity(file: string, metadata: RecordedMetadata, layout: RecordedLayout, lidar: RecordedPacket[]) {
+  const formed = lidar.filter((p) => p.wellFormed);
+  if (formed.length === 0 || isLegacy(layout)) return;
+  const header = readLidarHeader(formed[0].bytes, layout);
+  const { initialization_id, prod_sn } = metadata.sensorInfo;
+  if (/^[0-9]+$/.test(prod_sn) && header.serial !== BigInt(prod_sn)) {
+    throw new RecordingError(`${file}: packets carry serial number ${header.serial} but the metadata is of ${prod_sn}`);
+  }
+  if (initialization_id !== 0 && header.initId !== initialization_id) {
+    throw new RecordingError(
+      `${file}: packets carry initialization_id ${header.initId} but the metadata says ${initialization_id}`,
+    );
+  }
+}
+
+function checkColumns(file: string, cpf: number, layout: RecordedLayout, lidar: RecordedPacket[]) {
+  for (const p of lidar) {
+    if (!p.wellFormed) continue;
+    const m = readLidarHeader(p.bytes, layout).firstMeasurementId;
+    if (m >= cpf)
+      throw new RecordingError(
+        `${file}: a packet holds measurement id ${m} but the metadata has ${cpf} columns per frame`,
+      );
+  }
+}
+
+function frameStats(lidar: RecordedPacket[], layout: RecordedLayout, cpf: number, window: [number, number]) {
+  const modulus = frameIdModulus(layout);
+  const packetsPerFrame = packetsInWindow(cpf, window);
+  let frames = 0;
+  let complete = 0;
+  let missing = 0;
+  let current: number | null = null;
+  let count = 0;
+  let first: number | null = null;
+  let span = 0;
+  for (const p of lidar) {
+    if (p.frameId === null) continue;
+    first ??= p.frameId;
+    span = ((p.frameId - first + modulus) % modulus) + 1;
+    if (p.frameId === current) {
+      count++;
+      continue;
+    }
+    if (current !== null) {
+      if (count >= packetsPerFrame) complete++;
+      const step = (p.frameId - current + modulus) % modulus;
+      if (step > 1) missing += step - 1;
+    }
+    frames++;
+    current = p.frameId;
+    count = 1;
+  }
+  if (current !== null && count >= packetsPerFrame) complete++;
+  return { frames, complete, missing, span };
+}
+
+function packetsInWindow(cpf: number, [first, last]: [number, number]): number {
+  let n = 0;
+  for (let index = 0; index < cpf / COLUMNS_PER_PACKET; index++) {
+    for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
+      const m = index * COLUMNS_PER_PACKET + i;
+      if (first <= last ? m >= first && m <= last : m >= first || m <= last) {
+        n++;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+/** Log lines describing what in the recording is not a clean stream (replayed as recorded all the same). */
+export function recordingFaults(r: Recording): string[] {
+  const s = r.stats;
+  const lines: string[] = [];
+  if (s.incompleteDatagrams)
+    lines.push(`${s.incompleteDatagrams} fragmented datagrams are missing fragments and are not replayed`);
+  if (s.otherPortPackets)
+    lines.push(`${s.otherPortPackets} datagrams to other ports than ${r.lidarPort}/${r.imuPort} are not replayed`);
+  if (r.otherSensors.length) {
+    const list = r.otherSensors.map((o) => `${o.address} (${o.lidarPackets} lidar, ${o.imuPackets} IMU)`).join(', ');
+    lines.push(
+      `the capture holds ${r.otherSensors.length} other sensor(s), ignored (${s.otherSensorPackets} datagrams): ${list}`,
+    );
+  }
+  if (s.partialFrames) lines.push(`${s.partialFrames} of ${s.frames} frames are partial`);
+  if (s.missingFrames) lines.push(`${s.missingFrames} frame ids are missing between frames`);
+  if (s.malformedPackets) lines.push(`${s.malformedPackets} lidar packets have the wrong size (truncated or corrupt)`);
+  if (s.badCrcPackets) lines.push(`${s.badCrcPackets} lidar packets have a CRC that does not match`);
+  return lines;
+}
