@@ -90,7 +90,8 @@ export async function runSpooledRequests(spool: string, results: string, imageDi
     if (text === undefined) continue;
     const result = await runRequest(text, imageDir, hook);
     const temporary = join(results, `.${id}.tmp`);
-    // 'wx': never through a file or link that is already there.
+    // Root's own directory: a leftover of an interrupted run may go; 'wx' then never writes through a link.
+    await rm(temporary, { force: true });
     await writeFile(temporary, JSON.stringify(result), { flag: 'wx', mode: 0o644 });
     await rename(temporary, join(results, `${id}.json`));
   }
