@@ -5,7 +5,7 @@
 #
 # One root file system serves both deployments the tests run: the Dockerfile's two stages
 # (`docker build --build-arg NODE_IMAGE=IMAGE`) and the device test, which boots it with systemd as PID 1.
-# So it holds systemd, chrony, linuxptp and iproute2 beside Node. Node, npm and Node's headers (node-gyp
+# So it holds systemd, chrony, linuxptp, iproute2 and ethtool beside Node. Node, npm and Node's headers (node-gyp
 # builds better-sqlite3 against them: no header download) are this machine's; so is the CA bundle, which
 # holds the certificate of the registry proxy that the container's npm must trust. Debian's ca-certificates
 # package is left out on purpose: installing it would rebuild the bundle without that certificate.
@@ -20,7 +20,7 @@ root=$(mktemp -d /var/tmp/lidar-base.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 
 debootstrap --variant=minbase \
-  --include=systemd,systemd-sysv,dbus,chrony,linuxptp,iproute2,procps,libcap2-bin \
+  --include=systemd,systemd-sysv,dbus,chrony,linuxptp,iproute2,ethtool,procps,libcap2-bin \
   bookworm "$root" "$mirror" >/dev/null
 
 install -m 0755 "$node_bin" "$root/usr/bin/node"

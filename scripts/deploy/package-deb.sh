@@ -4,7 +4,8 @@
 # It holds the built server (/opt/lidar-sensor: dist/, web/, production node_modules with better-sqlite3
 # compiled for this architecture), the hardened systemd unit (enabled and started on install, as the system user
 # lidar-sensor that postinst creates) with its PTP profile path unit and root helper, the example firmware hook
-# (/usr/lib/lidar-sensor/firmware-hook) and an empty firmware trust folder (/etc/lidar-sensor/firmware-trust).
+# (/usr/lib/lidar-sensor/firmware-hook, run as root by lidar-sensor-firmware.service at the server's request
+# through /usr/lib/lidar-sensor/firmware-hook-request) and an empty firmware trust folder (/etc/lidar-sensor/firmware-trust).
 # The state directory (/var/lib/lidar-sensor) is systemd's StateDirectory. Node.js 20 or newer must be at
 # /usr/bin/node (Debian 12's own nodejs is 18: install NodeSource's or copy a build), checked before install.
 set -euo pipefail
@@ -30,8 +31,8 @@ cp -a node_modules/. "$app/node_modules/"
 find "$app/node_modules" -depth -type d -empty -delete
 rm -f "$app/package-lock.json"
 install -m 0644 deploy/lidar-sensor.service deploy/lidar-sensor-ptp-profile.path deploy/lidar-sensor-ptp-profile.service \
-  "$stage/lib/systemd/system/"
-install -m 0755 deploy/debian/firmware-hook "$stage/usr/lib/$name/firmware-hook"
+  deploy/lidar-sensor-firmware.path deploy/lidar-sensor-firmware.service "$stage/lib/systemd/system/"
+install -m 0755 deploy/debian/firmware-hook deploy/debian/firmware-hook-request "$stage/usr/lib/$name/"
 
 installed_kb=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 cat >"$stage/DEBIAN/control" <<CONTROL

@@ -43,6 +43,16 @@ async function json<T>(path: string): Promise<T> {
   expect(response.status, `GET ${path}`).toBe(200);
   return (await response.json()) as T;
 }
+/** A request from inside the unit, on loopback: what still reaches it while its Ethernet address is elsewhere. */
+async function onLoopback(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+  const init = JSON.stringify({
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const script = `fetch('http://127.0.0.1/api/v1${path}', ${init}).then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })))`;
+  return JSON.parse(await docker(['exec', name, 'node', '-e', script])) as { status: number; body: string };
+}
 async function answers(): Promise<boolean> {
   return api('/sensor/metadata/sensor_info')
     .then((r) => r.status === 200)
@@ -71,6 +81,9 @@ describe.skipIf(skip !== '')('the Debian package on a systemd device', () => {
       'SYS_ADMIN',
       '--cap-add',
       'NET_ADMIN',
+      // A tap interface, whose link speed ethtool can set (the container's veth refuses: EOPNOTSUPP).
+      '--device',
+      '/dev/net/tun',
       '-v',
       '/sys/fs/cgroup:/sys/fs/cgroup:ro',
       '--tmpfs',
@@ -216,6 +229,85 @@ describe.skipIf(skip !== '')('the Debian package on a systemd device', () => {
     expect(await json<string>('/time/ptp/profile')).toBe('default-l2-relaxed');
   });
 
+  it('sets the static IPv4 override on its interface as the unprivileged service, and hands the address back', async () => {
+    const dockerAddress = await sh("ip -4 -o addr show dev eth0 scope global | awk '{print $4}'");
+    const gateway = await sh("ip route show default | awk '{print $3}'");
+    const override = '192.0.2.77/24';
+    const put = await api('/system/network/ipv4/override', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(override),
+    });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toBe(override);
+    // `ip` run by the service (CAP_NET_ADMIN, ambient): the override alone on eth0, labelled as the server's.
+    await waitFor(
+      async () => (await sh('ip -4 -o addr show dev eth0 scope global')).includes(override),
+      30_000,
+      'the override on eth0',
+    );
+    const addresses = await sh('ip -4 -o addr show dev eth0 scope global');
+    expect(addresses).toMatch(/192\.0\.2\.77\/24 .*eth0:ovr/);
+    expect(addresses).not.toContain(dockerAddress);
+    // The host no longer reaches the unit: ask on loopback.
+    const ipv4 = await onLoopback('GET', '/system/network/ipv4');
+    expect(ipv4.status).toBe(200);
+    expect(JSON.parse(ipv4.body)).toMatchObject({ addr: override, override });
+    expect((await onLoopback('DELETE', '/system/network/ipv4/override')).status).toBe(204);
+    // Back to dynamic addressing: the override removed, the RFC 3927 address added (no DHCP client here).
+    const linkLocal = await waitFor(
+      async () => {
+        const now = await sh('ip -4 -o addr show dev eth0');
+        return !now.includes('192.0.2.77') && /169\.254\.\d+\.\d+\/16/.exec(now)?.[0];
+      },
+      30_000,
+      'the override removed and a link-local address on eth0',
+    );
+    expect(JSON.parse((await onLoopback('GET', '/system/network/ipv4/override')).body)).toBeNull();
+    expect(await sh('journalctl -u lidar-sensor -o cat --no-pager')).not.toMatch(
+      /applying the network settings failed/,
+    );
+    // What the site's DHCP client would do: Docker's address and route back.
+    await sh(
+      `ip addr del ${linkLocal} dev eth0 && ip addr add ${dockerAddress} dev eth0 && ip route replace default via ${gateway}`,
+    );
+    await waitFor(answers, 30_000, 'the unit answering on its Docker address again');
+  });
+
+  it('sets the speed override of a T1 unit through ethtool as the unprivileged service', async () => {
+    // A T1 model managing a tap interface (a veth has no settable speed). Undone at the end of the test.
+    const dropIn = '/etc/systemd/system/lidar-sensor.service.d/t1.conf';
+    await sh(
+      [
+        'ip tuntap add dev lidar-t1 mode tap',
+        'ip link set lidar-t1 up',
+        `mkdir -p ${dropIn.replace('/t1.conf', '')}`,
+        `printf "[Service]\\nEnvironment=SENSOR_PRODUCT=OS-1-128-T1 SENSOR_INTERFACE=lidar-t1\\n" > ${dropIn}`,
+        'systemctl daemon-reload',
+        'systemctl restart lidar-sensor',
+      ].join(' && '),
+    );
+    await waitFor(answers, 60_000, 'the T1 unit to answer');
+    const link = () => sh("ethtool lidar-t1 | grep -E 'Speed|Duplex|Auto-negotiation:' | tr -d '\\t'");
+    const put = await api('/system/network/speed_override', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '100',
+    });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toBe(100);
+    await waitFor(async () => (await link()).includes('Speed: 100Mb/s'), 30_000, 'lidar-t1 at 100 Mb/s');
+    expect(await link()).toMatch(/Duplex: Full[\s\S]*Auto-negotiation: off/);
+    expect((await json<{ speed: number; speed_override: number | null }>('/system/network')).speed_override).toBe(100);
+    expect((await api('/system/network/speed_override', { method: 'DELETE' })).status).toBe(204);
+    await waitFor(async () => (await link()).includes('Auto-negotiation: on'), 30_000, 'autonegotiation on again');
+    expect(await sh('journalctl -u lidar-sensor -o cat --no-pager')).not.toMatch(
+      /applying the network settings failed/,
+    );
+    await sh(`rm ${dropIn} && systemctl daemon-reload && systemctl restart lidar-sensor && ip link del lidar-t1`);
+    await waitFor(answers, 60_000, 'the unit to answer as its own model again');
+  });
+
   it('restarts through systemd on POST /api/v1/system/restart: a new main PID, then it answers again', async () => {
     const before = await mainPid();
     const restart = await api('/system/restart', { method: 'POST', headers: { 'content-type': 'application/json' } });
@@ -259,9 +351,17 @@ describe.skipIf(skip !== '')('the Debian package on a systemd device', () => {
       'the new image booted and committed',
     );
     figures.firmware = `${before.fw} -> ${after.fw}`;
-    // The packaged example hook keeps the slots as files and its boot environment names the new slot first.
-    expect(await sh('cat /var/lib/lidar-sensor/slots/*.rev')).toContain(rev);
-    expect(await sh('. /var/lib/lidar-sensor/slots/bootenv && echo $BOOTED')).toMatch(/^[AB]$/);
+    // The hook ran as root in lidar-sensor-firmware.service (the server asked through its spool): the example
+    // hook's slots are root's files in root's state directory, and its boot environment booted the new slot.
+    const slots = '/var/lib/lidar-sensor-firmware/slots';
+    const newSlot = await sh(`grep -l '${rev}' ${slots}/*.rev | xargs -n1 basename | cut -c1`);
+    expect(newSlot).toMatch(/^[AB]$/);
+    expect(await sh(`. ${slots}/bootenv && echo $BOOTED`)).toBe(newSlot);
+    expect(await sh(`stat -c %U ${slots}/${newSlot}.img ${slots}/bootenv | sort -u`)).toBe('root');
+    expect(await sh('systemctl show --property User --value lidar-sensor-firmware')).toBe('');
+    expect(await sh('systemctl show --property Result --value lidar-sensor-firmware')).toBe('success');
+    // Nothing left waiting or uncollected but the results of the steps.
+    expect(await sh('ls /var/lib/lidar-sensor/firmware-hook/requests')).toBe('');
   });
 
   it('is restarted by the systemd watchdog when its event loop hangs, with its data intact', async () => {

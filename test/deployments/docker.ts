@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
-/** Names of everything the deployment tests create start with this, so one sweep finds leftovers. */
-export const PREFIX = 'lidar-deploy-test';
+/** Names of everything the deployment tests create start with this, so one sweep finds leftovers (LIDAR_DEPLOY_PREFIX: another, for a second run beside this one on the same engine). */
+export const PREFIX = process.env.LIDAR_DEPLOY_PREFIX ?? 'lidar-deploy-test';
 
 /** Runs a command line tool of Docker's and returns its trimmed standard output; rejects on a non-zero exit. */
 async function run(tool: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<string> {
