@@ -19,6 +19,7 @@ import {
   conflict,
   imageRev,
   invalidConfiguration,
+  LIDAR_PROFILES,
   nextInitializationId,
   type ProductModel,
   resolveStreamPlan,
@@ -189,6 +190,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       alerts: deps.alerts,
       log: deps.log.child({ component: 'firmware' }),
       factoryImageRev: imageRev(deps.identity.firmware),
+      factoryImageName: deps.identity.recordedFirmware?.imageRev,
       maxImageBytes: deps.firmwareMaxBytes,
       policy: deps.firmwarePolicy,
     });
@@ -230,9 +232,23 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return (await this.hal.lidar.streamTotals?.().catch(() => null)) ?? null;
   }
 
-  /** Who the unit is; its firmware build is the one the running slot holds (src/core/firmware). */
+  /**
+   * Who the unit is; its firmware build is the one the running slot holds (src/core/firmware). A replay unit
+   * names the recording's firmware while it runs its factory image, and an installed update once it runs one.
+   */
   get identity(): SensorIdentity {
-    return { ...this.baseIdentity, firmware: this.firmware.runningBuild };
+    const identity = { ...this.baseIdentity, firmware: this.firmware.runningBuild };
+    if (!this.firmware.runsFactoryImage) delete identity.recordedFirmware;
+    return identity;
+  }
+
+  /**
+   * The lidar profile a replayed recording adds to what this unit accepts and reports (LEGACY, from
+   * firmware 2.x), when the registry does not list it; undefined otherwise. The OpenAPI document names it.
+   */
+  get recordedOnlyProfile(): string | undefined {
+    const profile = this.recording?.recordedProfile;
+    return profile && !(LIDAR_PROFILES as readonly string[]).includes(profile) ? profile : undefined;
   }
 
   get initializationId(): number {
