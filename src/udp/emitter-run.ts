@@ -92,6 +92,14 @@ export class EmitterRun {
     return run;
   }
 
+  /** Paces the lidar stream at `hz` (a frame_rate fault rule), or at lidar_mode's rate when undefined. */
+  setLidarFrameRate(hz: number | undefined): void {
+    this.streams.lidar?.retime(hz, {
+      sensorNs: process.hrtime.bigint() + this.plan.timestampOffsetNs,
+      localMs: performance.now(),
+    });
+  }
+
   /** Synchronous: once it returns, no datagram of this run can leave any more. */
   stop(): void {
     this.pacer.stop();

@@ -244,6 +244,12 @@ describe('lidar-sensor validate names each fault class the fault plane injects',
       ['--allow-changes'],
       'udp.imu.received',
     ],
+    [
+      'a wrong lidar frame rate',
+      { selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'frame_rate', hz: 8 } },
+      ['--allow-changes'],
+      'udp.lidar.frame-rate',
+    ],
   ])('%s', async (_name, rule, flags, check) => {
     const cli = await unit();
     await addFault(cli.control, rule);
@@ -251,5 +257,6 @@ describe('lidar-sensor validate names each fault class the fault plane injects',
     expect(outcome.code, outcome.stdout).toBe(1);
     expect(failed(outcome)).toContain(check);
     expect(outcome.stdout).toMatch(new RegExp(`^FAIL ${check.replace(/\./g, '\\.')} .+ — .+`, 'm'));
+    if (check === 'udp.lidar.frame-rate') expect(outcome.stdout).toMatch(/frame-rate .+ — 8\.\d\d Hz, lidar_mode says/);
   });
 });
