@@ -25,6 +25,8 @@ function sceneFor(plan: NonNullable<EmitterPlan['lidar']>): SceneReturns {
 
 export interface RunContext {
   alertFlags(): number;
+  /** Header bytes 16-19 as a little-endian u32 (thermal and shot-limiting state). */
+  thermalHeader(): number;
   report(event: AlertEvent): void;
   wake: { array: Int32Array; index: number };
 }
@@ -65,7 +67,7 @@ export class EmitterRun {
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
     const lidar =
       plan.lidar && scene && targets.lidar
-        ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags)
+        ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags, ctx.thermalHeader)
         : null;
     const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
     let replay: ReplayStream | null = null;

@@ -11,6 +11,7 @@ import {
   type AlertEvent,
   type FromWorker,
   SHARED_ALERT_FLAGS,
+  SHARED_THERMAL_HEADER,
   SHARED_WAKE,
   type ToWorker,
 } from './emitter-protocol.js';
@@ -82,6 +83,7 @@ async function handle(message: ToWorker): Promise<void> {
         try {
           run = await EmitterRun.start(message.plan, {
             alertFlags: () => Atomics.load(shared, SHARED_ALERT_FLAGS),
+            thermalHeader: () => Atomics.load(shared, SHARED_THERMAL_HEADER),
             report: (event: AlertEvent) => post({ type: 'alert', runSeq: seq, event }),
             wake: { array: shared, index: SHARED_WAKE },
           });

@@ -40,6 +40,7 @@ export class LidarStream extends PacedStream {
     identity: SensorIdentity,
     target: UdpTarget,
     private readonly alertFlags: () => number,
+    private readonly thermalHeader: () => number = () => 0,
   ) {
     super(target);
     const layout = PROFILE_LAYOUTS[plan.profile];
@@ -101,6 +102,8 @@ export class LidarStream extends PacedStream {
     }
     // frame_id: u16 wrapping (STANDARD) or u32 strictly increasing within the init (FUSA).
     const frameId = this.wideFrameId ? frame >>> 0 : frame & 0xffff;
-    this.target.send(this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo));
+    this.target.send(
+      this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo, this.thermalHeader()),
+    );
   }
 }

@@ -230,6 +230,9 @@ describe('UDP fault rules', () => {
     expect(Math.min(...frameIds(lidar))).toBeGreaterThan(lastBefore - 1);
     expect(plane.get(id).applied).toBe(plane.get(id).seen);
     expect(plane.remove(id)).toBe(true);
+    // The removal reaches the emitter thread a moment later: frames at 10 Hz follow, and keep following.
+    await until(async () => (await periodsHz()).hz.some((hz) => Math.abs(hz - 10) < 0.001), 'a frame at 10 Hz');
+    await drain(lidar);
     lidar.clear();
     await until(() => lidar.count > 4 * (COLUMNS / 16), 'four frames at lidar_mode rate');
     const back = await periodsHz();
