@@ -14,11 +14,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { StreamTotals } from '../udp/index.js';
 import {
+  alertDefinition,
   ApiError,
   badRequest,
   conflict,
   imageRev,
   invalidConfiguration,
+  LIDAR_PROFILES,
   nextInitializationId,
   type ProductModel,
   resolveStreamPlan,
@@ -44,6 +46,14 @@ import { UserDataStore } from './user-data.js';
 import { SensorMetadata } from './metadata.js';
 import type { AlertLog } from '../alerts/index.js';
 import { TelemetryMonitor } from './telemetry-monitor.js';
+import {
+  NORMAL_HEADER,
+  packThermalHeader,
+  shutdownCause,
+  TemperatureTrend,
+  thermalHeader,
+  type ThermalHeader,
+} from './shutdown-guard.js';
 import { TimeService } from './time-service.js';
 import { NetworkService } from './network-service.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
@@ -75,6 +85,8 @@ export interface LivePreview extends Pick<LidarHal, 'watchPreview'> {
     status: SensorStatus;
     rebooting: boolean;
     udpFaultRules: readonly UdpFaultRule[];
+    /** The message of the alert that shut the unit down, while it holds. */
+    shutdown?: string;
   };
 }
 
@@ -130,6 +142,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
   /** How long a simulated reboot keeps the unit unreachable; fault injection changes it at run time. */
   simulatedRebootMs: number;
   private currentStatus: SensorStatus = 'INITIALIZING';
+  private shutdownBy: string | undefined;
+  private thermal: ThermalHeader = { ...NORMAL_HEADER };
+  private readonly temperatureTrend = new TemperatureTrend();
   private initId: number;
   private rebootingUntil = 0;
   private readonly recording: RecordingBinding | undefined;
@@ -153,9 +168,16 @@ export class Sensor extends EventEmitter<SensorEvents> {
       source: deps.hal.telemetry,
       alerts: deps.alerts,
       onError: (err) => deps.log.warn({ err }, 'telemetry read failed'),
+      onSample: (reading) => {
+        this.followTemperature(reading.internal_temperature_deg_c);
+        this.followShutdownAlerts();
+      },
     });
-    // The alert_flags byte of every packet header follows the log.
-    this.alerts.subscribe(() => this.hal.lidar.setAlertFlags(this.alerts.flags()));
+    // The alert_flags byte of every packet header follows the log; a shutdown alert stops the unit.
+    this.alerts.subscribe(() => {
+      this.hal.lidar.setAlertFlags(this.alerts.flags());
+      this.followShutdownAlerts();
+    });
     this.time = new TimeService({
       hal: deps.hal.time,
       kv: this.kv,
@@ -189,6 +211,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       alerts: deps.alerts,
       log: deps.log.child({ component: 'firmware' }),
       factoryImageRev: imageRev(deps.identity.firmware),
+      factoryImageName: deps.identity.recordedFirmware?.imageRev,
       maxImageBytes: deps.firmwareMaxBytes,
       policy: deps.firmwarePolicy,
     });
@@ -221,6 +244,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
         status: this.currentStatus,
         rebooting: this.rebooting,
         udpFaultRules: lidar.udpFaultRules?.() ?? [],
+        shutdown: this.shutdownBy ? alertDefinition(this.shutdownBy).msg : undefined,
       }),
     };
   }
@@ -230,9 +254,23 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return (await this.hal.lidar.streamTotals?.().catch(() => null)) ?? null;
   }
 
-  /** Who the unit is; its firmware build is the one the running slot holds (src/core/firmware). */
+  /**
+   * Who the unit is; its firmware build is the one the running slot holds (src/core/firmware). A replay unit
+   * names the recording's firmware while it runs its factory image, and an installed update once it runs one.
+   */
   get identity(): SensorIdentity {
-    return { ...this.baseIdentity, firmware: this.firmware.runningBuild };
+    const identity = { ...this.baseIdentity, firmware: this.firmware.runningBuild };
+    if (!this.firmware.runsFactoryImage) delete identity.recordedFirmware;
+    return identity;
+  }
+
+  /**
+   * The lidar profile a replayed recording adds to what this unit accepts and reports (LEGACY, from
+   * firmware 2.x), when the registry does not list it; undefined otherwise. The OpenAPI document names it.
+   */
+  get recordedOnlyProfile(): string | undefined {
+    const profile = this.recording?.recordedProfile;
+    return profile && !(LIDAR_PROFILES as readonly string[]).includes(profile) ? profile : undefined;
   }
 
   get initializationId(): number {
@@ -246,6 +284,57 @@ export class Sensor extends EventEmitter<SensorEvents> {
 
   config(view: ConfigView = 'active'): Readonly<SensorConfig> {
     return this.configs.get(view);
+  }
+
+  /** The shutdown alert that holds the unit in ERROR (shutdown-guard.ts), or undefined. */
+  get shutdownAlert(): string | undefined {
+    return this.shutdownBy;
+  }
+
+  /** Bytes 16-19 of the lidar packet header as the unit stamps them now. */
+  get thermalHeader(): Readonly<ThermalHeader> {
+    return this.thermal;
+  }
+
+  private followTemperature(temperatureC: number | undefined): void {
+    if (temperatureC === undefined) return;
+    const rate = this.temperatureTrend.sample(temperatureC, Date.now());
+    const header = thermalHeader(temperatureC, rate);
+    if (JSON.stringify(header) === JSON.stringify(this.thermal)) return;
+    this.thermal = header;
+    this.hal.lidar.setThermalHeader?.(packThermalHeader(header));
+  }
+
+  /**
+   * At a shutdown level the unit stops measuring (ERROR, no packets); once every shutdown alert has cleared
+   * it comes back by itself, reinitializing its active configuration with a new initialization_id.
+   */
+  private followShutdownAlerts(): void {
+    const cause = shutdownCause((id) => this.alerts.isActive(id));
+    if (cause === this.shutdownBy) return;
+    const was = this.shutdownBy;
+    this.shutdownBy = cause;
+    if (cause && !was) {
+      this.log.error({ alert: cause }, 'shutdown level reached: the unit stops measuring (ERROR)');
+      void this.queue.run(() => this.shutDown()).catch((err: unknown) => this.log.error({ err }, 'shutdown failed'));
+    } else if (!cause && was) {
+      this.log.info({ alert: was }, 'back within limits: the unit starts measuring again');
+      void this.queue.run(() => this.recover()).catch((err: unknown) => this.log.error({ err }, 'recovery failed'));
+    }
+  }
+
+  private async shutDown(): Promise<void> {
+    if (!this.shutdownBy || this.rebooting) return;
+    await this.hal.lidar.apply(null);
+    // Motor and lasers off: the power model draws what an idle unit draws.
+    this.hal.telemetry.applyRun(null);
+    this.setStatus('ERROR');
+  }
+
+  private async recover(): Promise<void> {
+    if (this.shutdownBy || this.currentStatus !== 'ERROR') return;
+    this.initId = this.newInitializationId(this.initId);
+    await this.bringUp(this.configs.get('active'));
   }
 
   /** Changes status and tells listeners (metadata, telemetry, the data plane). */
@@ -454,18 +543,19 @@ export class Sensor extends EventEmitter<SensorEvents> {
       );
   }
 
-  /** INITIALIZING → the HAL runs `config` → RUNNING or STANDBY. */
+  /** INITIALIZING → the HAL runs `config` → RUNNING or STANDBY (ERROR, without streams, at a shutdown level). */
   private async bringUp(config: Readonly<SensorConfig>): Promise<void> {
     this.setStatus('INITIALIZING');
     this.hal.time.markInitialization();
     // The previous run ends here: alerts about it no longer hold (the new run raises its own).
     this.alerts.clearForReinit();
     this.hal.lidar.setAlertFlags(this.alerts.flags());
-    const streaming = config.operating_mode === 'NORMAL';
+    const down = this.shutdownBy !== undefined;
+    const streaming = config.operating_mode === 'NORMAL' && !down;
     await this.hal.lidar.apply(streaming ? this.streamRun(config) : null);
-    this.hal.telemetry.applyRun(this.streamRun(config));
+    this.hal.telemetry.applyRun(down ? null : this.streamRun(config));
     this.configs.set('active', config);
-    this.setStatus(streaming ? 'RUNNING' : 'STANDBY');
+    this.setStatus(down ? 'ERROR' : streaming ? 'RUNNING' : 'STANDBY');
     this.emit('reinit', { initializationId: this.initId, config });
   }
 

@@ -85,6 +85,8 @@ export interface TelemetryMonitorOptions {
   rules?: readonly ThresholdRule[];
   /** A failed background read is reported here and sampling continues. */
   onError?: (error: unknown) => void;
+  /** Every sample, after its alerts were raised or cleared (the device core follows the temperature). */
+  onSample?: (reading: TelemetryReading) => void;
 }
 
 export class TelemetryMonitor {
@@ -93,6 +95,7 @@ export class TelemetryMonitor {
   private readonly intervalMs: number;
   private readonly rules: readonly ThresholdRule[];
   private readonly onError: (error: unknown) => void;
+  private readonly onSample: (reading: TelemetryReading) => void;
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   /** Bumped by start/stop so a sample in flight from an earlier start never schedules another. */
@@ -104,6 +107,7 @@ export class TelemetryMonitor {
     this.intervalMs = options.intervalMs ?? 1000;
     this.rules = options.rules ?? TELEMETRY_THRESHOLDS;
     this.onError = options.onError ?? (() => {});
+    this.onSample = options.onSample ?? (() => {});
   }
 
   /** Starts background sampling (a first sample at once). */
@@ -142,6 +146,7 @@ export class TelemetryMonitor {
         this.alerts.clear(rule.id, `${describe(rule.quantity, value)} is back within limits.`);
       }
     }
+    this.onSample(reading);
   }
 
   private async tick(generation: number): Promise<void> {

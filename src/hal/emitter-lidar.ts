@@ -181,6 +181,10 @@ export class EmitterLidar implements LidarHal {
     this.emitter.setAlertFlags(flags);
   }
 
+  setThermalHeader(bytes16to19: number): void {
+    this.emitter.setThermalHeader(bytes16to19);
+  }
+
   /** Packet counters of the running streams (benchmarks, diagnostics). */
   stats(): Promise<EmitterStats> {
     return this.emitter.stats();

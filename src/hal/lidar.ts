@@ -25,6 +25,12 @@ export interface LidarHal {
   apply(run: StreamRun | null): Promise<void>;
   /** The `alert_flags` byte of packet headers (docs/udp-packets.md), pushed whenever the alert log changes. */
   setAlertFlags(flags: number): void;
+  /**
+   * Bytes 16-19 of lidar packet headers (countdown_thermal_shutdown, countdown_shot_limiting, thermal_shutdown,
+   * shot_limiting) as a little-endian u32, pushed as the internal temperature changes. Optional: a data path
+   * whose sensor stamps them itself leaves it out.
+   */
+  setThermalHeader?(bytes16to19: number): void;
   /** Datagram counters per stream since start-up, across reinits (GET /metrics); absent where unknown. */
   streamTotals?(): Promise<StreamTotals>;
   /**

@@ -28,7 +28,12 @@ export type UdpAction =
   /** Nothing of the stream is sent for `ms` (the rule's lifetime). */
   | { type: 'pause'; ms: number }
   /** Nothing of the stream is sent until the rule is removed. */
-  | { type: 'stop' };
+  | { type: 'stop' }
+  /**
+   * The lidar's frames come at `hz` instead of lidar_mode's rate while the rule lives (a rotor that runs
+   * fast or slow): packets are paced and column timestamps stamped at that rate. Lidar stream only.
+   */
+  | { type: 'frame_rate'; hz: number };
 
 export type HttpAction =
   | { type: 'latency'; ms: number }
@@ -84,6 +89,15 @@ export interface FaultRuleView {
   applied: number;
   /** Packets or requests the rule's selector saw so far. */
   seen: number;
+}
+
+/** The frame rate the newest live `frame_rate` rule sets for the lidar stream, or undefined: lidar_mode's. */
+export function faultFrameRateHz(rules: readonly UdpFaultRule[]): number | undefined {
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const { stream, action } = rules[i];
+    if (action.type === 'frame_rate' && stream !== 'imu') return action.hz;
+  }
+  return undefined;
 }
 
 /** The UDP part of a rule, as the emitter worker needs it. */

@@ -15,7 +15,7 @@ export {
   unsupportedMediaType,
 } from './errors.js';
 export type { FieldError, ProblemType } from './errors.js';
-export { HTTP_METHODS, UDP_STREAMS } from './fault-rules.js';
+export { faultFrameRateHz, HTTP_METHODS, UDP_STREAMS } from './fault-rules.js';
 export type { FaultRuleSpec, FaultRuleView, HttpAction, UdpAction, UdpFaultRule, UnitAction } from './fault-rules.js';
 export {
   FACTORY_FIRMWARE,

@@ -107,7 +107,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   const routes = collectRoutes(app);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin);
   await app.register(diagnosticsRoutes, { recentLog });
-  await app.register(openApiRoutes, { routes, shared: SHARED_SCHEMAS });
+  await app.register(openApiRoutes, { routes, shared: SHARED_SCHEMAS, extraLidarProfile: sensor.recordedOnlyProfile });
 };
 
 export const sensorApi = fp(sensorApiPlugin, { name: 'sensor-api', fastify: '5.x' });

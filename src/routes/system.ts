@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { badRequest, unsupportedMediaType } from '../model/index.js';
 import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './http/after-response.js';
+import { hasBody } from './http/http-limits.js';
 import { deferContinue } from './http/expect-continue.js';
 
 const FIRMWARE_PATH = '/api/v1/system/firmware';
@@ -52,17 +53,43 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     afterResponse(reply, () => sensor.restart());
     return reply.code(204).send();
   };
+  // A restart takes no body: one that carries a body (options the client thinks it is passing) is refused
+  // before it is read, so nothing restarts on a request the unit did not understand.
+  const refuseBody = async (request: FastifyRequest) => {
+    if (!hasBody(request)) return;
+    const length = request.headers['content-length'];
+    const size =
+      request.headers['transfer-encoding'] !== undefined || length === undefined
+        ? 'a chunked body'
+        : `a body of ${length} bytes`;
+    throw badRequest(
+      `${request.method} ${request.url.split('?')[0]} takes no request body; got ${size}; the unit did not restart`,
+    );
+  };
+  const NO_BODY =
+    'Takes no request body: a request with one (Content-Length > 0 or chunked) is refused with 400 naming it, and the unit does not restart.';
   app.post(
     '/api/v1/system/restart',
-    { schema: { operationId: 'restart', summary: 'Restart the unit', tags, response: RESTART_RESPONSE } },
+    {
+      onRequest: refuseBody,
+      schema: {
+        operationId: 'restart',
+        summary: 'Restart the unit',
+        description: NO_BODY,
+        tags,
+        response: RESTART_RESPONSE,
+      },
+    },
     restart,
   );
   app.post(
     '/api/v1/system/cmd/reboot',
     {
+      onRequest: refuseBody,
       schema: {
         operationId: 'legacyReboot',
         summary: 'Restart the unit (before firmware 3.1)',
+        description: NO_BODY,
         tags: ['legacy'],
         deprecated: true,
         response: RESTART_RESPONSE,

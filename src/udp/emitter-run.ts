@@ -25,6 +25,8 @@ function sceneFor(plan: NonNullable<EmitterPlan['lidar']>): SceneReturns {
 
 export interface RunContext {
   alertFlags(): number;
+  /** Header bytes 16-19 as a little-endian u32 (thermal and shot-limiting state). */
+  thermalHeader(): number;
   report(event: AlertEvent): void;
   wake: { array: Int32Array; index: number };
 }
@@ -65,7 +67,7 @@ export class EmitterRun {
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
     const lidar =
       plan.lidar && scene && targets.lidar
-        ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags)
+        ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags, ctx.thermalHeader)
         : null;
     const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
     let replay: ReplayStream | null = null;
@@ -90,6 +92,14 @@ export class EmitterRun {
     replay?.begin(start.localMs);
     run.pacer.start();
     return run;
+  }
+
+  /** Paces the lidar stream at `hz` (a frame_rate fault rule), or at lidar_mode's rate when undefined. */
+  setLidarFrameRate(hz: number | undefined): void {
+    this.streams.lidar?.retime(hz, {
+      sensorNs: process.hrtime.bigint() + this.plan.timestampOffsetNs,
+      localMs: performance.now(),
+    });
   }
 
   /** Synchronous: once it returns, no datagram of this run can leave any more. */

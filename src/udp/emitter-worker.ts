@@ -11,11 +11,13 @@ import {
   type AlertEvent,
   type FromWorker,
   SHARED_ALERT_FLAGS,
+  SHARED_THERMAL_HEADER,
   SHARED_WAKE,
   type ToWorker,
 } from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
 import { setUdpFaultRules } from './udp-fault-worker.js';
+import { faultFrameRateHz } from '../model/index.js';
 import { addRun, emptyTotals } from './stream-totals.js';
 import { PreviewTap } from './preview-tap.js';
 import { collectGarbage } from './collect-garbage.js';
@@ -45,6 +47,8 @@ const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shar
 const post = (message: FromWorker) => port.postMessage(message);
 
 let run: EmitterRun | null = null;
+/** The lidar frame rate UDP fault rules set (frame_rate), for this run and the next ones; undefined: none. */
+let faultFrameRate: number | undefined;
 /** Counters of the runs that have ended (the running one is added when asked). */
 let finished = emptyTotals();
 
@@ -79,9 +83,11 @@ async function handle(message: ToWorker): Promise<void> {
         try {
           run = await EmitterRun.start(message.plan, {
             alertFlags: () => Atomics.load(shared, SHARED_ALERT_FLAGS),
+            thermalHeader: () => Atomics.load(shared, SHARED_THERMAL_HEADER),
             report: (event: AlertEvent) => post({ type: 'alert', runSeq: seq, event }),
             wake: { array: shared, index: SHARED_WAKE },
           });
+          if (faultFrameRate !== undefined) run.setLidarFrameRate(faultFrameRate);
         } catch (err) {
           post({ type: 'applied', seq, error: err instanceof Error ? err.message : String(err) });
           return;
@@ -95,6 +101,8 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     case 'faults':
       setUdpFaultRules(message.rules, (counts, spent) => post({ type: 'faultCounts', counts, spent }));
+      faultFrameRate = faultFrameRateHz(message.rules);
+      run?.setLidarFrameRate(faultFrameRate);
       return;
     case 'totals':
       post({ type: 'totals', seq: message.seq, totals: addRun(finished, run?.stats() ?? null) });

@@ -5,6 +5,7 @@
 import type { Worker } from 'node:worker_threads';
 import {
   SHARED_ALERT_FLAGS,
+  SHARED_THERMAL_HEADER,
   SHARED_SLOTS,
   SHARED_WAKE,
   type AlertEvent,
@@ -67,6 +68,11 @@ export class Emitter {
   /** The `alert_flags` byte of the packets sent from now on. */
   setAlertFlags(flags: number): void {
     Atomics.store(this.shared, SHARED_ALERT_FLAGS, flags & 0xff);
+  }
+
+  /** Header bytes 16-19 (thermal and shot-limiting countdowns and states) of the packets sent from now on. */
+  setThermalHeader(bytes16to19: number): void {
+    Atomics.store(this.shared, SHARED_THERMAL_HEADER, bytes16to19 | 0);
   }
 
   /** Fault injection: the UDP rules from now on; kept for a worker started later. */

@@ -56,7 +56,7 @@ function writeConstantHeader(b: Buffer, layout: ProfileLayout, id: SensorIdentit
     b.writeUIntLE(id.initId & 0xffffff, 1, 3);
     writeSerial(b, 11, id.serialNumber);
   }
-  // Thermal / shot-limiting countdowns and states (bytes 16-19) stay 0: a simulated unit never overheats.
+  // Thermal / shot-limiting countdowns and states (bytes 16-19) are stamped per packet (LidarPacketStamper).
 }
 
 /**
@@ -118,8 +118,12 @@ function variableRanges(layout: ProfileLayout, colBytes: number): VariableRange[
       ? [
           { offset: 2, length: 2 }, // frame_id
           { offset: 12, length: 1 }, // alert_flags
+          { offset: 16, length: 4 }, // thermal and shot-limiting countdowns and states
         ]
-      : [{ offset: 4, length: 5 }]; // frame_id u32 + alert_flags
+      : [
+          { offset: 4, length: 5 }, // frame_id u32 + alert_flags
+          { offset: 16, length: 4 },
+        ];
   const timestamps = Array.from({ length: COLUMNS_PER_PACKET }, (_, i) => ({
     offset: PACKET_HEADER_BYTES + i * colBytes,
     length: 8,
@@ -161,8 +165,11 @@ export class LidarPacketStamper {
     alertFlags: number,
     frameStartHi: number,
     frameStartLo: number,
+    /** Bytes 16-19 (countdown_thermal_shutdown, countdown_shot_limiting, thermal_shutdown, shot_limiting) as LE u32. */
+    thermalHeader = 0,
   ): Buffer {
     const b = tpl.bytes;
+    b.writeUInt32LE(thermalHeader >>> 0, 16);
     if (this.format.layout.header === 'STANDARD') {
       b[2] = frameId & 0xff;
       b[3] = (frameId >>> 8) & 0xff;

@@ -17,9 +17,13 @@ import type { UdpTarget } from './udp-target.js';
 import type { PreviewImage } from './preview-frame.js';
 
 export class LidarStream extends PacedStream {
-  protected readonly framePeriodNs: number;
+  protected framePeriodNs: number;
   protected readonly slotsPerFrame: number;
-  private readonly stamper: LidarPacketStamper;
+  private stamper: LidarPacketStamper;
+  private readonly format: Parameters<typeof encodeLidarPacket>[3];
+  private readonly modeFramePeriodNs: number;
+  /** Frames of the schedules before the current one: frame ids carry on across a change of rate. */
+  private frameBase = 0;
   /** Template per packet index; null where the packet lies wholly outside the column window. */
   private readonly byIndex: (LidarPacketTemplate | null)[];
   private readonly wideFrameId: boolean;
@@ -36,6 +40,7 @@ export class LidarStream extends PacedStream {
     identity: SensorIdentity,
     target: UdpTarget,
     private readonly alertFlags: () => number,
+    private readonly thermalHeader: () => number = () => 0,
   ) {
     super(target);
     const layout = PROFILE_LAYOUTS[plan.profile];
@@ -62,25 +67,43 @@ export class LidarStream extends PacedStream {
     }
     this.image = { columns: cpf, pixels: N, range1, reflectivity1, pixelShiftByRow };
     this.columnWindow = plan.columnWindow;
-    this.framePeriodNs = Math.round(1e9 / plan.frameRateHz);
+    this.format = format;
+    this.modeFramePeriodNs = Math.round(1e9 / plan.frameRateHz);
+    this.framePeriodNs = this.modeFramePeriodNs;
     this.slotsPerFrame = cpf / COLUMNS_PER_PACKET;
     this.stamper = new LidarPacketStamper(format, this.framePeriodNs);
     this.wideFrameId = layout.header === 'FUSA';
+  }
+
+  /**
+   * From now on frames come at `hz` (a fault rule: a rotor running fast or slow), or again at lidar_mode's rate
+   * when undefined: a new schedule starts at `start`, with the next frame id, and column timestamps follow the
+   * new period. The frame being sent when it changes is cut short, as when a rotor's speed jumps.
+   */
+  retime(hz: number | undefined, start: { sensorNs: bigint; localMs: number }): void {
+    const period = hz === undefined ? this.modeFramePeriodNs : Math.round(1e9 / hz);
+    if (period === this.framePeriodNs) return;
+    this.frameBase = this.stampedFrame + 1;
+    this.framePeriodNs = period;
+    this.stamper = new LidarPacketStamper(this.format, period);
+    this.begin(start);
   }
 
   /** One packet: its template stamped with the frame's id, start time and the current alert flags. */
   protected sendSlot(slot: number, s: StreamSchedule): void {
     const tpl = this.byIndex[s.indexOf(slot)];
     if (!tpl) return;
-    const frame = s.frameOf(slot);
+    const frame = this.frameBase + s.frameOf(slot);
     if (frame !== this.stampedFrame) {
-      const start = s.frameStartSensorNs(frame);
+      const start = s.frameStartSensorNs(frame - this.frameBase);
       this.frameStartHi = Number(start >> 32n);
       this.frameStartLo = Number(start & 0xffffffffn);
       this.stampedFrame = frame;
     }
     // frame_id: u16 wrapping (STANDARD) or u32 strictly increasing within the init (FUSA).
     const frameId = this.wideFrameId ? frame >>> 0 : frame & 0xffff;
-    this.target.send(this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo));
+    this.target.send(
+      this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo, this.thermalHeader()),
+    );
   }
 }

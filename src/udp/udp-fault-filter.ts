@@ -86,6 +86,12 @@ export class UdpFaultFilter {
     }
     for (const s of this.states) {
       if (s.rule.stream !== 'both' && s.rule.stream !== stream) continue;
+      if (s.rule.action.type === 'frame_rate') {
+        // The stream itself is paced at the rule's rate (emitter-run.ts); here its packets are only counted,
+        // and the next rule still sees them.
+        if (stream === 'lidar') this.count(s);
+        continue;
+      }
       const held = s.held[stream];
       if (held) {
         // The held packet goes out right after the one that overtook it (also once the rule is spent).
@@ -127,9 +133,17 @@ export class UdpFaultFilter {
     return this.states.map((s) => ({ id: s.rule.id, applied: s.applied, seen: s.seen }));
   }
 
+  private count(s: RuleState): void {
+    s.seen++;
+    s.applied++;
+    this.dirty = true;
+  }
+
   private strikes(s: RuleState): boolean {
     const a = s.rule.action;
     switch (a.type) {
+      case 'frame_rate':
+        return false;
       case 'pause':
       case 'stop':
         return true;
@@ -154,6 +168,7 @@ export class UdpFaultFilter {
       case 'drop':
       case 'pause':
       case 'stop':
+      case 'frame_rate':
         return;
       case 'duplicate':
         send(bytes);

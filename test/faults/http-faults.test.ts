@@ -131,6 +131,26 @@ describe('HTTP fault rules', () => {
     expect(whole.body.length).toBe(Number(whole.headers?.['content-length']));
   });
 
+  it('a truncate rule counts as applied only the answers it cut, not a streamed one it let through whole', async () => {
+    const { id } = plane.add({
+      selector: { plane: 'http', path: '/api/v1/diagnostics/dump' },
+      action: { type: 'truncate', bytes: 10 },
+    });
+    const dump = await rawGet('/api/v1/diagnostics/dump');
+    expect(dump.status).toBe(200);
+    expect(dump.error).toBeUndefined();
+    expect(dump.body.length).toBeGreaterThan(10);
+    expect(plane.get(id)).toMatchObject({ seen: 1, applied: 0 });
+    plane.remove(id);
+    const cut = plane.add({
+      selector: { plane: 'http', path: `${METADATA}/sensor_info` },
+      action: { type: 'truncate', bytes: 10 },
+      lifetime: { count: 1 },
+    });
+    expect((await rawGet(`${METADATA}/sensor_info`)).body.length).toBe(10);
+    expect(plane.get(cut.id)).toMatchObject({ seen: 1, applied: 1, reason: 'count reached' });
+  });
+
   it('a rule with a duration ends by itself', async () => {
     const { id } = plane.add({ ...http503, lifetime: { duration_ms: 100 } });
     expect((await fetch(`${base}${METADATA}`)).status).toBe(503);

@@ -35,6 +35,25 @@ describe('fault rule validation', () => {
     ).toEqual({ duration_ms: 250 });
   });
 
+  it('takes a lidar frame_rate rule, refuses it on the IMU and with a count, and names wrong values by value', () => {
+    expect(
+      validateFaultRule({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'frame_rate', hz: 9.5 } }).rule,
+    ).toEqual({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'frame_rate', hz: 9.5 }, lifetime: {} });
+    expect(
+      pointers({
+        selector: { plane: 'udp', stream: 'imu' },
+        action: { type: 'frame_rate', hz: 5 },
+        lifetime: { count: 3 },
+      }),
+    ).toEqual(['/lifetime/count', '/selector/stream']);
+    const { errors } = validateFaultRule({ selector: { plane: 'udp' }, action: { type: 'drop', rate: 75 } });
+    expect(errors).toEqual([{ pointer: '/action/rate', detail: 'must be a number > 0 and <= 1; got 75' }]);
+    const wrongType = validateFaultRule({ selector: { plane: 'udp' }, action: { type: 'frame_rate', hz: true } });
+    expect(wrongType.errors[0]?.detail).toMatch(/got true$/);
+    const wrongText = validateFaultRule({ selector: { plane: 'udp' }, action: { type: 'frame_rate', hz: '10' } });
+    expect(wrongText.errors[0]?.detail).toMatch(/got "10"$/);
+  });
+
   it('names every mistake at once', () => {
     expect(
       pointers({

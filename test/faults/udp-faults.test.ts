@@ -12,6 +12,7 @@ import type { FaultRuleView } from '../../src/model/fault-rules.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { drain, until, UdpCapture } from '../udp/helpers/udp-capture.js';
 import { tallyImu, tallyLidar, type Tally } from './helpers/stream-tally.js';
+import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 
 let unit: TestSensor;
 let plane: FaultPlane;
@@ -194,6 +195,49 @@ describe('UDP fault rules', () => {
     expect(sensorData(lidar)).toHaveLength(0);
     expect(plane.remove(id)).toBe(true);
     await until(() => lidar.count > 10, 'the stream to resume');
+  });
+
+  it('frame_rate paces the lidar frames at its rate (timestamps and ids carry on), and lidar_mode rules again after', async () => {
+    // Frame periods from the first column's timestamp of each frame seen whole from its first packet.
+    const periodsHz = async () => {
+      await drain(lidar);
+      const starts = new Map<number, bigint>();
+      for (const bytes of sensorData(lidar)) {
+        const p = decodeLidarPacket(bytes, 'RNG19_RFL8_SIG16_NIR16', PIXELS);
+        if (p.columns[0].measurementId === 0) starts.set(p.frameId, p.columns[0].timestamp);
+      }
+      const ids = [...starts.keys()].sort((a, b) => a - b);
+      const hz: number[] = [];
+      for (let i = 1; i < ids.length; i++) {
+        if (ids[i] !== ids[i - 1] + 1) continue;
+        hz.push(1e9 / Number(starts.get(ids[i])! - starts.get(ids[i - 1])!));
+      }
+      return { hz: hz.sort((a, b) => a - b), ids };
+    };
+    const frameIds = (c: UdpCapture) =>
+      sensorData(c).map((b) => decodeLidarPacket(b, 'RNG19_RFL8_SIG16_NIR16', PIXELS).frameId);
+    await until(() => lidar.count > 10, 'packets before the rule');
+    const { id } = plane.add({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'frame_rate', hz: 4 } });
+    await until(() => plane.get(id).applied >= 5, 'the new rate to take hold');
+    await drain(lidar);
+    const lastBefore = Math.max(...frameIds(lidar));
+    lidar.clear();
+    await until(() => plane.get(id).applied >= 5 + 4 * (COLUMNS / 16), 'four frames at the new rate');
+    const slow = await periodsHz();
+    expect(slow.hz.length).toBeGreaterThanOrEqual(2);
+    for (const hz of slow.hz) expect(hz).toBeCloseTo(4, 3);
+    // Frame ids carry on: no id of the new pacing repeats one sent before it.
+    expect(Math.min(...frameIds(lidar))).toBeGreaterThan(lastBefore - 1);
+    expect(plane.get(id).applied).toBe(plane.get(id).seen);
+    expect(plane.remove(id)).toBe(true);
+    // The removal reaches the emitter thread a moment later: frames at 10 Hz follow, and keep following.
+    await until(async () => (await periodsHz()).hz.some((hz) => Math.abs(hz - 10) < 0.001), 'a frame at 10 Hz');
+    await drain(lidar);
+    lidar.clear();
+    await until(() => lidar.count > 4 * (COLUMNS / 16), 'four frames at lidar_mode rate');
+    const back = await periodsHz();
+    expect(back.hz.length).toBeGreaterThanOrEqual(2);
+    for (const hz of back.hz) expect(hz).toBeCloseTo(10, 3);
   });
 
   it('a link that is down carries neither stream until it is up again', async () => {

@@ -138,4 +138,21 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
       fw: info.image_rev,
     });
   });
+
+  it.each([
+    ['a JSON body', { 'content-type': 'application/json' }, '{"delay_s":5}', /a body of 13 bytes/],
+    ['a text body', { 'content-type': 'text/plain' }, 'now', /a body of 3 bytes/],
+    ['a chunked body', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, '{}', /chunked/],
+  ])('refuses %s with a 400 naming it, and does not restart', async (_kind, headers, payload, size) => {
+    const { t } = await unit();
+    const initBefore = t.sensor.initializationId;
+    const res = await t.app.inject({ method: 'POST', url: path, headers, payload });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(new RegExp(`^POST ${path} takes no request body; got `));
+    expect(res.json().detail).toMatch(size);
+    expect(res.json().detail).toMatch(/the unit did not restart$/);
+    expect(t.sensor.rebooting).toBe(false);
+    const info = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/metadata/sensor_info' })).json();
+    expect(info).toMatchObject({ status: 'RUNNING', initialization_id: initBefore });
+  });
 });

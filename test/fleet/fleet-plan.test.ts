@@ -1,5 +1,8 @@
 /** Fleet planning, the fleet file and the metrics merge: pure functions, checked without processes. */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { recordedSensor } from '../../src/main/fleet/fleet-command.js';
 import { parseFleetFile } from '../../src/main/fleet/fleet-file.js';
 import { FleetUsageError, parseFleetOptions, type FleetOptions } from '../../src/main/fleet/fleet-options.js';
 import { mergeExpositions, withUnitLabel } from '../../src/main/fleet/merge-metrics.js';
@@ -9,6 +12,25 @@ import { parseMetrics, sampleValue } from '../helpers/prometheus.js';
 const options = (argv: string[]) => parseFleetOptions(argv) as FleetOptions;
 
 describe('fleet options and plans', () => {
+  it("names the first unit's address and serial --first-address and --first-serial; the former names still work", () => {
+    const plan = (argv: string[]) =>
+      planUnits(options(['--count', '2', ...argv]), null).map((p) => [p.address, p.serial]);
+    const expected = [
+      ['127.0.3.1', '122201000000'],
+      ['127.0.3.2', '122201000001'],
+    ];
+    expect(plan(['--first-address', '127.0.3.1', '--first-serial', '122201000000'])).toEqual(expected);
+    expect(plan(['--base-address', '127.0.3.1', '--serial-base', '122201000000'])).toEqual(expected);
+    expect(() => parseFleetOptions(['--count', '2', '--first-serial', '1', '--serial-base', '2'])).toThrow(
+      /--serial-base is the former name of --first-serial; give one of them/,
+    );
+    expect(() => parseFleetOptions(['--count', '2', '--first-serial', '12ab'])).toThrow(
+      /--first-serial must be decimal digits; got "12ab"/,
+    );
+    expect(() => parseFleetOptions(['--count', '2', '--serial-base', '12ab'])).toThrow(/--serial-base must be/);
+    expect(planUnits(options(['--count', '1']), null)[0].address).toBe('127.0.1.1');
+  });
+
   it('gives unit n the base address + n, its own data directory and the serial base + n', () => {
     const plans = planUnits(
       options([
@@ -104,6 +126,35 @@ describe('fleet options and plans', () => {
     expect(() => parseFleetOptions(['--replay', 'r.pcap', '--metadata', 'a.json', '--count', '2'])).toThrow(
       /does not combine with --count or --file/,
     );
+  });
+
+  it("lists a fleet file's replay unit as the recorded sensor (product, serial), not the configured product", () => {
+    const recordings = resolve(import.meta.dirname, '../../../shared/data/recordings');
+    const file = parseFleetFile(
+      [
+        'units:',
+        `  - { name: legacy, product: OS-1-128, replay: ${join(recordings, 'OS-2-32-U0_v2.0.0_1024x10.pcap')} }`,
+        `  - name: two`,
+        `    replay: ${join(recordings, 'same_ports_nonlegacy.pcap')}`,
+        `    args: [--metadata, ${join(recordings, 'same_ports_nonlegacy.2.json')}]`,
+        '  - { name: live, product: OS-0-64 }',
+      ].join('\n'),
+      '/',
+    );
+    const plans = planUnits(options(['--count', '3']), file, [], recordedSensor);
+    const recorded = (name: string) =>
+      JSON.parse(readFileSync(join(recordings, name), 'utf8')) as {
+        prod_line?: string;
+        prod_sn?: string | number;
+        sensor_info?: { prod_line: string; prod_sn: string | number };
+      };
+    const legacy = recorded('OS-2-32-U0_v2.0.0_1024x10.json');
+    const second = recorded('same_ports_nonlegacy.2.json').sensor_info!;
+    expect(plans.map((p) => [p.name, p.product, p.serial])).toEqual([
+      ['legacy', legacy.prod_line, String(legacy.prod_sn)],
+      ['two', second.prod_line, String(second.prod_sn)],
+      ['live', 'OS-0-64', undefined],
+    ]);
   });
 
   it('takes units from a fleet file: product, serial, address, mode, config, replay and extra options', () => {

@@ -3,12 +3,13 @@
  * server's own schema code): for every operation of the served document, valid requests and each class
  * of mistake (unknown field, wrong type, out of range, unknown query parameter, malformed JSON, wrong
  * Content-Type, charset, Content-Encoding, oversized body, trailing slash, wrong method) and each unit
- * state (STANDBY, INITIALIZING, UPDATING) are sent, and every answer of an operation must have a
+ * state (STANDBY, INITIALIZING, ERROR, UPDATING) are sent, and every answer of an operation must have a
  * documented status and Content-Type and a body the validator accepts. The other way round, a request
  * the unit refuses with 400 must be one the document calls invalid too, unless the refusal is of a kind
  * no schema can state (the listed cross-field and state rules). Violations are collected and must be 0.
  */
 import { gzipSync } from 'node:zlib';
+import { ALERT_IDS } from '../../src/model/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
@@ -313,6 +314,14 @@ describe('every answer against the document, checked by openapi-backend', () => 
     for (const call of reads) await send({ call, kind: 'initializing', request: exampleRequest(call) });
     gate.open();
     expect((await reinit).statusCode).toBe(204);
+    await whenRunning();
+
+    // ERROR: at a shutdown level (here the over-temperature alert held) config reads answer, metadata is a 409.
+    unit.sensor.alerts.hold(ALERT_IDS.OVERTEMP_ERROR, { temperature_c: 97, threshold_c: 95 });
+    await waitFor(async () => unit.sensor.status === 'ERROR', 10_000, 'ERROR');
+    expect((await unit.app.inject({ url: '/api/v1/sensor/metadata' })).statusCode).toBe(409);
+    for (const call of reads) await send({ call, kind: 'error', request: exampleRequest(call) });
+    unit.sensor.alerts.release(ALERT_IDS.OVERTEMP_ERROR, 'test: back within limits');
     await whenRunning();
 
     // The restarting operations, and UPDATING: a new image's first boot held open.

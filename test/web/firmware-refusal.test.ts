@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeImageFile } from '../../src/core/firmware/image-builder.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
-import { browserSkipReason, launchBrowser } from './browser.js';
+import { browserSkipReason, launchBrowser, openPage } from './browser.js';
 
 const skipReason = browserSkipReason();
 const SCREENSHOTS =
@@ -35,8 +35,7 @@ describe.skipIf(skipReason)('web page firmware upload on a unit with a trust sto
     writeFileSync(join(trust, 'release.pem'), keys.publicKey.export({ type: 'spki', format: 'pem' }));
     cli = await startCli({ host: HOST, args: ['--firmware-trust', trust] });
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await page.goto(`${cli.baseUrl}/`);
+    page = await openPage(browser, cli.baseUrl);
   }, 60_000);
 
   afterAll(async () => {

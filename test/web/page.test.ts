@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeImageFile } from '../../src/core/firmware/image-builder.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
-import { browserSkipReason, launchBrowser } from './browser.js';
+import { browserSkipReason, launchBrowser, streamToReceiver } from './browser.js';
 
 /** How long the page may take to show what the unit says (a deadline to poll against, not a speed target). */
 const DEADLINE = { timeout: 15_000 };
@@ -53,14 +53,7 @@ describe.skipIf(skipReason)('web page in a browser', () => {
     workDir = mkdtempSync(join(tmpdir(), 'sensor-web-'));
     cli = await startCli({ host: HOST });
     // The lidar stream goes to a socket of ours (no alert); the IMU stream is off.
-    receiver = createSocket('udp4');
-    await new Promise<void>((r) => receiver.bind(0, HOST, () => r()));
-    const res = await api('/sensor/config', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ udp_dest: HOST, udp_port_lidar: receiver.address().port, udp_port_imu: 0 }),
-    });
-    expect(res.status).toBe(204);
+    receiver = await streamToReceiver(cli.baseUrl, HOST);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];

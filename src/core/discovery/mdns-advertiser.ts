@@ -74,7 +74,7 @@ export async function startMdnsAdvertiser(options: MdnsAdvertiserOptions): Promi
       serialNumber: identity.serialNumber,
       partNumber: identity.product.prodPn,
       productLine: identity.product.prodLine,
-      firmware: imageRev(identity.firmware),
+      firmware: identity.recordedFirmware?.imageRev ?? imageRev(identity.firmware),
       port,
       addresses: await addresses(),
     };

@@ -56,6 +56,12 @@ export interface FirmwareManagerDeps {
   log: Logger;
   /** image_rev of the image a unit with empty slots holds from the factory. */
   factoryImageRev: string;
+  /**
+   * How the unit names its factory image while it runs it, when that differs from factoryImageRev: a replay
+   * unit is the recorded sensor, so `fw` names the recording's image_rev, as sensor_info does (the client
+   * contract: fw is the same string as image_rev). An installed update is named by its own image_rev.
+   */
+  factoryImageName?: string;
   /** Largest image an upload may hold, header included. */
   maxImageBytes?: number;
   /** Which images install (trust store, minimum version); default: any intact image. */
@@ -142,11 +148,18 @@ export class FirmwareManager {
     return this.current?.build ?? buildOfImageRev(this.state.slots[this.state.primary]!.imageRev);
   }
 
+  /** Whether the image that runs (or will boot) is the factory image. */
+  get runsFactoryImage(): boolean {
+    return this.runningImageRev === this.deps.factoryImageRev;
+  }
+
   get status(): FirmwareStatus {
-    return {
-      commit_pending: commitPending(this.state),
-      fw: this.current?.image.imageRev ?? this.state.slots[this.state.primary]!.imageRev,
-    };
+    const name = this.runsFactoryImage ? this.deps.factoryImageName : undefined;
+    return { commit_pending: commitPending(this.state), fw: name ?? this.runningImageRev };
+  }
+
+  private get runningImageRev(): string {
+    return this.current?.image.imageRev ?? this.state.slots[this.state.primary]!.imageRev;
   }
 
   /**

@@ -161,17 +161,26 @@ export class FaultPlane {
     return ids.length;
   }
 
-  /** The HTTP rule that acts on this request (counting it), or undefined. */
-  httpFault(method: string, path: string): HttpAction | undefined {
+  /**
+   * The HTTP rule that acts on this request (counted as seen), or undefined. It counts as applied at once,
+   * except a `truncate`: only once the hook has cut a body (`applied()`), so a streamed answer it cannot cut
+   * (a diagnostics dump) is not reported as changed.
+   */
+  httpFault(method: string, path: string): { action: HttpAction; applied(): void } | undefined {
     for (const rule of this.httpRules) {
       const selector = rule.spec.selector as Extract<FaultRuleSpec['selector'], { plane: 'http' }>;
       if (selector.method !== '*' && selector.method !== method) continue;
       if (!rule.pattern!.test(path)) continue;
       rule.seen++;
-      rule.applied++;
-      const count = rule.spec.lifetime.count;
-      if (count !== undefined && rule.applied >= count) this.remove(rule.id, 'count reached');
-      return rule.spec.action as HttpAction;
+      const action = rule.spec.action as HttpAction;
+      const applied = () => {
+        rule.applied++;
+        const count = rule.spec.lifetime.count;
+        if (count !== undefined && rule.applied >= count) this.remove(rule.id, 'count reached');
+      };
+      if (action.type === 'truncate') return { action, applied };
+      applied();
+      return { action, applied: () => undefined };
     }
     return undefined;
   }

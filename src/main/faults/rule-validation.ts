@@ -46,6 +46,7 @@ const ACTIONS: Record<Plane, Record<string, NumberParam[]>> = {
     truncate: [RATE, { name: 'bytes', min: 0, max: 65_507, integer: true }],
     pause: [{ ...ms(), min: 1 }],
     stop: [],
+    frame_rate: [{ name: 'hz', min: 0, max: 100, integer: false, exclusiveMin: true }],
   },
   http: {
     latency: [ms()],
@@ -80,8 +81,17 @@ export function actionNames(plane: Plane): string[] {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** What was given, by value where that helps ("got 75", "got true", "got \"x\""), else by kind. */
 const describe = (v: unknown) =>
-  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'string' ? JSON.stringify(v) : typeof v;
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'a list'
+      : typeof v === 'string'
+        ? JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v)
+        : typeof v === 'number' || typeof v === 'boolean'
+          ? String(v)
+          : typeof v;
 const list = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(', ');
 
 /** Alert ids by catalogue name too ("OVERTEMP_WARNING"), so rules read well. */
@@ -251,6 +261,11 @@ function checkLifetime(
         pointer: '/lifetime/count',
         detail: `a ${String(action.type)} rule has no count (it withholds everything while it lives)`,
       });
+    } else if (action?.type === 'frame_rate') {
+      errors.push({
+        pointer: '/lifetime/count',
+        detail: 'a frame_rate rule has no count (it paces the whole stream while it lives)',
+      });
     } else {
       const count = checkNumber(
         given.count,
@@ -294,6 +309,9 @@ export function validateFaultRule(
   const plane = selector?.plane as Plane | undefined;
   const action = checkAction(input.action, plane, errors);
   const lifetime = checkLifetime(input.lifetime, plane, action, errors);
+  if (action?.type === 'frame_rate' && selector?.stream === 'imu') {
+    errors.push({ pointer: '/selector/stream', detail: 'frame_rate paces the lidar stream; got "imu"' });
+  }
   if (errors.length) return { rule: undefined, errors };
   return { rule: { selector, action, lifetime } as unknown as FaultRuleSpec, errors: [] };
 }

@@ -44,6 +44,12 @@ function checkRecordings(replay: FleetReplay): RecordedSensor[] {
   return sensors.map(({ product, serial }) => ({ product, serial }));
 }
 
+/** Who a fleet file's replay unit is: its recording's sensor (read and checked before any unit starts). */
+export function recordedSensor(replay: string, metadata: string | undefined): RecordedSensor {
+  const info = loadRecording(replay, metadata).metadata.sensorInfo;
+  return { product: info.prod_line, serial: info.prod_sn };
+}
+
 async function applyFirstBootConfig(plan: UnitPlan): Promise<void> {
   const marker = join(plan.dataDir, FIRST_BOOT_MARKER);
   if (!plan.firstBootConfig || existsSync(marker)) return;
@@ -75,7 +81,7 @@ function prepare(argv: readonly string[]): { options: FleetOptions; plans: UnitP
     }
     const file = options.file === undefined ? null : readFleetFile(options.file);
     const recorded = options.replay ? checkRecordings(options.replay) : [];
-    return { options, plans: planUnits(options, file, recorded) };
+    return { options, plans: planUnits(options, file, recorded, recordedSensor) };
   } catch (error) {
     if (error instanceof FleetUsageError)
       process.stderr.write(`lidar-sensor fleet: ${error.message}\n\n${FLEET_HELP}\n`);

@@ -46,10 +46,12 @@ serial and identity, and supervises them.
   --file FILE               fleet file (YAML or JSON) listing units: name, product, serial, address, port,
                             mode (lidar_mode on first boot), config (first boot), replay, args
   --product MODEL           product model of units that name none (default OS-1-128)
-  --base-address ADDRESS    address of the first unit; unit n gets ADDRESS + n (default 127.0.1.1)
+  --first-address ADDRESS   IP address of the first unit; unit n gets ADDRESS + n (default 127.0.1.1)
+                            (--base-address, its former name, is still accepted)
   --port PORT               HTTP port of every unit (default 80, like a real unit)
   --data-root DIR           unit n keeps its data in DIR/<name> (default ./fleet-data)
-  --serial-base DIGITS      unit n gets serial DIGITS + n (default: each unit generates and keeps its own)
+  --first-serial DIGITS     serial number of the first unit; unit n gets DIGITS + n (default: each unit
+                            generates and keeps its own) (--serial-base, its former name, is still accepted)
   --process-model MODEL     process: one child process per unit, restarted when it dies (default);
                             shared: every unit in this process (less memory, no crash isolation)
   --metrics-address ADDRESS address of the fleet endpoint (GET /metrics, GET /units) (default 127.0.0.1)
@@ -80,9 +82,11 @@ export function parseFleetOptions(argv: readonly string[]): FleetOptions | 'help
         count: { type: 'string' },
         file: { type: 'string' },
         product: { type: 'string', default: 'OS-1-128' },
-        'base-address': { type: 'string', default: '127.0.1.1' },
+        'first-address': { type: 'string' },
+        'base-address': { type: 'string' },
         port: { type: 'string', default: '80' },
         'data-root': { type: 'string', default: './fleet-data' },
+        'first-serial': { type: 'string' },
         'serial-base': { type: 'string' },
         'process-model': { type: 'string', default: 'process' },
         'metrics-address': { type: 'string', default: '127.0.0.1' },
@@ -109,22 +113,39 @@ export function parseFleetOptions(argv: readonly string[]): FleetOptions | 'help
     throw new FleetUsageError(
       `--process-model must be one of ${PROCESS_MODELS.join(', ')}; got ${JSON.stringify(processModel)}`,
     );
-  if (values['serial-base'] !== undefined && !/^\d{1,12}$/.test(values['serial-base']))
-    throw new FleetUsageError(`--serial-base must be decimal digits; got ${JSON.stringify(values['serial-base'])}`);
+  const firstSerial = renamed(values, 'first-serial', 'serial-base');
+  if (firstSerial && !/^\d{1,12}$/.test(firstSerial.value))
+    throw new FleetUsageError(`${firstSerial.option} must be decimal digits; got ${JSON.stringify(firstSerial.value)}`);
+  const firstAddress = renamed(values, 'first-address', 'base-address');
   return {
     count: values.count === undefined ? undefined : integer('--count', values.count, 1, 1024),
     file: values.file,
     product: values.product,
-    baseAddress: values['base-address'],
+    baseAddress: firstAddress?.value ?? '127.0.1.1',
     port: integer('--port', values.port, 1, 65535),
     dataRoot: values['data-root'],
-    serialBase: values['serial-base'],
+    serialBase: firstSerial?.value,
     processModel,
     metricsAddress: values['metrics-address'],
     metricsPort: integer('--metrics-port', values['metrics-port'], 0, 65535),
     logLevel: values['log-level'],
     replay,
   };
+}
+
+/** An option given by its name or by its former name (an alias kept for scripts that use it); not both. */
+function renamed<K extends string>(
+  values: Partial<Record<K, string | boolean | string[]>>,
+  name: K,
+  former: K,
+): { option: string; value: string } | undefined {
+  const now = values[name];
+  const before = values[former];
+  if (now !== undefined && before !== undefined)
+    throw new FleetUsageError(`--${former} is the former name of --${name}; give one of them`);
+  if (typeof now === 'string') return { option: `--${name}`, value: now };
+  if (typeof before === 'string') return { option: `--${former}`, value: before };
+  return undefined;
 }
 
 function replayOptions(values: {

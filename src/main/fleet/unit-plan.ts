@@ -37,10 +37,19 @@ export interface RecordedSensor {
   serial: string;
 }
 
-/** @param recorded with `--replay`: the sensor of each `--metadata`, in order */
-export function planUnits(options: FleetOptions, file: FleetFile | null, recorded: RecordedSensor[] = []): UnitPlan[] {
+/**
+ * @param recorded with `--replay`: the sensor of each `--metadata`, in order
+ * @param recordingOf who the recording a fleet file's unit replays (`replay:`, and `--metadata` among its `args`)
+ *   says the unit is: that unit's product and serial are the recording's, not the configured ones
+ */
+export function planUnits(
+  options: FleetOptions,
+  file: FleetFile | null,
+  recorded: RecordedSensor[] = [],
+  recordingOf?: (replay: string, metadata: string | undefined) => RecordedSensor,
+): UnitPlan[] {
   if (options.replay) return checkDistinct(planReplayUnits(options, options.replay, recorded));
-  return checkDistinct(planListedUnits(options, file));
+  return checkDistinct(planListedUnits(options, file, recordingOf));
 }
 
 /** Unit n replays the sensor of the n-th metadata file, on the shared timetable. */
@@ -70,7 +79,11 @@ function planReplayUnits(options: FleetOptions, replay: FleetReplay, recorded: R
   });
 }
 
-function planListedUnits(options: FleetOptions, file: FleetFile | null): UnitPlan[] {
+function planListedUnits(
+  options: FleetOptions,
+  file: FleetFile | null,
+  recordingOf?: (replay: string, metadata: string | undefined) => RecordedSensor,
+): UnitPlan[] {
   const listed = file?.units ?? [];
   const count = Math.max(options.count ?? 0, listed.length);
   const defaults = file?.defaults ?? {};
@@ -100,14 +113,19 @@ function planListedUnits(options: FleetOptions, file: FleetFile | null): UnitPla
     if (serial !== undefined) args.push('--serial', serial);
     if (entry.replay) args.push('--replay', entry.replay);
     args.push(...(entry.args ?? []));
+    const metadataAt = entry.args?.indexOf('--metadata') ?? -1;
+    // A replay unit is the recorded sensor (--product and --serial are ignored by it): list it as that.
+    const recorded = entry.replay
+      ? recordingOf?.(entry.replay, metadataAt >= 0 ? entry.args?.[metadataAt + 1] : undefined)
+      : undefined;
     const firstBoot = { ...(entry.mode ? { lidar_mode: entry.mode } : {}), ...(entry.config ?? {}) };
     plans.push({
       name,
       address,
       port,
       dataDir,
-      product,
-      serial,
+      product: recorded?.product ?? product,
+      serial: recorded?.serial ?? serial,
       args,
       firstBootConfig: Object.keys(firstBoot).length ? firstBoot : null,
     });

@@ -7,13 +7,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type HttpAction, unavailable } from '../../model/index.js';
 
-export interface HttpFaultSource {
-  readonly httpRules: readonly unknown[];
-  httpFault(method: string, path: string): HttpAction | undefined;
+/** The rule acting on a request: what to do, and `applied()` to call once it changed the answer (truncate). */
+export interface HttpFault {
+  action: HttpAction;
+  applied(): void;
 }
 
-/** Requests that asked to have their body cut short, and at how many bytes. */
-const truncateAt = new WeakMap<FastifyRequest, number>();
+export interface HttpFaultSource {
+  readonly httpRules: readonly unknown[];
+  httpFault(method: string, path: string): HttpFault | undefined;
+}
+
+/** Requests that asked to have their body cut short, at how many bytes, and whom to tell once it was. */
+const truncateAt = new WeakMap<FastifyRequest, { bytes: number; applied(): void }>();
 
 function pathOf(url: string): string {
   const q = url.indexOf('?');
@@ -28,8 +34,9 @@ function closeConnection(request: FastifyRequest, reply: FastifyReply): void {
 export function installHttpFaults(app: FastifyInstance, faults: HttpFaultSource): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (faults.httpRules.length === 0) return done();
-    const action = faults.httpFault(request.method, pathOf(request.url));
-    if (!action) return done();
+    const fault = faults.httpFault(request.method, pathOf(request.url));
+    if (!fault) return done();
+    const action = fault.action;
     switch (action.type) {
       case 'latency':
         setTimeout(done, action.ms);
@@ -45,15 +52,19 @@ export function installHttpFaults(app: FastifyInstance, faults: HttpFaultSource)
         closeConnection(request, reply);
         return;
       case 'truncate':
-        truncateAt.set(request, action.bytes);
+        truncateAt.set(request, { bytes: action.bytes, applied: fault.applied });
         done();
         return;
     }
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    const bytes = truncateAt.get(request);
-    if (bytes === undefined || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload);
+    const truncate = truncateAt.get(request);
+    // A streamed answer (a diagnostics dump) has no body to cut here: it goes out whole and the rule is not applied.
+    if (truncate === undefined || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
+      return done(null, payload);
     const body = Buffer.from(payload);
+    const bytes = truncate.bytes;
+    truncate.applied();
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(reply.statusCode, {

@@ -8,7 +8,7 @@ import type { SensorStatus } from '../../core/index.js';
 
 export interface Silence {
   /** What the page keys its offer on: `no-destination` offers "Stream to this computer". */
-  code: 'no-destination' | 'standby' | 'port-off' | 'fault' | 'not-running';
+  code: 'no-destination' | 'standby' | 'port-off' | 'fault' | 'shutdown' | 'not-running';
   reason: string;
 }
 
@@ -17,6 +17,8 @@ export interface StreamState {
   status: SensorStatus;
   rebooting: boolean;
   udpFaultRules: readonly UdpFaultRule[];
+  /** The message of the alert that shut the unit down (temperature or input voltage), if one holds. */
+  shutdown?: string;
 }
 
 /** A rule that lets no lidar packet through while it lasts. */
@@ -30,6 +32,11 @@ function withholds(rule: UdpFaultRule): boolean {
 export function silenceOf(state: StreamState): Silence | null {
   const c = state.config;
   if (state.rebooting) return { code: 'not-running', reason: 'The unit is restarting: no data until it is back.' };
+  if (state.shutdown)
+    return {
+      code: 'shutdown',
+      reason: `${state.shutdown} No data until it is back within limits; it then starts again by itself.`,
+    };
   if (c.operating_mode === 'STANDBY')
     return {
       code: 'standby',
