@@ -18,6 +18,7 @@ export {
   SensorInfoSchema,
 } from './metadata-documents.js';
 export { SensorMetadata } from './metadata.js';
+export type { CoreFaultControls, UploadFilter } from './fault-controls.js';
 export { Sensor } from './sensor.js';
 export type { RecordingBinding } from './sensor.js';
 export { SENSOR_STATUSES } from './status.js';

@@ -2,10 +2,16 @@
  * The time resources of the unit (`GET /api/v1/time…`) and its PTP profile. The HAL provides the
  * clocks and daemons' reports; this service adds what follows from the active configuration
  * (timestamp mode, sync pulse and NMEA settings) and keeps the profile persisted in the kv table.
+ *
+ * It also keeps the HAL's readings (tracking, PTP data sets) for as long as the HAL says they stay
+ * current, so pollers cost one daemon query per period and, while a reading is fresh, no promise
+ * (`ptpAtHand`, `trackingAtHand`). Identity rule: a reading and the PTP document made from it are the
+ * same object until they change, and never mutated (they are typed deeply read-only): the routes
+ * render their JSON once per object.
  */
 import type { Logger } from 'pino';
 import type { SensorConfig } from '../config/index.js';
-import { badRequest, isPromise, type MaybePromise } from '../model/index.js';
+import { badRequest, TtlCache } from '../model/index.js';
 import {
   type ChronyTracking,
   DEFAULT_PTP_PROFILE,
@@ -70,7 +76,8 @@ export interface SystemTime {
   tracking: ChronyTracking;
 }
 
-export type PtpTime = PtpDataSets & { profile: PtpProfile };
+/** `GET /api/v1/time/ptp`: identity-cached (see the module comment), hence read-only all the way down. */
+export type PtpTime = PtpDataSets & { readonly profile: PtpProfile };
 
 export interface TimeDocument {
   ptp: PtpTime;
@@ -130,12 +137,20 @@ export class TimeService {
   /** Profile changes one at a time, so ptp4l's file and the stored value always agree. */
   private readonly profileQueue = new SerialQueue();
   private lastPtp: { dataSets: PtpDataSets; document: PtpTime } | undefined;
+  private readonly ptpReadings: TtlCache<PtpDataSets>;
+  private readonly trackingReadings: TtlCache<ChronyTracking>;
 
   constructor(deps: TimeServiceDependencies) {
     this.hal = deps.hal;
     this.kv = deps.kv;
     this.activeConfig = deps.activeConfig;
     this.log = deps.log;
+    this.ptpReadings = new TtlCache(() => this.hal.ptpDataSets(), this.hal.readingsTtlMs);
+    this.trackingReadings = new TtlCache(() => this.hal.tracking(), this.hal.readingsTtlMs);
+    this.hal.onReadingsChanged(() => {
+      this.ptpReadings.invalidate();
+      this.trackingReadings.invalidate();
+    });
   }
 
   /** At boot: the PTP daemon gets the persisted profile. A failure is logged; the unit still comes up. */
@@ -163,6 +178,7 @@ export class TimeService {
     return this.profileQueue.run(async () => {
       await this.hal.applyPtpProfile(profile);
       this.kv.set(KV_KEYS.ptpProfile, profile);
+      this.ptpReadings.invalidate();
       return profile;
     });
   }
@@ -189,9 +205,14 @@ export class TimeService {
     };
   }
 
-  /** At hand while the HAL has it cached (see `TimeHal.tracking`). */
-  tracking(): MaybePromise<ChronyTracking> {
-    return this.hal.tracking();
+  /** chrony's tracking report: the fresh reading, or the HAL's next one. */
+  tracking(): Promise<ChronyTracking> {
+    return this.trackingReadings.get();
+  }
+
+  /** The tracking report while the reading is fresh, without a promise; else undefined (call `tracking`). */
+  trackingAtHand(): ChronyTracking | undefined {
+    return this.trackingReadings.fresh();
   }
 
   systemClock(): SystemClockReading {
@@ -242,25 +263,27 @@ export class TimeService {
   }
 
   async system(): Promise<SystemTime> {
-    const tracking = await this.hal.tracking();
+    const tracking = await this.tracking();
     const { monotonic, realtime } = this.hal.systemClock();
     return { monotonic, realtime, tracking };
   }
 
-  /**
-   * The same object while the data sets and the profile are unchanged, so its JSON can be made once
-   * (routes); at hand, without a promise, while the HAL has the data sets cached.
-   */
-  ptp(): MaybePromise<PtpTime> {
-    const dataSets = this.hal.ptpDataSets();
-    return isPromise(dataSets) ? dataSets.then((sets) => this.ptpDocument(sets)) : this.ptpDocument(dataSets);
+  /** The same object while the data sets and the profile are unchanged, so its JSON can be made once (routes). */
+  async ptp(): Promise<PtpTime> {
+    return this.ptpDocument(await this.ptpReadings.get());
+  }
+
+  /** `ptp()` while the reading is fresh, without a promise; else undefined (call `ptp`). */
+  ptpAtHand(): PtpTime | undefined {
+    const dataSets = this.ptpReadings.fresh();
+    return dataSets && this.ptpDocument(dataSets);
   }
 
   private ptpDocument(dataSets: PtpDataSets): PtpTime {
     const profile = this.profile();
     const last = this.lastPtp;
     if (last?.dataSets !== dataSets || last.document.profile !== profile) {
-      this.lastPtp = { dataSets, document: { ...dataSets, profile } };
+      this.lastPtp = { dataSets, document: Object.freeze({ ...dataSets, profile }) };
     }
     return this.lastPtp!.document;
   }

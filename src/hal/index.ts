@@ -3,6 +3,16 @@
  * entries: hal/sim/index.ts and hal/linux/index.ts (loaded lazily, only by a Linux unit).
  */
 export type { ReplaySettings } from './emitter-lidar.js';
+export { faultPort } from './faults.js';
+export type {
+  FirmwareBootFaults,
+  HalFaultPort,
+  LinkFaults,
+  StreamFaults,
+  TelemetryFaultInputs,
+  TelemetryFaults,
+  TimeFaults,
+} from './faults.js';
 export type { FirmwareHal } from './firmware.js';
 export type { LidarHal, StreamRun } from './lidar.js';
 export type { NetworkFacts, NetworkHal, SpeedOverride } from './network.js';

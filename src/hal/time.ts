@@ -4,8 +4,9 @@
  * sim: a coherent model (src/hal/sim/time-sim.ts). linux: chronyc, pmc and ptp4l's configuration
  * (src/hal/linux/time-linux.ts).
  */
-import type { MaybePromise, SensorConfig } from '../model/index.js';
+import type { SensorConfig } from '../model/index.js';
 import type { PtpProfile } from './ptp-profiles.js';
+import type { TimeFaults } from './faults.js';
 
 /**
  * `GET /api/v1/time/system` → tracking: exactly the fields of `chronyc tracking`, in its units
@@ -158,15 +159,22 @@ export interface TimeHal {
   /** The unit powers on again (the simulated in-process reboot): the internal oscillator restarts at 0. */
   markPowerOn(): void;
   systemClock(): SystemClockReading;
+  /** chrony's tracking report, read now; an unsynchronised report when no time daemon answers. */
+  tracking(): Promise<ChronyTracking>;
+  /** The PTP daemon's data sets, read now (linux: a pmc query). */
+  ptpDataSets(): Promise<PtpDataSets>;
   /**
-   * chrony's tracking report; an unsynchronised report when no time daemon answers. The report
-   * itself while it is cached (no promise for pollers), a promise while it is being read.
+   * How long a reading of `tracking` and `ptpDataSets` stays current, ms: the device core reuses a
+   * reading that long (linux: a second, so pollers cost one daemon query per second). Infinity: a
+   * reading changes only when `onReadingsChanged` says so (sim).
    */
-  tracking(): MaybePromise<ChronyTracking>;
-  /** The PTP daemon's data sets (linux: cached for about a second); like `tracking`, at hand while cached. */
-  ptpDataSets(): MaybePromise<PtpDataSets>;
+  readonly readingsTtlMs: number;
+  /** Registers the listener told when a reading changed before its time ran out (a profile, a fault). */
+  onReadingsChanged(listener: () => void): void;
   /** Use this PTP profile from now on (linux: rewrites ptp4l's configuration). No reinit. */
   applyPtpProfile(profile: PtpProfile): Promise<void>;
   timingInputs(): TimingInputs;
+  /** The grandmaster and pulses a fault brings (sim); absent on a real unit's daemons and pins. */
+  readonly faults?: TimeFaults;
   close(): Promise<void>;
 }

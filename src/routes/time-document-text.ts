@@ -8,7 +8,7 @@
 import type { SensorConfig } from '../config/index.js';
 import type { ChronyTracking, SystemClockReading, TimingInputs } from '../hal/index.js';
 import type { PtpTime, SensorClocks, SensorTime, TimeService } from '../core/index.js';
-import { ByteSlab, isPromise, type MaybePromise } from '../model/index.js';
+import { ByteSlab, type MaybePromise } from '../model/index.js';
 import { PtpSchema, SensorTimeSchema, TrackingSchema } from './time-schemas.js';
 import { schemaSerializer } from './http/schema-serializer.js';
 
@@ -104,7 +104,7 @@ function ascii(out: Buffer, text: string, at: number): number {
   return at + text.length;
 }
 
-/** The answer's bytes: at once while the HAL has PTP and tracking cached, else once they are read. */
+/** The answer's bytes: at once while the time service has fresh PTP and tracking readings, else once they are read. */
 export function timeDocumentBytes(time: TimeService): () => MaybePromise<Buffer> {
   let frame: Frame | undefined;
   const answer = (ptp: PtpTime, tracking: ChronyTracking): Buffer => {
@@ -117,9 +117,9 @@ export function timeDocumentBytes(time: TimeService): () => MaybePromise<Buffer>
     return compose(f, liveNumbers(time.sensorClocks(config), time.systemClock()));
   };
   return () => {
-    const ptp = time.ptp();
-    const tracking = time.tracking();
-    if (isPromise(ptp) || isPromise(tracking)) return Promise.all([ptp, tracking]).then(([p, t]) => answer(p, t));
-    return answer(ptp, tracking);
+    const ptp = time.ptpAtHand();
+    const tracking = time.trackingAtHand();
+    if (ptp && tracking) return answer(ptp, tracking);
+    return Promise.all([time.ptp(), time.tracking()]).then(([p, t]) => answer(p, t));
   };
 }
