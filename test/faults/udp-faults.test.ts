@@ -10,8 +10,9 @@ import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { FAST_TIMING } from '../../src/main/faults/index.js';
 import type { FaultRuleView } from '../../src/model/fault-rules.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import { drain, until, UdpCapture } from '../udp/helpers/udp-capture.js';
+import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';
 import { tallyImu, tallyLidar, type Tally } from './helpers/stream-tally.js';
+import { waitFor } from '../helpers/poll.js';
 
 let unit: TestSensor;
 let plane: FaultPlane;
@@ -32,7 +33,7 @@ beforeAll(async () => {
     lidar_mode: `${COLUMNS}x10`,
   };
   await unit.sensor.changeConfig(config, { reinit: true, persist: false });
-  await until(() => lidar.count > 10 && imu.count > 5, 'both streams');
+  await waitFor(() => lidar.count > 10 && imu.count > 5, 10_000, 'both streams');
 });
 
 afterAll(async () => {
@@ -73,12 +74,12 @@ async function exercise(
   lidar.clear();
   imu.clear();
   // Some packets before the rule, so a gap at its start lies inside what the receiver saw.
-  await until(() => lidar.count > 10 && imu.count > 3, 'packets before the rule');
+  await waitFor(() => lidar.count > 10 && imu.count > 3, 10_000, 'packets before the rule');
   const skippedBefore = await skipped();
   const { id } = plane.add(rule);
-  await until(() => plane.list().ended.some((e) => e.id === id), `rule ${id} to end`);
+  await waitFor(() => plane.list().ended.some((e) => e.id === id), 10_000, `rule ${id} to end`);
   const after = lidar.count;
-  await until(() => lidar.count > after + settlePackets, 'packets after the rule ended');
+  await waitFor(() => lidar.count > after + settlePackets, 10_000, 'packets after the rule ended');
   const tallies = await read();
   const skippedAfter = await skipped();
   tallies.lidar.lost -= skippedAfter.lidar - skippedBefore.lidar;
@@ -177,7 +178,7 @@ describe('UDP fault rules', () => {
     const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'pause', ms: 150 } });
     expect(r.ended.reason).toBe('duration elapsed');
     // The worker's final count of the rule arrives just after the rule ended.
-    const applied = await until(() => plane.get(r.ended.id).applied || undefined, 'the final count');
+    const applied = await waitFor(() => plane.get(r.ended.id).applied || undefined, 10_000, 'the final count');
     expect(r.lidar.lost).toBe(applied);
     expect(r.lidar.longestGap).toBeGreaterThanOrEqual(applied);
     expect(r.lidar.lost).toBeGreaterThan(0);
@@ -185,28 +186,28 @@ describe('UDP fault rules', () => {
 
   it('stop withholds the stream until the rule is removed', async () => {
     const { id } = plane.add({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'stop' } });
-    await until(() => plane.get(id).applied >= 5, 'the stop to take hold');
+    await waitFor(() => plane.get(id).applied >= 5, 10_000, 'the stop to take hold');
     await drain(lidar);
     lidar.clear();
     const applied = plane.get(id).applied;
-    await until(() => plane.get(id).applied >= applied + 30, 'more packets withheld');
+    await waitFor(() => plane.get(id).applied >= applied + 30, 10_000, 'more packets withheld');
     await drain(lidar);
     expect(sensorData(lidar)).toHaveLength(0);
     expect(plane.remove(id)).toBe(true);
-    await until(() => lidar.count > 10, 'the stream to resume');
+    await waitFor(() => lidar.count > 10, 10_000, 'the stream to resume');
   });
 
   it('a link that is down carries neither stream until it is up again', async () => {
     const { id } = plane.add({ selector: { plane: 'unit' }, action: { type: 'link_down' } });
-    await until(() => plane.get(id).applied >= 5, 'the link to go down');
+    await waitFor(() => plane.get(id).applied >= 5, 10_000, 'the link to go down');
     await Promise.all([drain(lidar), drain(imu)]);
     lidar.clear();
     imu.clear();
     const applied = plane.get(id).applied;
-    await until(() => plane.get(id).applied >= applied + 30, 'more packets withheld');
+    await waitFor(() => plane.get(id).applied >= applied + 30, 10_000, 'more packets withheld');
     await Promise.all([drain(lidar), drain(imu)]);
     expect(sensorData(lidar).length + sensorData(imu).length).toBe(0);
     expect(plane.remove(id)).toBe(true);
-    await until(() => lidar.count > 10 && imu.count > 3, 'both streams to resume');
+    await waitFor(() => lidar.count > 10 && imu.count > 3, 10_000, 'both streams to resume');
   });
 });
