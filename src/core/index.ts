@@ -26,5 +26,6 @@ export type { SensorStatus } from './status.js';
 export { PHASE_LOCK_STATUSES } from './telemetry-monitor.js';
 export { PTP_PROFILES, TimeService } from './time-service.js';
 export type { PtpTime, SensorClocks, SensorTime } from './time-service.js';
+export { PtpTimeSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from './time-documents.js';
 export { USER_DATA_MAX_BYTES, USER_DATA_POLICIES } from './user-data.js';
 export { FirmwarePolicy, loadTrustStore, parseVersion } from './firmware/firmware-trust.js';

@@ -27,63 +27,11 @@ import {
 /** The profile names, for the HTTP layer (which does not reach into the HAL). */
 export { PTP_PROFILES };
 import { KV_KEYS, type KvStore } from '../store/index.js';
+import type { PtpTime, SensorTime, SystemTime, TimeDocument } from './time-documents.js';
 import { SerialQueue } from './serial-queue.js';
 
-export interface SensorTime {
-  multipurpose_io: {
-    mode: SensorConfig['multipurpose_io_mode'];
-    nmea: {
-      baud_rate: SensorConfig['nmea_baud_rate'];
-      diagnostics: {
-        decoding: {
-          date_decoded_count: number;
-          last_read_message: string;
-          not_valid_count: number;
-          utc_decoded_count: number;
-        };
-        io_checks: { bit_count: number; bit_count_unfiltered: number; char_count: number; start_char_count: number };
-      };
-      ignore_valid_char: number;
-      leap_seconds: number;
-      /** 0/1 as real units report it. */
-      locked: number;
-      polarity: SensorConfig['nmea_in_polarity'];
-    };
-    sync_pulse_out: {
-      angle_deg: number;
-      frequency_hz: number;
-      polarity: SensorConfig['sync_pulse_out_polarity'];
-      pulse_width_ms: number;
-    };
-  };
-  sync_pulse_in: {
-    diagnostics: { count: number; count_unfiltered: number; last_period_nsec: number };
-    locked: number;
-    polarity: SensorConfig['sync_pulse_in_polarity'];
-  };
-  timestamp: {
-    mode: SensorConfig['timestamp_mode'];
-    /** Seconds of the clock `mode` selects: the clock of the packets' timestamps. */
-    time: number;
-    /** Whole seconds of each of the three clocks. */
-    time_options: { internal_osc: number; ptp_1588: number; sync_pulse_in: number };
-  };
-}
-
-export interface SystemTime {
-  monotonic: number;
-  realtime: number;
-  tracking: ChronyTracking;
-}
-
-/** `GET /api/v1/time/ptp`: identity-cached (see the module comment), hence read-only all the way down. */
-export type PtpTime = PtpDataSets & { readonly profile: PtpProfile };
-
-export interface TimeDocument {
-  ptp: PtpTime;
-  sensor: SensorTime;
-  system: SystemTime;
-}
+// The documents' shapes are stated once, as schemas (time-documents.ts); their types derive from them.
+export type { PtpTime, SensorTime, SystemTime, TimeDocument } from './time-documents.js';
 
 export interface TimeServiceDependencies {
   hal: TimeHal;

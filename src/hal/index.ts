@@ -22,5 +22,13 @@ export type { PtpProfile } from './ptp-profiles.js';
 export { PHASE_LOCK_STATUSES } from './telemetry.js';
 export type { TelemetryHal, TelemetryReading } from './telemetry.js';
 export type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from './time.js';
+export {
+  BigIntSchema,
+  ChronyTrackingSchema,
+  NmeaDecodingSchema,
+  NmeaIoChecksSchema,
+  PtpDataSetsSchema,
+} from './time-documents.js';
+export type { DeepReadonly } from './time-documents.js';
 export { HAL_KINDS } from './types.js';
 export type { Hal, HalKind } from './types.js';

@@ -6,10 +6,16 @@
  * live as before: the sensor clocks are read at one instant per request, the system clocks at another.
  */
 import type { SensorConfig } from '../config/index.js';
-import type { ChronyTracking, SystemClockReading, TimingInputs } from '../hal/index.js';
-import type { PtpTime, SensorClocks, SensorTime, TimeService } from '../core/index.js';
+import { type ChronyTracking, ChronyTrackingSchema, type SystemClockReading, type TimingInputs } from '../hal/index.js';
+import {
+  type PtpTime,
+  PtpTimeSchema,
+  type SensorClocks,
+  type SensorTime,
+  SensorTimeSchema,
+  type TimeService,
+} from '../core/index.js';
 import { ByteSlab, type MaybePromise } from '../model/index.js';
-import { PtpSchema, SensorTimeSchema, TrackingSchema } from './time-schemas.js';
 import { schemaSerializer } from './http/schema-serializer.js';
 
 /** The document's bytes around the live numbers, and what they were rendered from. */
@@ -31,8 +37,8 @@ const serializeMultipurposeIo = schemaSerializer<SensorTime['multipurpose_io']>(
   SensorTimeSchema.properties.multipurpose_io,
 );
 const serializeSyncPulseIn = schemaSerializer<SensorTime['sync_pulse_in']>(SensorTimeSchema.properties.sync_pulse_in);
-const serializePtp = schemaSerializer<PtpTime>(PtpSchema);
-const serializeTracking = schemaSerializer<ChronyTracking>(TrackingSchema);
+const serializePtp = schemaSerializer<PtpTime>(PtpTimeSchema);
+const serializeTracking = schemaSerializer<ChronyTracking>(ChronyTrackingSchema);
 
 /** JSON of a finite number, as the schema serializers (and JSON.stringify) write it: ASCII only. */
 const num = (value: number): string => (Number.isFinite(value) ? `${value}` : 'null');

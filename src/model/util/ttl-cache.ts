@@ -17,6 +17,8 @@ export class TtlCache<T> {
   /** The value while it is fresh, else undefined (then `get` reads it). */
   fresh(): T | undefined {
     const value = this.value;
+    // A value that never expires needs no clock: this is the per-request path of GET /api/v1/time.
+    if (this.ttlMs === Number.POSITIVE_INFINITY) return value?.data;
     return value && this.now() - value.at < this.ttlMs ? value.data : undefined;
   }
 
