@@ -18,6 +18,7 @@ export {
   SensorInfoSchema,
 } from './metadata-documents.js';
 export { SensorMetadata } from './metadata.js';
+export type { CoreFaultControls, UploadFilter } from './fault-controls.js';
 export { Sensor } from './sensor.js';
 export type { RecordingBinding } from './sensor.js';
 export { SENSOR_STATUSES } from './status.js';
@@ -25,5 +26,6 @@ export type { SensorStatus } from './status.js';
 export { PHASE_LOCK_STATUSES } from './telemetry-monitor.js';
 export { PTP_PROFILES, TimeService } from './time-service.js';
 export type { PtpTime, SensorClocks, SensorTime } from './time-service.js';
+export { PtpTimeSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from './time-documents.js';
 export { USER_DATA_MAX_BYTES, USER_DATA_POLICIES } from './user-data.js';
 export { FirmwarePolicy, loadTrustStore, parseVersion } from './firmware/firmware-trust.js';

@@ -58,6 +58,7 @@ import { TimeService } from './time-service.js';
 import { NetworkService } from './network-service.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
 import { crashPoint } from './firmware/crash-point.js';
+import type { CoreFaultControls } from './fault-controls.js';
 
 export interface SensorDependencies {
   db: SqliteDatabase;
@@ -139,8 +140,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
   private readonly configStore: ConfigStore;
   private readonly queue = new SerialQueue();
   private readonly bindAddress: string | undefined;
-  /** How long a simulated reboot keeps the unit unreachable; fault injection changes it at run time. */
-  simulatedRebootMs: number;
+  /** How long a simulated reboot keeps the unit unreachable (the unit's setting; fault injection may override it). */
+  private readonly ownRebootMs: number;
+  private rebootMs: number;
   private currentStatus: SensorStatus = 'INITIALIZING';
   private shutdownBy: string | undefined;
   private thermal: ThermalHeader = { ...NORMAL_HEADER };
@@ -198,10 +200,27 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.configStore = new ConfigStore(deps.db);
     this.configs = new ConfigState(this.configStore.load());
     this.bindAddress = deps.bindAddress;
-    this.simulatedRebootMs = deps.simulatedRebootMs ?? 1000;
+    this.ownRebootMs = deps.simulatedRebootMs ?? 1000;
+    this.rebootMs = this.ownRebootMs;
     this.recording = deps.recording;
     this.initId = this.newInitializationId();
   }
+
+  /** How long a simulated reboot keeps the unit unreachable now. */
+  get simulatedRebootMs(): number {
+    return this.rebootMs;
+  }
+
+  /** What fault injection may change in the core (src/core/fault-controls.ts). */
+  readonly faultControls: CoreFaultControls = {
+    setRebootMs: (ms) => {
+      this.rebootMs = ms ?? this.ownRebootMs;
+    },
+    setUploadFilter: (filter) => this.firmware.setUploadFilter(filter),
+    restart: () => this.restart(),
+    holdAlert: (id, vars) => this.alerts.hold(id, vars),
+    releaseAlert: (id, reason) => this.alerts.release(id, reason),
+  };
 
   /** Boots a unit: loads the persisted configuration and starts the streams it asks for. */
   static async start(deps: SensorDependencies): Promise<Sensor> {
@@ -414,7 +433,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
    * On a HAL whose reboot ends the process (linux) the service manager does the booting.
    */
   restart(reason: RebootReason = 'restart'): Promise<void> {
-    this.rebootingUntil = Date.now() + this.simulatedRebootMs;
+    this.rebootingUntil = Date.now() + this.rebootMs;
     this.setStatus(reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
     this.log.info({ reason }, 'restarting the unit');
     this.emit('restart');
@@ -530,9 +549,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
       },
       failedAttempt: async () => {
         // A watchdog reset: unreachable again for a reboot time.
-        this.rebootingUntil = Date.now() + this.simulatedRebootMs;
+        this.rebootingUntil = Date.now() + this.rebootMs;
         this.setStatus('INITIALIZING');
-        await delay(this.simulatedRebootMs);
+        await delay(this.rebootMs);
       },
     });
     await this.bringUp(config);

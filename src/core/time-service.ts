@@ -2,10 +2,16 @@
  * The time resources of the unit (`GET /api/v1/time…`) and its PTP profile. The HAL provides the
  * clocks and daemons' reports; this service adds what follows from the active configuration
  * (timestamp mode, sync pulse and NMEA settings) and keeps the profile persisted in the kv table.
+ *
+ * It also keeps the HAL's readings (tracking, PTP data sets) for as long as the HAL says they stay
+ * current, so pollers cost one daemon query per period and, while a reading is fresh, no promise
+ * (`ptpAtHand`, `trackingAtHand`). Identity rule: a reading and the PTP document made from it are the
+ * same object until they change, and never mutated (they are typed deeply read-only): the routes
+ * render their JSON once per object.
  */
 import type { Logger } from 'pino';
 import type { SensorConfig } from '../config/index.js';
-import { badRequest, isPromise, type MaybePromise } from '../model/index.js';
+import { badRequest, TtlCache } from '../model/index.js';
 import {
   type ChronyTracking,
   DEFAULT_PTP_PROFILE,
@@ -21,62 +27,11 @@ import {
 /** The profile names, for the HTTP layer (which does not reach into the HAL). */
 export { PTP_PROFILES };
 import { KV_KEYS, type KvStore } from '../store/index.js';
+import type { PtpTime, SensorTime, SystemTime, TimeDocument } from './time-documents.js';
 import { SerialQueue } from './serial-queue.js';
 
-export interface SensorTime {
-  multipurpose_io: {
-    mode: SensorConfig['multipurpose_io_mode'];
-    nmea: {
-      baud_rate: SensorConfig['nmea_baud_rate'];
-      diagnostics: {
-        decoding: {
-          date_decoded_count: number;
-          last_read_message: string;
-          not_valid_count: number;
-          utc_decoded_count: number;
-        };
-        io_checks: { bit_count: number; bit_count_unfiltered: number; char_count: number; start_char_count: number };
-      };
-      ignore_valid_char: number;
-      leap_seconds: number;
-      /** 0/1 as real units report it. */
-      locked: number;
-      polarity: SensorConfig['nmea_in_polarity'];
-    };
-    sync_pulse_out: {
-      angle_deg: number;
-      frequency_hz: number;
-      polarity: SensorConfig['sync_pulse_out_polarity'];
-      pulse_width_ms: number;
-    };
-  };
-  sync_pulse_in: {
-    diagnostics: { count: number; count_unfiltered: number; last_period_nsec: number };
-    locked: number;
-    polarity: SensorConfig['sync_pulse_in_polarity'];
-  };
-  timestamp: {
-    mode: SensorConfig['timestamp_mode'];
-    /** Seconds of the clock `mode` selects: the clock of the packets' timestamps. */
-    time: number;
-    /** Whole seconds of each of the three clocks. */
-    time_options: { internal_osc: number; ptp_1588: number; sync_pulse_in: number };
-  };
-}
-
-export interface SystemTime {
-  monotonic: number;
-  realtime: number;
-  tracking: ChronyTracking;
-}
-
-export type PtpTime = PtpDataSets & { profile: PtpProfile };
-
-export interface TimeDocument {
-  ptp: PtpTime;
-  sensor: SensorTime;
-  system: SystemTime;
-}
+// The documents' shapes are stated once, as schemas (time-documents.ts); their types derive from them.
+export type { PtpTime, SensorTime, SystemTime, TimeDocument } from './time-documents.js';
 
 export interface TimeServiceDependencies {
   hal: TimeHal;
@@ -130,12 +85,20 @@ export class TimeService {
   /** Profile changes one at a time, so ptp4l's file and the stored value always agree. */
   private readonly profileQueue = new SerialQueue();
   private lastPtp: { dataSets: PtpDataSets; document: PtpTime } | undefined;
+  private readonly ptpReadings: TtlCache<PtpDataSets>;
+  private readonly trackingReadings: TtlCache<ChronyTracking>;
 
   constructor(deps: TimeServiceDependencies) {
     this.hal = deps.hal;
     this.kv = deps.kv;
     this.activeConfig = deps.activeConfig;
     this.log = deps.log;
+    this.ptpReadings = new TtlCache(() => this.hal.ptpDataSets(), this.hal.readingsTtlMs);
+    this.trackingReadings = new TtlCache(() => this.hal.tracking(), this.hal.readingsTtlMs);
+    this.hal.onReadingsChanged(() => {
+      this.ptpReadings.invalidate();
+      this.trackingReadings.invalidate();
+    });
   }
 
   /** At boot: the PTP daemon gets the persisted profile. A failure is logged; the unit still comes up. */
@@ -163,6 +126,7 @@ export class TimeService {
     return this.profileQueue.run(async () => {
       await this.hal.applyPtpProfile(profile);
       this.kv.set(KV_KEYS.ptpProfile, profile);
+      this.ptpReadings.invalidate();
       return profile;
     });
   }
@@ -189,9 +153,14 @@ export class TimeService {
     };
   }
 
-  /** At hand while the HAL has it cached (see `TimeHal.tracking`). */
-  tracking(): MaybePromise<ChronyTracking> {
-    return this.hal.tracking();
+  /** chrony's tracking report: the fresh reading, or the HAL's next one. */
+  tracking(): Promise<ChronyTracking> {
+    return this.trackingReadings.get();
+  }
+
+  /** The tracking report while the reading is fresh, without a promise; else undefined (call `tracking`). */
+  trackingAtHand(): ChronyTracking | undefined {
+    return this.trackingReadings.fresh();
   }
 
   systemClock(): SystemClockReading {
@@ -242,25 +211,27 @@ export class TimeService {
   }
 
   async system(): Promise<SystemTime> {
-    const tracking = await this.hal.tracking();
+    const tracking = await this.tracking();
     const { monotonic, realtime } = this.hal.systemClock();
     return { monotonic, realtime, tracking };
   }
 
-  /**
-   * The same object while the data sets and the profile are unchanged, so its JSON can be made once
-   * (routes); at hand, without a promise, while the HAL has the data sets cached.
-   */
-  ptp(): MaybePromise<PtpTime> {
-    const dataSets = this.hal.ptpDataSets();
-    return isPromise(dataSets) ? dataSets.then((sets) => this.ptpDocument(sets)) : this.ptpDocument(dataSets);
+  /** The same object while the data sets and the profile are unchanged, so its JSON can be made once (routes). */
+  async ptp(): Promise<PtpTime> {
+    return this.ptpDocument(await this.ptpReadings.get());
+  }
+
+  /** `ptp()` while the reading is fresh, without a promise; else undefined (call `ptp`). */
+  ptpAtHand(): PtpTime | undefined {
+    const dataSets = this.ptpReadings.fresh();
+    return dataSets && this.ptpDocument(dataSets);
   }
 
   private ptpDocument(dataSets: PtpDataSets): PtpTime {
     const profile = this.profile();
     const last = this.lastPtp;
     if (last?.dataSets !== dataSets || last.document.profile !== profile) {
-      this.lastPtp = { dataSets, document: { ...dataSets, profile } };
+      this.lastPtp = { dataSets, document: Object.freeze({ ...dataSets, profile }) };
     }
     return this.lastPtp!.document;
   }

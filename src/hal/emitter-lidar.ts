@@ -5,6 +5,7 @@
  * emitter worker (src/udp). Alerts the worker reports go to the alert log, unless they come from a run that
  * a newer apply() has already replaced (the device core cleared that run's alerts at reinit).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { ALERT_IDS, type AlertSink, type SensorConfig, type UdpFaultRule } from '../model/index.js';
 import {
   Emitter,
@@ -18,6 +19,7 @@ import {
   type UdpFaultCount,
 } from '../udp/index.js';
 import type { ReplaySourcePlan } from '../udp/replay/index.js';
+import type { StreamFaults } from './faults.js';
 import type { LidarHal, StreamRun } from './lidar.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
@@ -136,29 +138,45 @@ export class EmitterLidar implements LidarHal {
         this.log?.warn({ err: error }, 'the emitter worker died; a running stream restarts with the same run');
         this.restartAfterCrash();
       },
-      faultCounts: (counts, spent) => this.onFaultCounts?.(counts, spent),
+      faultCounts: (counts, spent) => this.faultCounts?.(counts, spent),
       preview: (frame) => {
         for (const listener of this.previewListeners) listener(frame);
       },
     });
   }
 
-  /** Fault injection (src/main/faults): receives what the UDP rules have done. */
-  onFaultCounts: ((counts: UdpFaultCount[], spent: string[]) => void) | undefined;
-
-  /** Fault injection (src/main/faults): the UDP rules the worker applies from now on. */
-  setFaultRules(rules: UdpFaultRule[]): void {
-    this.faultRules = rules;
-    this.emitter.setFaultRules(rules);
-  }
-
+  private faultCounts: ((counts: UdpFaultCount[], spent: string[]) => void) | undefined;
   private faultRules: readonly UdpFaultRule[] = [];
+  private startDelayMs = 0;
+
+  /** Fault injection (src/main/faults): packet rules, their counts, and a slow start of each run. */
+  readonly faults: StreamFaults = {
+    setRules: (rules) => {
+      this.faultRules = rules;
+      this.emitter.setFaultRules([...rules]);
+    },
+    onCounts: (listener) => {
+      this.faultCounts = listener;
+    },
+    setStartDelay: (ms) => {
+      this.startDelayMs = ms;
+    },
+  };
 
   udpFaultRules(): readonly UdpFaultRule[] {
     return this.faultRules;
   }
 
   async apply(run: StreamRun | null): Promise<void> {
+    // A slow reinitialization (fault injection): the old streams stop, nothing is sent for the delay.
+    if (run && this.startDelayMs > 0) {
+      await this.applyPlan(null);
+      await delay(this.startDelayMs);
+    }
+    await this.applyPlan(run);
+  }
+
+  private async applyPlan(run: StreamRun | null): Promise<void> {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
     const plan = run && (this.replay ? planReplay(run, this.replay) : planStreams(run));

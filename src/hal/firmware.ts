@@ -6,6 +6,7 @@
  * linux: a bootloader (U-Boot environment, RAUC, …) picks it; a hook command connects the two.
  */
 import type { BootKind, ImageHeader, SlotImage, SlotName } from '../model/index.js';
+import type { FirmwareBootFaults } from './faults.js';
 
 /** Whether a boot of an image reached the point where it runs the unit's configuration. */
 export type BootOutcome = 'healthy' | 'failed';
@@ -36,5 +37,7 @@ export interface FirmwareHal {
    * `sim.boot=fail` fault injection; linux: the OS is already up, so healthy).
    */
   bootImage(image: SlotImage, kind: BootKind): Promise<BootOutcome>;
+  /** Boot failures a fault forces (sim); absent where a real bootloader boots. */
+  readonly faults?: FirmwareBootFaults;
   close(): Promise<void>;
 }

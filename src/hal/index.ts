@@ -3,6 +3,16 @@
  * entries: hal/sim/index.ts and hal/linux/index.ts (loaded lazily, only by a Linux unit).
  */
 export type { ReplaySettings } from './emitter-lidar.js';
+export { faultPort } from './faults.js';
+export type {
+  FirmwareBootFaults,
+  HalFaultPort,
+  LinkFaults,
+  StreamFaults,
+  TelemetryFaultInputs,
+  TelemetryFaults,
+  TimeFaults,
+} from './faults.js';
 export type { FirmwareHal } from './firmware.js';
 export type { LidarHal, StreamRun } from './lidar.js';
 export type { NetworkFacts, NetworkHal, SpeedOverride } from './network.js';
@@ -12,5 +22,13 @@ export type { PtpProfile } from './ptp-profiles.js';
 export { PHASE_LOCK_STATUSES } from './telemetry.js';
 export type { TelemetryHal, TelemetryReading } from './telemetry.js';
 export type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from './time.js';
+export {
+  BigIntSchema,
+  ChronyTrackingSchema,
+  NmeaDecodingSchema,
+  NmeaIoChecksSchema,
+  PtpDataSetsSchema,
+} from './time-documents.js';
+export type { DeepReadonly } from './time-documents.js';
 export { HAL_KINDS } from './types.js';
 export type { Hal, HalKind } from './types.js';

@@ -1,5 +1,6 @@
 import type { SensorConfig, StreamPlan, UdpFaultRule } from '../model/index.js';
 import type { PreviewFrame, StreamTotals } from '../udp/index.js';
+import type { StreamFaults } from './faults.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
 export interface StreamRun {
@@ -40,5 +41,7 @@ export interface LidarHal {
   watchPreview?(listener: (frame: PreviewFrame | null) => void): () => void;
   /** The fault-injection UDP rules in force (the live view names one that withholds packets). Optional. */
   udpFaultRules?(): readonly UdpFaultRule[];
+  /** What fault injection can do to the streams (src/hal/faults.ts); absent: nothing. */
+  readonly faults?: StreamFaults;
   close(): Promise<void>;
 }

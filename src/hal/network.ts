@@ -4,6 +4,7 @@
  * sim: a model of one interface (src/hal/sim/network-sim.ts). linux: the real interface through
  * /sys, /proc/net/route, os.networkInterfaces and `ip` (src/hal/linux/network-linux.ts).
  */
+import type { LinkFaults } from './faults.js';
 
 export interface NetworkFacts {
   /** Ethernet link up. */
@@ -34,5 +35,7 @@ export interface NetworkHal {
   applyIpv4Override(cidr: string | null): Promise<void>;
   /** Force 100 Mbps, or back to normal negotiation. Only T1 product models get here. */
   applySpeedOverride(speed: SpeedOverride): Promise<void>;
+  /** The link a fault takes down (sim); absent on a real interface. */
+  readonly faults?: LinkFaults;
   close(): Promise<void>;
 }

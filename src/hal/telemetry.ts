@@ -1,3 +1,4 @@
+import type { TelemetryFaults } from './faults.js';
 import type { StreamRun } from './lidar.js';
 
 export const PHASE_LOCK_STATUSES = ['LOCKED', 'LOST', 'DISABLED'] as const;
@@ -28,5 +29,7 @@ export interface TelemetryHal {
   /** Called at the end of every reinit with the new active run; `null` while nothing runs (reinitializing, rebooting). */
   applyRun(run: TelemetryRun | null): void;
   read(): Promise<TelemetryReading>;
+  /** The model's inputs a fault moves (sim); absent on a unit that measures real sensors. */
+  readonly faults?: TelemetryFaults;
   close(): Promise<void>;
 }

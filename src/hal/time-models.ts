@@ -138,3 +138,40 @@ export function ptpOffsetFromSystemClock(realtimeOffsetNs: bigint, dataSets: Ptp
   if (!dataSets?.time_status_np.gm_present) return realtimeOffsetNs;
   return realtimeOffsetNs + BigInt(dataSets.time_properties_data_set.current_utc_offset) * 1_000_000_000n;
 }
+
+/** A grandmaster on the network: ptp4l's port turns SLAVE and follows it (values of a lab grandmaster). */
+export const INJECTED_GRANDMASTER = 'ac1f6b.fffe.0a0b0c';
+
+export function withGrandmaster(sets: PtpDataSets): PtpDataSets {
+  const parentPort = `${INJECTED_GRANDMASTER}-1`;
+  return {
+    ...sets,
+    current_data_set: { steps_removed: 1, offset_from_master: 12, mean_path_delay: 480 },
+    parent_data_set: {
+      ...sets.parent_data_set,
+      parent_port_identity: parentPort,
+      grandmaster_identity: INJECTED_GRANDMASTER,
+      gm_clock_class: 6,
+      gm_clock_accuracy: 0x21,
+      gm_offset_scaled_log_variance: 0x4e5d,
+      grandmaster_priority1: 128,
+      grandmaster_priority2: 128,
+    },
+    port_data_set: { ...sets.port_data_set, port_state: 'SLAVE' },
+    time_properties_data_set: {
+      ...sets.time_properties_data_set,
+      current_utc_offset_valid: 1,
+      ptp_timescale: 1,
+      time_traceable: 1,
+      frequency_traceable: 1,
+      time_source: 0x20,
+    },
+    time_status_np: { ...sets.time_status_np, master_offset: 12, gm_present: true, gm_identity: INJECTED_GRANDMASTER },
+  };
+}
+
+/** 1 Hz pulses arriving since the fault began, locked. */
+export function withSyncPulses(inputs: TimingInputs, elapsedMs: number): TimingInputs {
+  const count = Math.floor(elapsedMs / 1000) + 1;
+  return { ...inputs, syncPulseIn: { count, count_unfiltered: count, last_period_nsec: 1_000_000_000, locked: true } };
+}

@@ -6,10 +6,16 @@
  * live as before: the sensor clocks are read at one instant per request, the system clocks at another.
  */
 import type { SensorConfig } from '../config/index.js';
-import type { ChronyTracking, SystemClockReading, TimingInputs } from '../hal/index.js';
-import type { PtpTime, SensorClocks, SensorTime, TimeService } from '../core/index.js';
-import { ByteSlab, isPromise, type MaybePromise } from '../model/index.js';
-import { PtpSchema, SensorTimeSchema, TrackingSchema } from './time-schemas.js';
+import { type ChronyTracking, ChronyTrackingSchema, type SystemClockReading, type TimingInputs } from '../hal/index.js';
+import {
+  type PtpTime,
+  PtpTimeSchema,
+  type SensorClocks,
+  type SensorTime,
+  SensorTimeSchema,
+  type TimeService,
+} from '../core/index.js';
+import { ByteSlab, type MaybePromise } from '../model/index.js';
 import { schemaSerializer } from './http/schema-serializer.js';
 
 /** The document's bytes around the live numbers, and what they were rendered from. */
@@ -31,8 +37,8 @@ const serializeMultipurposeIo = schemaSerializer<SensorTime['multipurpose_io']>(
   SensorTimeSchema.properties.multipurpose_io,
 );
 const serializeSyncPulseIn = schemaSerializer<SensorTime['sync_pulse_in']>(SensorTimeSchema.properties.sync_pulse_in);
-const serializePtp = schemaSerializer<PtpTime>(PtpSchema);
-const serializeTracking = schemaSerializer<ChronyTracking>(TrackingSchema);
+const serializePtp = schemaSerializer<PtpTime>(PtpTimeSchema);
+const serializeTracking = schemaSerializer<ChronyTracking>(ChronyTrackingSchema);
 
 /** JSON of a finite number, as the schema serializers (and JSON.stringify) write it: ASCII only. */
 const num = (value: number): string => (Number.isFinite(value) ? `${value}` : 'null');
@@ -104,7 +110,7 @@ function ascii(out: Buffer, text: string, at: number): number {
   return at + text.length;
 }
 
-/** The answer's bytes: at once while the HAL has PTP and tracking cached, else once they are read. */
+/** The answer's bytes: at once while the time service has fresh PTP and tracking readings, else once they are read. */
 export function timeDocumentBytes(time: TimeService): () => MaybePromise<Buffer> {
   let frame: Frame | undefined;
   const answer = (ptp: PtpTime, tracking: ChronyTracking): Buffer => {
@@ -117,9 +123,9 @@ export function timeDocumentBytes(time: TimeService): () => MaybePromise<Buffer>
     return compose(f, liveNumbers(time.sensorClocks(config), time.systemClock()));
   };
   return () => {
-    const ptp = time.ptp();
-    const tracking = time.tracking();
-    if (isPromise(ptp) || isPromise(tracking)) return Promise.all([ptp, tracking]).then(([p, t]) => answer(p, t));
-    return answer(ptp, tracking);
+    const ptp = time.ptpAtHand();
+    const tracking = time.trackingAtHand();
+    if (ptp && tracking) return answer(ptp, tracking);
+    return Promise.all([time.ptp(), time.tracking()]).then(([p, t]) => answer(p, t));
   };
 }

@@ -1,9 +1,8 @@
 /** The time resources: `GET /api/v1/time`, its three members, and `GET/PUT /api/v1/time/ptp/profile`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { PtpSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from './time-schemas.js';
 import { timeDocumentBytes } from './time-document-text.js';
-import { PTP_PROFILES } from '../core/index.js';
+import { PTP_PROFILES, PtpTimeSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from '../core/index.js';
 import { isPromise } from '../model/index.js';
 import { sendJsonBytes, sendJsonText } from './http/cached-json.js';
 import { handlerValidated, Json, problems } from './api-schemas.js';
@@ -58,8 +57,9 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/api/v1/time/ptp',
-    { schema: { ...document('getTimePtp', "The PTP daemon's data sets"), response: ok(PtpSchema, 'PTP state') } },
-    () => time.ptp(),
+    { schema: { ...document('getTimePtp', "The PTP daemon's data sets"), response: ok(PtpTimeSchema, 'PTP state') } },
+    // The fresh reading without a promise (the common case for pollers), else once it is read.
+    () => time.ptpAtHand() ?? time.ptp(),
   );
 
   app.get(

@@ -25,10 +25,6 @@ export interface LidarImage {
   nearIr: Uint16Array;
 }
 
-/**
- * @param columns frame width; the scene may have been cast on a finer grid (a multiple of it): column m
- *   of the image is then column `m · scene.columns / columns` of the scene, the very same beam direction.
- */
 /** A zeroed image of `columns` × `pixels` (range 0 = no return). */
 export function emptyLidarImage(columns: number, pixels: number): LidarImage {
   const size = columns * pixels;
@@ -43,10 +39,6 @@ export function emptyLidarImage(columns: number, pixels: number): LidarImage {
     signal2: new Uint16Array(size),
     nearIr: new Uint16Array(size),
   };
-}
-
-export function buildLidarImage(scene: SceneReturns, settings: ReturnSettings, columns = scene.columns): LidarImage {
-  return fillLidarImage(scene, settings, columns, 0, emptyLidarImage(columns, scene.pixels));
 }
 
 /**

@@ -60,26 +60,6 @@ function writeConstantHeader(b: Buffer, layout: ProfileLayout, id: SensorIdentit
 }
 
 /**
- * One template per packet of the frame that holds at least one column of the window, in frame order.
- * Packets wholly outside the window are not sent and get no template.
- */
-export function encodeLidarFrame(
-  image: LidarImage,
-  format: LidarFrameFormat,
-  id: SensorIdentity,
-): LidarPacketTemplate[] {
-  if (image.columns !== format.columnsPerFrame || image.pixels !== format.pixelsPerColumn) {
-    throw new RangeError('image does not match the frame format');
-  }
-  const templates: LidarPacketTemplate[] = [];
-  for (let index = 0; index < format.columnsPerFrame / COLUMNS_PER_PACKET; index++) {
-    const template = encodeLidarPacket(image, index * COLUMNS_PER_PACKET, index, format, id);
-    if (template) templates.push(template);
-  }
-  return templates;
-}
-
-/**
  * The template of packet `index` (frame columns index·16 … index·16 + 15), its channel data read from
  * `image` starting at image column `at` (the frame's image: index·16; a packet's own image: 0). Null
  * when no column of the packet lies in the window.

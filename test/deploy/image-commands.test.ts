@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { argsAfterCli, healthTarget } from '../../src/main/health/health-target.js';
-import { freePort, waitFor } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/cli-process.js';
 import { dockerfileHealthcheck, manifestContainer, ROOT } from './deploy-files.js';
+import { waitFor } from '../helpers/poll.js';
 
 const HOST = '127.0.15.60';
 const started: ChildProcess[] = [];

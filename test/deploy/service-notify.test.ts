@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceNotifier, watchdogPingMs } from '../../src/main/service-notify.js';
-import { waitFor } from '../helpers/cli-process.js';
+import { waitFor } from '../helpers/poll.js';
 
 let dir = '';
 let log = '';

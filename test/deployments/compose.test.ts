@@ -4,8 +4,8 @@
  * and `down -v` leaves no container, network or volume of the project.
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { waitFor } from '../helpers/cli-process.js';
 import { compose, docker, inspect, PREFIX } from './docker.js';
+import { waitFor } from '../helpers/poll.js';
 
 const skip = inject('dockerSkip');
 const project = `${PREFIX}-fleet`;

@@ -5,8 +5,8 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { waitFor } from '../helpers/cli-process.js';
 import { docker, inspect, PREFIX, publishedPort, removeAll } from './docker.js';
+import { waitFor } from '../helpers/poll.js';
 
 const skip = inject('dockerSkip');
 const image = inject('image');

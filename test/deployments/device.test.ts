@@ -12,8 +12,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { waitFor } from '../helpers/cli-process.js';
 import { docker, PREFIX, removeAll } from './docker.js';
+import { waitFor } from '../helpers/poll.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const skip = inject('dockerSkip');

@@ -7,7 +7,7 @@
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { waitFor } from '../helpers/cli-process.js';
+import { waitFor } from '../helpers/poll.js';
 import { run } from '../helpers/netns.js';
 import { docker, inspect, PREFIX, removeAll } from './docker.js';
 import {

@@ -8,7 +8,7 @@
  * interrupted run of this stage, and is taken down. Any other swarm is waited for and then reported, untouched.
  */
 import { hostname } from 'node:os';
-import { waitFor } from '../helpers/cli-process.js';
+import { waitFor } from '../helpers/poll.js';
 import { docker, removeAll } from './docker.js';
 
 const OWNER_LABEL = 'lidar-deploy-test.owner';

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeImageFile } from '../../src/core/firmware/image-builder.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { NetnsPair, netnsSkipReason, type SpawnedProcess } from '../helpers/netns.js';
+import { waitFor } from '../helpers/poll.js';
 
 const skipReason = netnsSkipReason();
 if (skipReason) console.log(`skipping the mDNS namespace tests: ${skipReason}`);

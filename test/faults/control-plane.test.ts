@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCliOptions, UsageError } from '../../src/main/cli-options.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
-import { freePort, runCli, startCli, waitFor, type CliProcess } from '../helpers/cli-process.js';
+import { freePort, runCli, startCli, type CliProcess } from '../helpers/cli-process.js';
+import { waitFor } from '../helpers/poll.js';
 
 describe('the control listener is loopback-only and apart from the sensor API', () => {
   it('refuses a non-loopback bind unless --control-allow-remote is given', () => {

@@ -11,6 +11,7 @@ import { buildControlApp } from '../../src/main/faults/control-server.js';
 import { FaultPlane } from '../../src/main/faults/fault-plane.js';
 import { FAST_TIMING } from '../../src/main/faults/index.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 let unit: TestSensor;
 let plane: FaultPlane;
@@ -154,9 +155,7 @@ describe('HTTP fault rules', () => {
   it('a rule with a duration ends by itself', async () => {
     const { id } = plane.add({ ...http503, lifetime: { duration_ms: 100 } });
     expect((await fetch(`${base}${METADATA}`)).status).toBe(503);
-    const deadline = Date.now() + 5000;
-    while (plane.list().rules.some((r) => r.id === id) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => !plane.list().rules.some((r) => r.id === id), 5000, 'the rule to end');
     expect(plane.get(id)).toMatchObject({ reason: 'duration elapsed' });
     expect((await fetch(`${base}${METADATA}`)).status).toBe(200);
   });

@@ -10,7 +10,8 @@ import { FaultPlane } from '../../src/main/faults/fault-plane.js';
 import { FAST_TIMING } from '../../src/main/faults/index.js';
 import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import { drain, until, UdpCapture } from '../udp/helpers/udp-capture.js';
+import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';
+import { waitFor } from '../helpers/poll.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 
 let unit: TestSensor;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   plane = new FaultPlane(unit, { log: pino({ level: 'silent' }), timing: FAST_TIMING });
   const config = { udp_dest: '127.0.0.1', udp_port_lidar: lidar.port, udp_port_imu: 0, lidar_mode: '512x10' };
   await unit.sensor.changeConfig(config, { reinit: true, persist: false });
-  await until(() => lidar.count > 10, 'lidar packets');
+  await waitFor(() => lidar.count > 10, 10_000, 'lidar packets');
 });
 
 afterAll(async () => {
@@ -58,7 +59,7 @@ async function headers() {
 async function expectShutDownThenBack(rule: object, alert: string): Promise<void> {
   const before = (await get('/api/v1/sensor/metadata/sensor_info')).body.initialization_id as number;
   const { id } = plane.add(unitRule(rule));
-  await until(async () => (await sample(), (await status()) === 'ERROR'), 'status ERROR');
+  await waitFor(async () => (await sample(), (await status()) === 'ERROR'), 10_000, 'status ERROR');
   expect(await activeAlerts()).toContain(alert);
   // Configuration readable, metadata not (sensor-facts.md: ERROR), named in a 409.
   expect((await get('/api/v1/sensor/config')).status).toBe(200);
@@ -74,7 +75,7 @@ async function expectShutDownThenBack(rule: object, alert: string): Promise<void
   expect((await (unit.hal.lidar as EmitterLidar).stats()).lidar).toBeNull();
 
   plane.remove(id);
-  await until(async () => (await sample(), (await status()) === 'RUNNING'), 'RUNNING again, by itself');
+  await waitFor(async () => (await sample(), (await status()) === 'RUNNING'), 10_000, 'RUNNING again, by itself');
   expect(await activeAlerts()).not.toContain(alert);
   const after = await get('/api/v1/sensor/metadata/sensor_info');
   expect(after.body.initialization_id).not.toBe(before);
@@ -82,7 +83,7 @@ async function expectShutDownThenBack(rule: object, alert: string): Promise<void
   // Whatever a loaded host still had queued from before the shutdown is read and dropped first.
   await drain(lidar);
   lidar.clear();
-  await until(() => lidar.count > 10, 'packets again');
+  await waitFor(() => lidar.count > 10, 10_000, 'packets again');
   const packets = await headers();
   expect(packets.length).toBeGreaterThan(10);
   expect(packets.every((p) => p.initId === after.body.initialization_id)).toBe(true);
@@ -104,7 +105,7 @@ describe('shutdown levels', () => {
 
   it('between warning and shutdown the packet header says thermal shutdown IMMINENT, with shot limiting steps', async () => {
     lidar.clear();
-    await until(() => lidar.count > 5, 'packets');
+    await waitFor(() => lidar.count > 5, 10_000, 'packets');
     expect((await headers()).every((p) => p.thermalShutdown === 0 && p.shotLimiting === 0)).toBe(true);
     // Internal temperature settles at ambient + self-heating (the simulated unit's power model; a temperature
     // rule settles it at once): measure the self-heating at 25 °C, then aim at 90 °C inside.
@@ -118,7 +119,11 @@ describe('shutdown levels', () => {
     expect(await status()).toBe('RUNNING');
     expect(await activeAlerts()).toContain(ALERT_IDS.OVERTEMP_WARNING);
     lidar.clear();
-    await until(async () => (await headers()).some((p) => p.thermalShutdown === 1), 'a packet saying IMMINENT');
+    await waitFor(
+      async () => (await headers()).some((p) => p.thermalShutdown === 1),
+      10_000,
+      'a packet saying IMMINENT',
+    );
     const hot = (await headers()).filter((p) => p.thermalShutdown === 1);
     for (const p of hot) {
       // Eight equal bands from the warning level (85 °C, step 2) to just below shutdown (95 °C, step 9).
@@ -130,10 +135,14 @@ describe('shutdown levels', () => {
     plane.remove(id);
     await sample();
     lidar.clear();
-    await until(async () => {
-      const latest = (await headers()).at(-1);
-      return latest && latest.thermalShutdown === 0 && latest.shotLimiting === 0;
-    }, 'the header back to NORMAL');
+    await waitFor(
+      async () => {
+        const latest = (await headers()).at(-1);
+        return latest && latest.thermalShutdown === 0 && latest.shotLimiting === 0;
+      },
+      10_000,
+      'the header back to NORMAL',
+    );
     const latest = (await headers()).at(-1)!;
     expect([latest.countdownThermalShutdown, latest.countdownShotLimiting]).toEqual([0, 0]);
   });

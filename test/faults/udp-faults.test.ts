@@ -10,9 +10,10 @@ import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { FAST_TIMING } from '../../src/main/faults/index.js';
 import type { FaultRuleView } from '../../src/model/fault-rules.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import { drain, until, UdpCapture } from '../udp/helpers/udp-capture.js';
+import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';
 import { tallyImu, tallyLidar, type Tally } from './helpers/stream-tally.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
+import { waitFor } from '../helpers/poll.js';
 
 let unit: TestSensor;
 let plane: FaultPlane;
@@ -33,7 +34,7 @@ beforeAll(async () => {
     lidar_mode: `${COLUMNS}x10`,
   };
   await unit.sensor.changeConfig(config, { reinit: true, persist: false });
-  await until(() => lidar.count > 10 && imu.count > 5, 'both streams');
+  await waitFor(() => lidar.count > 10 && imu.count > 5, 10_000, 'both streams');
 });
 
 afterAll(async () => {
@@ -74,12 +75,12 @@ async function exercise(
   lidar.clear();
   imu.clear();
   // Some packets before the rule, so a gap at its start lies inside what the receiver saw.
-  await until(() => lidar.count > 10 && imu.count > 3, 'packets before the rule');
+  await waitFor(() => lidar.count > 10 && imu.count > 3, 10_000, 'packets before the rule');
   const skippedBefore = await skipped();
   const { id } = plane.add(rule);
-  await until(() => plane.list().ended.some((e) => e.id === id), `rule ${id} to end`);
+  await waitFor(() => plane.list().ended.some((e) => e.id === id), 10_000, `rule ${id} to end`);
   const after = lidar.count;
-  await until(() => lidar.count > after + settlePackets, 'packets after the rule ended');
+  await waitFor(() => lidar.count > after + settlePackets, 10_000, 'packets after the rule ended');
   const tallies = await read();
   const skippedAfter = await skipped();
   tallies.lidar.lost -= skippedAfter.lidar - skippedBefore.lidar;
@@ -178,7 +179,7 @@ describe('UDP fault rules', () => {
     const r = await exercise({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'pause', ms: 150 } });
     expect(r.ended.reason).toBe('duration elapsed');
     // The worker's final count of the rule arrives just after the rule ended.
-    const applied = await until(() => plane.get(r.ended.id).applied || undefined, 'the final count');
+    const applied = await waitFor(() => plane.get(r.ended.id).applied || undefined, 10_000, 'the final count');
     expect(r.lidar.lost).toBe(applied);
     expect(r.lidar.longestGap).toBeGreaterThanOrEqual(applied);
     expect(r.lidar.lost).toBeGreaterThan(0);
@@ -186,15 +187,15 @@ describe('UDP fault rules', () => {
 
   it('stop withholds the stream until the rule is removed', async () => {
     const { id } = plane.add({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'stop' } });
-    await until(() => plane.get(id).applied >= 5, 'the stop to take hold');
+    await waitFor(() => plane.get(id).applied >= 5, 10_000, 'the stop to take hold');
     await drain(lidar);
     lidar.clear();
     const applied = plane.get(id).applied;
-    await until(() => plane.get(id).applied >= applied + 30, 'more packets withheld');
+    await waitFor(() => plane.get(id).applied >= applied + 30, 10_000, 'more packets withheld');
     await drain(lidar);
     expect(sensorData(lidar)).toHaveLength(0);
     expect(plane.remove(id)).toBe(true);
-    await until(() => lidar.count > 10, 'the stream to resume');
+    await waitFor(() => lidar.count > 10, 10_000, 'the stream to resume');
   });
 
   it('frame_rate paces the lidar frames at its rate (timestamps and ids carry on), and lidar_mode rules again after', async () => {
@@ -216,13 +217,13 @@ describe('UDP fault rules', () => {
     };
     const frameIds = (c: UdpCapture) =>
       sensorData(c).map((b) => decodeLidarPacket(b, 'RNG19_RFL8_SIG16_NIR16', PIXELS).frameId);
-    await until(() => lidar.count > 10, 'packets before the rule');
+    await waitFor(() => lidar.count > 10, 10_000, 'packets before the rule');
     const { id } = plane.add({ selector: { plane: 'udp', stream: 'lidar' }, action: { type: 'frame_rate', hz: 4 } });
-    await until(() => plane.get(id).applied >= 5, 'the new rate to take hold');
+    await waitFor(() => plane.get(id).applied >= 5, 10_000, 'the new rate to take hold');
     await drain(lidar);
     const lastBefore = Math.max(...frameIds(lidar));
     lidar.clear();
-    await until(() => plane.get(id).applied >= 5 + 4 * (COLUMNS / 16), 'four frames at the new rate');
+    await waitFor(() => plane.get(id).applied >= 5 + 4 * (COLUMNS / 16), 10_000, 'four frames at the new rate');
     const slow = await periodsHz();
     expect(slow.hz.length).toBeGreaterThanOrEqual(2);
     for (const hz of slow.hz) expect(hz).toBeCloseTo(4, 3);
@@ -231,10 +232,14 @@ describe('UDP fault rules', () => {
     expect(plane.get(id).applied).toBe(plane.get(id).seen);
     expect(plane.remove(id)).toBe(true);
     // The removal reaches the emitter thread a moment later: frames at 10 Hz follow, and keep following.
-    await until(async () => (await periodsHz()).hz.some((hz) => Math.abs(hz - 10) < 0.001), 'a frame at 10 Hz');
+    await waitFor(
+      async () => (await periodsHz()).hz.some((hz) => Math.abs(hz - 10) < 0.001),
+      10_000,
+      'a frame at 10 Hz',
+    );
     await drain(lidar);
     lidar.clear();
-    await until(() => lidar.count > 4 * (COLUMNS / 16), 'four frames at lidar_mode rate');
+    await waitFor(() => lidar.count > 4 * (COLUMNS / 16), 10_000, 'four frames at lidar_mode rate');
     const back = await periodsHz();
     expect(back.hz.length).toBeGreaterThanOrEqual(2);
     for (const hz of back.hz) expect(hz).toBeCloseTo(10, 3);
@@ -242,15 +247,15 @@ describe('UDP fault rules', () => {
 
   it('a link that is down carries neither stream until it is up again', async () => {
     const { id } = plane.add({ selector: { plane: 'unit' }, action: { type: 'link_down' } });
-    await until(() => plane.get(id).applied >= 5, 'the link to go down');
+    await waitFor(() => plane.get(id).applied >= 5, 10_000, 'the link to go down');
     await Promise.all([drain(lidar), drain(imu)]);
     lidar.clear();
     imu.clear();
     const applied = plane.get(id).applied;
-    await until(() => plane.get(id).applied >= applied + 30, 'more packets withheld');
+    await waitFor(() => plane.get(id).applied >= applied + 30, 10_000, 'more packets withheld');
     await Promise.all([drain(lidar), drain(imu)]);
     expect(sensorData(lidar).length + sensorData(imu).length).toBe(0);
     expect(plane.remove(id)).toBe(true);
-    await until(() => lidar.count > 10 && imu.count > 3, 'both streams to resume');
+    await waitFor(() => lidar.count > 10 && imu.count > 3, 10_000, 'both streams to resume');
   });
 });

@@ -14,7 +14,8 @@ import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { createSimFirmware } from '../../src/hal/sim/firmware-sim.js';
 import { uploadFirmware } from '../firmware/http-upload.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import { drain, until, UdpCapture } from '../udp/helpers/udp-capture.js';
+import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';
+import { waitFor } from '../helpers/poll.js';
 
 let unit: TestSensor;
 let plane: FaultPlane;
@@ -88,8 +89,9 @@ describe('unit-state fault rules', () => {
   it('an alert with a duration clears by itself', async () => {
     plane.add(unitRule({ type: 'alert', id: ALERT_IDS.LIDAR_SEND_FAILED.toLowerCase() }, { duration_ms: 50 }));
     expect((await alertLog()).active.map((a) => a.id)).toContain(ALERT_IDS.LIDAR_SEND_FAILED);
-    await until(
+    await waitFor(
       async () => !(await alertLog()).active.some((a) => a.id === ALERT_IDS.LIDAR_SEND_FAILED),
+      10_000,
       'the alert to clear',
     );
     await expectTriggerThenClear(ALERT_IDS.LIDAR_SEND_FAILED);
@@ -109,8 +111,9 @@ describe('unit-state fault rules', () => {
   it('a temperature ramp crosses the threshold on its way', async () => {
     const { id } = plane.add(unitRule({ type: 'temperature', ambient_c: 70, ramp_ms: 300 }));
     expect((await get('/api/v1/sensor/telemetry')).internal_temperature_deg_c).toBeLessThan(85);
-    await until(
+    await waitFor(
       async () => (await get('/api/v1/sensor/telemetry')).internal_temperature_deg_c >= 100,
+      10_000,
       'the ramp to reach its end',
     );
     expect((await alertLog()).active.map((a) => a.id)).toEqual(
@@ -176,7 +179,7 @@ describe('unit-state fault rules', () => {
         { udp_dest: '127.0.0.1', udp_port_lidar: lidar.port, lidar_mode: '512x10' },
         { reinit: true, persist: false },
       );
-      await until(() => lidar.count > 5, 'lidar packets');
+      await waitFor(() => lidar.count > 5, 10_000, 'lidar packets');
       plane.add(unitRule({ type: 'reinit_time', ms: 400 }, { duration_ms: 60_000 }));
       const put = app.inject({
         method: 'PUT',
@@ -184,8 +187,9 @@ describe('unit-state fault rules', () => {
         headers: { 'content-type': 'application/json' },
         payload: '"1024x10"',
       });
-      await until(
+      await waitFor(
         async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'INITIALIZING',
+        10_000,
         'INITIALIZING',
       );
       const during = await app.inject({ url: '/api/v1/sensor/metadata/lidar_data_format' });
@@ -193,14 +197,15 @@ describe('unit-state fault rules', () => {
       expect(during.headers['retry-after']).toBeDefined();
       await drain(lidar);
       lidar.clear();
-      await until(
+      await waitFor(
         () => unit.sensor.status === 'INITIALIZING' && lidar.count === 0 && drain(lidar).then(() => lidar.count === 1),
+        10_000,
         'a drained, silent stream',
       );
       expect((await put).statusCode).toBeLessThan(300);
       const info = await get('/api/v1/sensor/metadata/sensor_info');
       expect(info.status).toBe('RUNNING');
-      await until(() => lidar.count > 5, 'packets of the new initialization');
+      await waitFor(() => lidar.count > 5, 10_000, 'packets of the new initialization');
     } finally {
       plane.clear();
       await lidar.close();
@@ -215,11 +220,16 @@ describe('unit-state fault rules', () => {
     const during = await app.inject({ url: '/api/v1/sensor/config' });
     expect(during.statusCode).toBe(503);
     expect(during.headers['retry-after']).toBeDefined();
-    await until(
+    await waitFor(
       async () => (await app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).statusCode === 200,
+      10_000,
       'the unit back',
     );
-    await until(async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'RUNNING', 'RUNNING');
+    await waitFor(
+      async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'RUNNING',
+      10_000,
+      'RUNNING',
+    );
     expect((await get('/api/v1/sensor/metadata/sensor_info')).initialization_id).not.toBe(before.initialization_id);
     plane.remove(timing.id);
     expect(unit.sensor.simulatedRebootMs).toBe(50);
@@ -229,7 +239,11 @@ describe('unit-state fault rules', () => {
     const activeIds = async () => (await alertLog()).active.map((a) => a.id);
     const restartAndWait = async () => {
       await unit.sensor.restart();
-      await until(async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'RUNNING', 'RUNNING');
+      await waitFor(
+        async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'RUNNING',
+        10_000,
+        'RUNNING',
+      );
     };
 
     it('a forced OVERTEMP_WARNING stays while the telemetry model samples a cool unit; the end hands back', async () => {
@@ -307,9 +321,10 @@ describe('unit-state fault rules', () => {
         (res.json() as { active: Entry[] }).active.some((a) => a.id === ALERT_IDS.FIRMWARE_ROLLBACK)
       );
     };
-    await until(rolledBack, 'the rollback', 20_000);
-    await until(
+    await waitFor(rolledBack, 20_000, 'the rollback');
+    await waitFor(
       async () => (await app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).json().status === 'RUNNING',
+      10_000,
       'the unit back up',
     );
     expect((await get('/api/v1/system/firmware')).fw).not.toContain('v3.2.0');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { argumentProblem, requestHook, runSpooledRequests } from '../../src/hal/linux/firmware-hook-spool.js';
-import { waitFor } from '../helpers/cli-process.js';
+import { waitFor } from '../helpers/poll.js';
 
 const REV = 'ousteros-image-prod-bootes-v3.2.0+20260101120000';
 const INVOCATION = '0123456789abcdef0123456789abcdef';

@@ -14,8 +14,8 @@ import { FIRMWARE_ROLLBACK_ALERT } from '../../src/core/firmware/firmware-manage
 import { createLinuxFirmware } from '../../src/hal/linux/firmware-linux.js';
 import { createLinuxPower } from '../../src/hal/linux/power-linux.js';
 import { RESTART_EXIT_CODE } from '../../src/hal/power.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 const NEW_REV = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
 

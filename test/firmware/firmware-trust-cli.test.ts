@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startCli, waitFor, type CliProcess } from '../helpers/cli-process.js';
+import { runCli, startCli, type CliProcess } from '../helpers/cli-process.js';
 import { removeDir } from '../helpers/test-sensor.js';
 import { uploadFirmware } from './http-upload.js';
+import { waitFor } from '../helpers/poll.js';
 
 const REV = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
 const TSX = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');

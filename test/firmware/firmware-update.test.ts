@@ -9,11 +9,11 @@ import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { FIRMWARE_ROLLBACK_ALERT } from '../../src/core/firmware/firmware-manager.js';
 import { createSimFirmware } from '../../src/hal/sim/firmware-sim.js';
 import type { SensorStatus } from '../../src/core/status.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { gatedFirmware, type GatedFirmware } from './gated-firmware.js';
 import { uploadFirmware } from './http-upload.js';
 import { slotFilesDigest } from './slot-files-digest.js';
+import { waitFor } from '../helpers/poll.js';
 
 const FACTORY_REV = 'ousteros-image-prod-bootes-v3.1.0+20240426041747';
 const NEW_REV = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';

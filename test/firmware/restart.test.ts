@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LidarHal } from '../../src/hal/lidar.js';
 import type { SensorStatus } from '../../src/core/status.js';
 import { defaultConfig } from '../../src/config/registry.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 /** Holds the unit "down" during a restart: the stop of the streams waits until released. */
 function holdableLidar(inner: LidarHal) {

@@ -14,10 +14,10 @@ import { FirmwarePolicy, loadTrustStore } from '../../src/core/firmware/firmware
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { keyFingerprint } from '../../src/model/image-signature.js';
 import { sensorDumpSections } from '../../src/core/diagnostics/sensor-dump.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { uploadFirmware } from './http-upload.js';
 import { slotFilesDigest } from './slot-files-digest.js';
+import { waitFor } from '../helpers/poll.js';
 
 const NEW_REV = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
 const OLD_REV = 'ousteros-image-prod-bootes-v3.0.0+20230101120000';

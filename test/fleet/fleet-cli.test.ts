@@ -10,10 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, waitFor } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/cli-process.js';
 import { startFleet } from '../helpers/fleet-process.js';
 import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
+import { waitFor } from '../helpers/poll.js';
 
 const UNITS = 8;
 const BASE = [127, 0, 15, 1];

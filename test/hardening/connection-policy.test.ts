@@ -13,9 +13,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { uploadFirmware } from '../firmware/http-upload.js';
-import { startCli, waitFor, type CliProcess } from '../helpers/cli-process.js';
+import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { statusOnceUploadLockFree } from '../helpers/upload-lock.js';
 import { closesWithin, rawConnect, type RawConnection } from '../helpers/raw-http.js';
+import { waitFor } from '../helpers/poll.js';
 
 const MAX_CONNECTIONS = 12;
 const PER_ADDRESS = 4;

@@ -6,10 +6,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, waitFor, type CliProcess } from '../helpers/cli-process.js';
+import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { statusOnceUploadLockFree } from '../helpers/upload-lock.js';
 import { closesWithin, rawConnect } from '../helpers/raw-http.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 const LIMIT_S = 0.6;
 const MAX_CONNECTIONS = 12;

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { createPersistentAlertLog } from '../../src/alerts/persistent-alert-log.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { openDatabase } from '../../src/store/database.js';
-import { startCli, waitFor } from '../helpers/cli-process.js';
+import { startCli } from '../helpers/cli-process.js';
 import { removeDir } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 function capture() {
   const lines: string[] = [];

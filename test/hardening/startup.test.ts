@@ -7,8 +7,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCliOptions } from '../../src/main/cli-options.js';
 import { describeStartupFailure } from '../../src/main/startup-failure.js';
-import { freePort, runCli, startCli, unitArgs, waitFor } from '../helpers/cli-process.js';
+import { freePort, runCli, startCli, unitArgs } from '../helpers/cli-process.js';
 import { removeDir } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const oneClearLine = (stderr: string) => {

@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { waitFor } from './poll.js';
 
 export const CLI_PATH = resolve(import.meta.dirname, '../../dist/cli.js');
 
@@ -47,29 +48,6 @@ export interface StartCliOptions {
   env?: Record<string, string>;
   /** How long to wait for the first 200 on sensor_info-or-config. */
   readyTimeoutMs?: number;
-}
-
-/** Polls `check` until it returns a truthy value or the deadline passes (no fixed sleeps). */
-export async function waitFor<T>(
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-  what = 'condition',
-  // Checks that run a program (docker) poll less often, to leave the CPU to what they wait for.
-  intervalMs = 25,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const result = await check();
-      if (result) return result;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }
 
 export async function startCli(options: StartCliOptions = {}): Promise<CliProcess> {

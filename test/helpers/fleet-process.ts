@@ -3,7 +3,8 @@
  * endpoint on a free port), ready once it logs its /metrics address, stopped with SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI_PATH, waitFor } from './cli-process.js';
+import { CLI_PATH } from './cli-process.js';
+import { waitFor } from './poll.js';
 
 export interface FleetProcess {
   process: ChildProcess;

@@ -1,5 +1,5 @@
 /** Whether the firmware upload lock is free: a garbage upload is judged on its own (400), not refused as busy (409). */
-import { waitFor } from './cli-process.js';
+import { waitFor } from './poll.js';
 
 /** Polls garbage uploads until one is not 409 (busy); returns its status (400 when the lock was released). */
 export function statusOnceUploadLockFree(baseUrl: string, withinMs: number): Promise<number> {

@@ -11,9 +11,9 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LinuxTime } from '../../src/hal/linux/time-linux.js';
 import { parseChronyTracking } from '../../src/hal/linux/chrony-tracking.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { NetnsPair, netnsSkipReason, run } from '../helpers/netns.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 const skipReason = netnsSkipReason(['chronyd', 'chronyc']);
 if (skipReason) console.log(`skipping the chronyd namespace tests: ${skipReason}`);

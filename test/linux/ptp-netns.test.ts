@@ -13,9 +13,9 @@ import { writeProfileToPtp4lConfig } from '../../src/hal/linux/ptp4l-config.js';
 import { PTP_PROFILES } from '../../src/hal/ptp-profiles.js';
 import { RealtimeAnchor } from '../../src/hal/time-models.js';
 import { clockIdentityFromMac } from '../../src/model/mac.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { NetnsPair, netnsSkipReason } from '../helpers/netns.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 const skipReason = netnsSkipReason(['ptp4l', 'pmc']);
 if (skipReason) console.log(`skipping the ptp4l namespace tests: ${skipReason}`);

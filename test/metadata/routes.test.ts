@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Hal } from '../../src/hal/types.js';
 import type { StreamRun } from '../../src/hal/lidar.js';
 import { PRODUCT_MODELS } from '../../src/model/products.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 const SECTIONS = [
   'sensor_info',

@@ -7,7 +7,8 @@ import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
-import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
+import { UdpCapture } from '../udp/helpers/udp-capture.js';
+import { waitFor } from '../helpers/poll.js';
 
 const IMU_PORT_UNREACHABLE = '0x01000018';
 
@@ -54,8 +55,9 @@ describe('GET /metrics', () => {
     const post = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: body });
     expect(post.statusCode).toBe(204);
     await unit.app.inject({ method: 'GET', url: '/api/v1/no/such/route' });
-    await until(
+    await waitFor(
       () => capture.count >= 100 && unit.sensor.alerts.isActive(IMU_PORT_UNREACHABLE),
+      10_000,
       'lidar packets and the IMU alert',
     );
 
@@ -119,7 +121,7 @@ describe('GET /metrics', () => {
     // Counted by the header's init_id: the receiver may still be reading the old run's datagrams after the PUT.
     const newRun = unit.sensor.initializationId;
     const ofNewRun = () => capture.datagrams.filter((d) => initIdOf(d.data) === newRun).length;
-    await until(() => ofNewRun() > 50, 'packets of the new run');
+    await waitFor(() => ofNewRun() > 50, 10_000, 'packets of the new run');
     const second = sampleValue(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
     expect(second).toBeGreaterThan(first + 50);
   });

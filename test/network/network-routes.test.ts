@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { linkLocalFromMac } from '../../src/model/ipv4.js';
 import { ipv6LinkLocalFromMac, macFromSerial } from '../../src/model/mac.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { expectShape } from '../helpers/shape.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 const NETWORK = '/api/v1/system/network';
 const OVERRIDE = `${NETWORK}/ipv4/override`;

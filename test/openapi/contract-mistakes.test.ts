@@ -15,10 +15,10 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { isValidUdpDestination } from '../../src/config/config-validation.js';
 import type { Hal } from '../../src/hal/types.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { fetchDocument, type Operation, type OpenApiDocument } from './openapi-fixture.js';
+import { waitFor } from '../helpers/poll.js';
 
 const PRODUCT = 'OS-1-128-T1';
 /** Operations after which the unit restarts; sent last, or not at all in the mistake rounds. */

@@ -8,9 +8,9 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
-import { waitFor } from '../helpers/cli-process.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 import { fetchDocument, responseValidators, type Operation, type OpenApiDocument } from './openapi-fixture.js';
+import { waitFor } from '../helpers/poll.js';
 
 // A T1 model, so the speed override answers with its success responses too.
 const PRODUCT = 'OS-1-128-T1';

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { createTestSensor } from '../helpers/test-sensor.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
-import { until } from '../udp/helpers/udp-capture.js';
 import { OS2_LEGACY, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit } from './helpers/replay-unit.js';
+import { waitFor } from '../helpers/poll.js';
 
 const PIXELS = 32;
 /** LEGACY column: 16-byte header, 12-byte blocks, u32 status (docs/udp-packets.md). */
@@ -38,7 +38,7 @@ describe('replaying a LEGACY recording (firmware 2.0, OS-2-32)', () => {
     expect(new Set(reference.map((d) => d.payload.length))).toEqual(new Set([16 * COLUMN_BYTES]));
     const u = await replayUnit(OS2_LEGACY);
     await u.listen();
-    await until(() => u.lidar.count >= reference.length, 'the whole recording');
+    await waitFor(() => u.lidar.count >= reference.length, 10_000, 'the whole recording');
     expect(u.lidar.datagrams.map((d) => hex(d.data))).toEqual(reference.map((d) => hex(d.payload)));
 
     const config = await u.getJson('/api/v1/sensor/config');
@@ -54,7 +54,7 @@ describe('replaying a LEGACY recording (firmware 2.0, OS-2-32)', () => {
   it('loops with frame ids and timestamps continuing in every column; the first pass is exact', async () => {
     const u = await replayUnit(OS2_LEGACY, ['--replay-loop', '--replay-rate', '2']);
     await u.listen();
-    await until(() => u.lidar.count >= reference.length * 3, 'three passes', 15_000);
+    await waitFor(() => u.lidar.count >= reference.length * 3, 15_000, 'three passes');
     const got = u.lidar.datagrams.slice(0, reference.length * 3).map((d) => d.data);
     expect(got.slice(0, reference.length).map(hex)).toEqual(reference.map((d) => hex(d.payload)));
     const columns = got.flatMap(readLegacy);
@@ -76,14 +76,14 @@ describe('replaying a LEGACY recording (firmware 2.0, OS-2-32)', () => {
     expect(skipped).toBeGreaterThan(0);
     const u = await replayUnit(OS2_LEGACY, ['--replay-start', '0.02']);
     await u.listen();
-    await until(() => u.lidar.count >= reference.length - skipped, 'the rest of the recording');
+    await waitFor(() => u.lidar.count >= reference.length - skipped, 10_000, 'the rest of the recording');
     expect(u.lidar.datagrams.map((d) => hex(d.data))).toEqual(reference.slice(skipped).map((d) => hex(d.payload)));
   });
 
   it('re-encodes into RNG19 (header with the recorded serial) and sends the original bytes when set back to LEGACY', async () => {
     const u = await replayUnit(OS2_LEGACY);
     await u.listen({ udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16' });
-    await until(() => u.lidar.count >= reference.length, 'the re-encoded recording');
+    await waitFor(() => u.lidar.count >= reference.length, 10_000, 'the re-encoded recording');
     const recorded = reference.flatMap((d) => readLegacy(d.payload));
     const packets = u.lidar.datagrams
       .slice(0, reference.length)
@@ -105,7 +105,7 @@ describe('replaying a LEGACY recording (firmware 2.0, OS-2-32)', () => {
 
     const back = await u.capture();
     expect((await u.post({ udp_port_lidar: back.port, udp_profile_lidar: 'LEGACY' })).status).toBe(204);
-    await until(() => back.count >= reference.length, 'the recording after the profile went back');
+    await waitFor(() => back.count >= reference.length, 10_000, 'the recording after the profile went back');
     expect(back.datagrams.map((d) => hex(d.data))).toEqual(reference.map((d) => hex(d.payload)));
   });
 

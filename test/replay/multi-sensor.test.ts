@@ -11,9 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, runCli } from '../helpers/cli-process.js';
 import { startFleet, type FleetProcess } from '../helpers/fleet-process.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
-import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
+import { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { OS1_FUSA, TWO_SENSORS, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit, type Json } from './helpers/replay-unit.js';
+import { waitFor } from '../helpers/poll.js';
 
 const hex = (b: Buffer) => b.toString('hex');
 const reference = readReferencePcap(`${TWO_SENSORS}.pcap`);
@@ -42,7 +43,7 @@ describe('a capture of two sensors', () => {
     const u = await replayUnit(TWO_SENSORS, ['--metadata', sensor.metadata, '--replay-loop'], logs);
     await u.listen();
     const own = sent(sensor.address);
-    await until(() => u.lidar.count >= 2 && u.imu.count >= 2, "two passes of the sensor's packets");
+    await waitFor(() => u.lidar.count >= 2 && u.imu.count >= 2, 10_000, "two passes of the sensor's packets");
     expect(hex(u.lidar.datagrams[0].data)).toEqual(own.lidar[0]);
     expect(hex(u.imu.datagrams[0].data)).toEqual(own.imu[0]);
     for (const d of u.lidar.datagrams) {
@@ -159,7 +160,7 @@ describe('lidar-sensor fleet --replay with one --metadata per sensor', () => {
         });
         expect(res.status).toBe(204);
       }
-      await until(() => captures.every((c) => c.count >= 8), 'a few passes of both units', 20_000);
+      await waitFor(() => captures.every((c) => c.count >= 8), 20_000, 'a few passes of both units');
       for (const [i, capture] of captures.entries()) {
         const own = sent(SENSORS[i].address);
         expect(new Set(capture.datagrams.map((d) => d.from.address))).toEqual(new Set([address(i)]));

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { crc64xz } from '../udp/decoder/crc64-xz.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
-import { until } from '../udp/helpers/udp-capture.js';
 import { OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit, type Json } from './helpers/replay-unit.js';
+import { waitFor } from '../helpers/poll.js';
 
 const hex = (b: Buffer) => b.toString('hex');
 
@@ -24,8 +24,9 @@ describe.each([
   it('sends every recorded datagram byte for byte, in order, from the listen address; again after reinit', async () => {
     const u = await replayUnit(base);
     await u.listen();
-    await until(
+    await waitFor(
       () => u.lidar.count >= recordedLidar.length && u.imu.count >= recordedImu.length,
+      10_000,
       'the whole recording',
     );
     expect(u.lidar.datagrams.map((d) => hex(d.data))).toEqual(recordedLidar);
@@ -36,7 +37,7 @@ describe.each([
     const imu2 = await u.capture();
     const res = await u.post({ udp_port_imu: imu2.port });
     expect(res.status).toBe(204);
-    await until(() => imu2.count >= recordedImu.length, 'the IMU packets after the reinit');
+    await waitFor(() => imu2.count >= recordedImu.length, 10_000, 'the IMU packets after the reinit');
     expect(imu2.datagrams.map((d) => hex(d.data))).toEqual(recordedImu);
   });
 
@@ -70,7 +71,7 @@ describe('replay options and configuration', () => {
     const reference = readReferencePcap(`${OS0_CRC}.pcap`).filter((d) => d.dstPort === 7502);
     const u = await replayUnit(OS0_CRC, ['--replay-loop', '--replay-rate', '4']);
     await u.listen();
-    await until(() => u.lidar.count >= reference.length * 3, 'three passes', 15_000);
+    await waitFor(() => u.lidar.count >= reference.length * 3, 15_000, 'three passes');
     const got = u.lidar.datagrams.slice(0, reference.length * 3).map((d) => d.data);
     expect(got.slice(0, reference.length).map(hex)).toEqual(reference.map((d) => hex(d.payload)));
     const packets = got.map((b) => decodeLidarPacket(b, 'RNG15_RFL8_NIR8', 128));
@@ -92,7 +93,7 @@ describe('replay options and configuration', () => {
     const reference = readReferencePcap(`${OS1_FUSA}.pcap`).filter((d) => d.dstPort === 7502);
     const u = await replayUnit(OS1_FUSA);
     await u.listen({ udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16' });
-    await until(() => u.lidar.count >= reference.length, 'the re-encoded packets');
+    await waitFor(() => u.lidar.count >= reference.length, 10_000, 'the re-encoded packets');
     expect((await u.getJson('/api/v1/sensor/metadata/lidar_data_format')).udp_profile_lidar).toBe(
       'RNG19_RFL8_SIG16_NIR16',
     );
@@ -134,7 +135,7 @@ describe('replay options and configuration', () => {
       .map((d) => decodeLidarPacket(d.payload, 'RNG15_RFL8_NIR8', 128))
       .filter((p) => p.columns.some((c) => inWindow(c.measurementId)));
     expect(expected.length).toBeLessThan(reference.length);
-    await until(() => u.lidar.count >= expected.length, 'the packets inside the window');
+    await waitFor(() => u.lidar.count >= expected.length, 10_000, 'the packets inside the window');
     const served = u.lidar.datagrams
       .slice(0, expected.length)
       .map((d) => decodeLidarPacket(d.data, 'RNG15_RFL8_NIR8', 128));

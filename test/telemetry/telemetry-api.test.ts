@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimTelemetry } from '../../src/hal/sim/telemetry-sim.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 interface Telemetry {
   input_current_ma: number;
@@ -169,9 +170,7 @@ describe('GET /api/v1/sensor/telemetry', () => {
   it('the background monitor raises alerts without anyone reading telemetry', async () => {
     const u = await unit();
     simTelemetry(u).setInputs({ supplyVoltageMv: 18_000 });
-    const deadline = Date.now() + 10_000;
-    while (!u.sensor.alerts.isActive(ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => u.sensor.alerts.isActive(ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR), 10_000, 'INPUT_VOLTAGE_LOW_ERROR');
     expect(u.sensor.alerts.isActive(ALERT_IDS.INPUT_VOLTAGE_LOW_ERROR)).toBe(true);
   });
 });

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { StreamClock } from './helpers/stream-clock.js';
 import { checkLidarStream, expectationsFrom, packetsInWindow, type StreamMetadata } from './helpers/stream-checks.js';
-import { UdpCapture, drain, until } from './helpers/udp-capture.js';
+import { UdpCapture, drain } from './helpers/udp-capture.js';
+import { waitFor } from '../helpers/poll.js';
 
 const running: CliProcess[] = [];
 const captures: UdpCapture[] = [];
@@ -42,7 +43,7 @@ describe('the CLI as a simulated sensor', () => {
     });
     expect(res.status).toBe(204);
     const e = expectationsFrom(await metadata(cli));
-    await until(() => l.count >= 3 * packetsInWindow(e) + 1 && i.count >= 3, 'data from the CLI', 20_000);
+    await waitFor(() => l.count >= 3 * packetsInWindow(e) + 1 && i.count >= 3, 20_000, 'data from the CLI');
     expect(new Set([...l.datagrams, ...i.datagrams].map((d) => d.from.address))).toEqual(new Set(['127.0.0.2']));
     expect(
       checkLidarStream(

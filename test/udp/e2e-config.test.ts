@@ -10,7 +10,8 @@ import { pointOf } from './decoder/geometry.js';
 import { checkLidarStream, expectationsFrom, packetsInWindow, type StreamMetadata } from './helpers/stream-checks.js';
 import { columnTowards, expectedAlong, WALL_BACK_X } from './helpers/known-rays.js';
 import { StreamClock } from './helpers/stream-clock.js';
-import { UdpCapture, drain, until } from './helpers/udp-capture.js';
+import { UdpCapture, drain } from './helpers/udp-capture.js';
+import { waitFor } from '../helpers/poll.js';
 
 interface Metadata extends StreamMetadata {
   sensor_info: StreamMetadata['sensor_info'] & { status: string };
@@ -81,7 +82,7 @@ describe('data plane through the HTTP interface', () => {
     const md = await get<Metadata>('/api/v1/sensor/metadata');
     expect(md.sensor_info.status).toBe('RUNNING');
     const e = expectationsFrom(md);
-    await until(() => l.count >= 3 * packetsInWindow(e) + 1 && i.count >= 5, 'three frames and IMU data', 20_000);
+    await waitFor(() => l.count >= 3 * packetsInWindow(e) + 1 && i.count >= 5, 20_000, 'three frames and IMU data');
     const after = await sensorSeconds();
     const { complete } = checkLidarStream(
       l.datagrams.map((d) => d.data),
@@ -123,17 +124,17 @@ describe('data plane through the HTTP interface', () => {
       lidar_mode: '1024x10',
     });
     const old = await get<Metadata>('/api/v1/sensor/metadata');
-    await until(() => l.count > 10, 'packets before the change');
+    await waitFor(() => l.count > 10, 10_000, 'packets before the change');
     await put('lidar_mode', '2048x10');
     const md = await get<Metadata>('/api/v1/sensor/metadata');
     expect(md.sensor_info.initialization_id).not.toBe(old.sensor_info.initialization_id);
     const e = expectationsFrom(md);
     expect(e.columnsPerFrame).toBe(2048);
     const firstNew = () => l.datagrams.findIndex((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === e.initId);
-    await until(
+    await waitFor(
       () => firstNew() >= 0 && l.count - firstNew() >= 3 * packetsInWindow(e) + 1,
-      'three frames of the new mode',
       20_000,
+      'three frames of the new mode',
     );
     const k = firstNew();
     expect(
@@ -152,7 +153,7 @@ describe('data plane through the HTTP interface', () => {
     const [l, i] = [await capture(), await capture()];
     await post({ udp_dest: '127.0.0.1', udp_port_lidar: l.port, udp_port_imu: i.port, lidar_mode: '512x10' });
     const running = await get<Metadata>('/api/v1/sensor/metadata');
-    await until(() => l.count > 5 && i.count > 2, 'lidar and IMU data in NORMAL');
+    await waitFor(() => l.count > 5 && i.count > 2, 10_000, 'lidar and IMU data in NORMAL');
     await put('operating_mode', 'STANDBY');
     expect((await get<Metadata['sensor_info']>('/api/v1/sensor/metadata/sensor_info')).status).toBe('STANDBY');
     const [lidarMarker, imuMarker] = [await drain(l), await drain(i)];
@@ -168,7 +169,7 @@ describe('data plane through the HTTP interface', () => {
     await put('operating_mode', 'NORMAL');
     const md = await get<Metadata>('/api/v1/sensor/metadata');
     expect(md.sensor_info.status).toBe('RUNNING');
-    await until(() => l.count > lidarMarker + 5 && i.count > imuMarker + 2, 'data after NORMAL');
+    await waitFor(() => l.count > lidarMarker + 5 && i.count > imuMarker + 2, 10_000, 'data after NORMAL');
     expect(
       l.datagrams
         .slice(lidarMarker + 1)
@@ -183,17 +184,17 @@ describe('data plane through the HTTP interface', () => {
     await post({ udp_dest: '127.0.0.1', udp_port_lidar: port, udp_port_imu: 0, lidar_mode: '512x10' });
     const activeAlert = async () =>
       (await get<{ active: AlertEntry[] }>('/api/v1/sensor/alerts')).active.find((a) => a.id === '0x01000015');
-    const alert = await until(activeAlert, 'the UDP_TRANSMISSION alert');
+    const alert = await waitFor(activeAlert, 10_000, 'the UDP_TRANSMISSION alert');
     expect(alert.category).toBe('UDP_TRANSMISSION');
     expect(alert.msg_verbose).toContain(`127.0.0.1:${port}`);
 
     // A client starts listening: it sees the alert in the header flags, then the alert clears.
     const l = await capture(port);
-    await until(() => l.count > 0, 'packets to the new listener');
+    await waitFor(() => l.count > 0, 10_000, 'packets to the new listener');
     const flags = l.datagrams[l.datagrams.length - 1].data[12];
     expect(flags & 0x80).toBe(0x80);
     const { next_cursor } = await get<{ next_cursor: number }>('/api/v1/sensor/alerts');
-    await until(async () => !(await activeAlert()), 'the alert to clear', 20_000);
+    await waitFor(async () => !(await activeAlert()), 20_000, 'the alert to clear');
     const log = (await get<{ log: AlertEntry[] }>('/api/v1/sensor/alerts')).log;
     expect(log.some((a) => a.id === '0x01000015' && !a.active && a.cursor >= next_cursor - 1)).toBe(true);
     // Packets sent after the clear carry the new cursor and no active bit.
@@ -201,7 +202,7 @@ describe('data plane through the HTTP interface', () => {
       '/api/v1/sensor/alerts',
     );
     const seen = l.count;
-    await until(() => l.count > seen + 2, 'packets after the clear');
+    await waitFor(() => l.count > seen + 2, 10_000, 'packets after the clear');
     const last = l.datagrams[l.datagrams.length - 1].data[12];
     expect(last & 0x3f).toBe(cursorNow & 0x3f);
     expect(last & 0x80).toBe(active.length > 0 ? 0x80 : 0);

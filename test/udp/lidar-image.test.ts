@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findProduct } from '../../src/model/products.js';
-import { buildLidarImage, emptyLidarImage, fillLidarImage } from '../../src/udp/lidar-image.js';
-import { encodeLidarFrame, encodeLidarPacket } from '../../src/udp/lidar-packet.js';
+import { emptyLidarImage, fillLidarImage } from '../../src/udp/lidar-image.js';
+import { encodeLidarPacket } from '../../src/udp/lidar-packet.js';
+import { buildLidarImage, encodeLidarFrame } from './helpers/whole-frame.js';
 import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../../src/udp/lidar-profiles.js';
 import { castScene } from '../../src/udp/scene.js';
 

@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptyLidarImage, type LidarImage } from '../../src/udp/lidar-image.js';
-import { encodeLidarFrame, LidarPacketStamper } from '../../src/udp/lidar-packet.js';
+import { LidarPacketStamper } from '../../src/udp/lidar-packet.js';
 import { PROFILE_LAYOUTS } from '../../src/udp/lidar-profiles.js';
 import { decodeLidarPacket } from './decoder/lidar-decoder.js';
+import { encodeLidarFrame } from './helpers/whole-frame.js';
 import { PACKET_SIZES, PROFILES, isDual, isFusa, type Profile } from './decoder/formats.js';
 
 /** Deterministic pseudo-random image with values every field can hold (RNG15 fields hold multiples of 8). */

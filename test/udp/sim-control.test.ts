@@ -8,9 +8,10 @@ import type { StreamRun } from '../../src/hal/lidar.js';
 import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { StreamClock } from './helpers/stream-clock.js';
-import { UdpCapture, drain, until } from './helpers/udp-capture.js';
+import { UdpCapture, drain } from './helpers/udp-capture.js';
 import { findProduct } from '../../src/model/products.js';
 import { resolveStreamPlan } from '../../src/model/stream-plan.js';
+import { waitFor } from '../helpers/poll.js';
 
 const SERIAL = 122201000123n;
 let initId = 0x20000;
@@ -64,7 +65,7 @@ describe('when data flows', () => {
     const [l, i] = [await capture(), await capture()];
     const normal = runOf({ udp_port_lidar: l.port, udp_port_imu: i.port });
     await lidar.apply(normal);
-    await until(() => l.count > 5 && i.count > 2, 'lidar and IMU data');
+    await waitFor(() => l.count > 5 && i.count > 2, 10_000, 'lidar and IMU data');
 
     await lidar.apply(runOf({ udp_port_lidar: l.port, udp_port_imu: i.port, operating_mode: 'STANDBY' }));
     expect((await lidar.stats()).initId).toBeNull();
@@ -78,8 +79,9 @@ describe('when data flows', () => {
 
     const resumed = runOf({ udp_port_lidar: l.port, udp_port_imu: i.port });
     await lidar.apply(resumed);
-    await until(
+    await waitFor(
       () => l.datagrams.some((d) => initIdOf(d.data) === resumed.initializationId) && i.count > imuAfter,
+      10_000,
       'data after NORMAL',
     );
   });
@@ -87,13 +89,13 @@ describe('when data flows', () => {
   it('port 0 turns that stream off and an empty udp_dest turns both off', async () => {
     const [l, i] = [await capture(), await capture()];
     await lidar.apply(runOf({ udp_port_lidar: 0, udp_port_imu: i.port }));
-    await until(() => i.count >= 5, 'IMU data with the lidar port 0');
+    await waitFor(() => i.count >= 5, 10_000, 'IMU data with the lidar port 0');
     const stats = await lidar.stats();
     expect(stats.lidar).toBeNull();
     expect(stats.imu?.sent).toBeGreaterThan(0);
 
     await lidar.apply(runOf({ udp_port_lidar: l.port, udp_port_imu: 0 }));
-    await until(() => l.count >= 5, 'lidar data with the IMU port 0');
+    await waitFor(() => l.count >= 5, 10_000, 'lidar data with the IMU port 0');
     expect((await lidar.stats()).imu).toBeNull();
     const imuMarker = await drain(i);
     await clock.twoFrames();
@@ -122,8 +124,9 @@ describe('when data flows', () => {
       const run = runOf({ ...change, udp_port_lidar: l.port });
       runs.push(run);
       await lidar.apply(run);
-      await until(
+      await waitFor(
         () => l.datagrams.some((d) => initIdOf(d.data) === run.initializationId),
+        10_000,
         `packets of init ${run.initializationId}`,
       );
     }
@@ -136,7 +139,7 @@ describe('when data flows', () => {
   it('sends from the address the HTTP server listens on', async () => {
     const l = await capture();
     await lidar.apply(runOf({ udp_port_lidar: l.port }, '127.0.0.2'));
-    await until(() => l.count > 0, 'lidar data');
+    await waitFor(() => l.count > 0, 10_000, 'lidar data');
     expect(l.datagrams.every((d) => d.from.address === '127.0.0.2')).toBe(true);
     await lidar.apply(null);
   });
@@ -146,8 +149,9 @@ describe('UDP_TRANSMISSION alerts', () => {
   it('are raised when nothing listens on the destination ports, naming host:port, and clear once a listener appears', async () => {
     const [lidarPort, imuPort] = [await closedPort(), await closedPort()];
     await lidar.apply(runOf({ udp_port_lidar: lidarPort, udp_port_imu: imuPort }));
-    await until(
+    await waitFor(
       () => alerts.active.has('0x01000015') && alerts.active.has('0x01000018'),
+      10_000,
       'both UDP_TRANSMISSION alerts',
     );
     expect(alerts.active.get('0x01000015')).toMatchObject({ host: '127.0.0.1', port: lidarPort });
@@ -156,7 +160,7 @@ describe('UDP_TRANSMISSION alerts', () => {
     // The client starts: the refusals stop and, after a quiet spell, the alerts clear.
     const l = await capture('127.0.0.1', lidarPort);
     const i = await capture('127.0.0.1', imuPort);
-    await until(() => !alerts.active.has('0x01000015') && !alerts.active.has('0x01000018'), 'alerts cleared', 20_000);
+    await waitFor(() => !alerts.active.has('0x01000015') && !alerts.active.has('0x01000018'), 20_000, 'alerts cleared');
     expect(l.count).toBeGreaterThan(0);
     expect(i.count).toBeGreaterThan(0);
     const clears = alerts.events.filter((e) => e.action === 'clear').map((e) => e.id);
@@ -166,12 +170,12 @@ describe('UDP_TRANSMISSION alerts', () => {
   it('are raised again by the next run when the destination still refuses, and a stale run cannot raise them', async () => {
     const port = await closedPort();
     await lidar.apply(runOf({ udp_port_lidar: port }));
-    await until(() => alerts.active.has('0x01000015'), 'lidar alert');
+    await waitFor(() => alerts.active.has('0x01000015'), 10_000, 'lidar alert');
     // The device core clears run alerts at reinit (AlertLog.clearForReinit); here the sink stands in.
     alerts.clear('0x01000015', 'reinitialized');
     const raisesBefore = alerts.events.filter((e) => e.action === 'raise' && e.id === '0x01000015').length;
     await lidar.apply(runOf({ udp_port_lidar: port, lidar_mode: '1024x10' }));
-    await until(() => alerts.active.has('0x01000015'), 'alert of the new run');
+    await waitFor(() => alerts.active.has('0x01000015'), 10_000, 'alert of the new run');
     expect(alerts.events.filter((e) => e.action === 'raise' && e.id === '0x01000015').length).toBe(raisesBefore + 1);
     await lidar.apply(null);
   });
@@ -179,14 +183,18 @@ describe('UDP_TRANSMISSION alerts', () => {
   it('UDP_CONNECT: a destination that cannot be reached from the bound address raises the lidar and IMU network alerts', async () => {
     // From 127.0.0.2 nothing routes to a documentation address: connect() fails.
     await lidar.apply(runOf({ udp_dest: '192.0.2.123', udp_port_lidar: 7502, udp_port_imu: 7503 }, '127.0.0.2'));
-    await until(() => alerts.active.has('0x01000035') && alerts.active.has('0x01000039'), 'UDP_CONNECT alerts');
+    await waitFor(
+      () => alerts.active.has('0x01000035') && alerts.active.has('0x01000039'),
+      10_000,
+      'UDP_CONNECT alerts',
+    );
     expect(alerts.active.get('0x01000035')).toMatchObject({ host: '192.0.2.123', port: 7502 });
     await lidar.apply(null);
   });
 
   it('UDP_CONNECT: a bind address the host does not have raises "could not open the lidar socket"', async () => {
     await lidar.apply(runOf({ udp_port_lidar: 7502 }, '198.51.100.77'));
-    await until(() => alerts.active.has('0x01000032'), 'socket-open alert');
+    await waitFor(() => alerts.active.has('0x01000032'), 10_000, 'socket-open alert');
     expect(alerts.active.get('0x01000032')).toMatchObject({ host: '127.0.0.1', port: 7502, error: 'EADDRNOTAVAIL' });
     await lidar.apply(null);
   });

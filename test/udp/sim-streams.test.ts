@@ -22,8 +22,9 @@ import {
   WALL_FRONT_X,
 } from './helpers/known-rays.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
-import { UdpCapture, until } from './helpers/udp-capture.js';
+import { UdpCapture } from './helpers/udp-capture.js';
 import { resolveStreamPlan } from '../../src/model/stream-plan.js';
+import { waitFor } from '../helpers/poll.js';
 
 const SERIAL = 992233000123n;
 /** Like a PTP clock: sensor time ≈ now since the epoch. */
@@ -85,7 +86,7 @@ async function stream(product: string, config: Partial<SensorConfig>) {
   const e = expectationsOf(run);
   const from = sensorNow();
   await lidar.apply(run);
-  await until(() => rx.count >= 3 * packetsInWindow(e) + 1, 'three frames of packets', 20_000);
+  await waitFor(() => rx.count >= 3 * packetsInWindow(e) + 1, 20_000, 'three frames of packets');
   const checked = checkLidarStream(
     rx.datagrams.map((d) => d.data),
     { ...e, sensorTimeFrom: from, sensorTimeTo: sensorNow() },
@@ -227,7 +228,7 @@ describe('IMU stream', () => {
       const imuRx = await capture();
       const from = sensorNow();
       await lidar.apply(runOf('OS-1-32', { udp_port_imu: imuRx.port, accel_fsr: fsr, gyro_fsr: fsr }));
-      await until(() => imuRx.count >= 10, 'IMU packets');
+      await waitFor(() => imuRx.count >= 10, 10_000, 'IMU packets');
       const packets = imuRx.datagrams.map((d) => decodeImuPacket(d.data));
       const to = sensorNow();
       const lsb = (fsr === 'NORMAL' ? 2 : 16) / 32768;

@@ -8,7 +8,8 @@ import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { findProduct } from '../../src/model/products.js';
 import { resolveStreamPlan } from '../../src/model/stream-plan.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
-import { UdpCapture, until } from './helpers/udp-capture.js';
+import { UdpCapture } from './helpers/udp-capture.js';
+import { waitFor } from '../helpers/poll.js';
 
 const INIT_ID = 0x31337;
 const warnings: string[] = [];
@@ -45,19 +46,20 @@ describe('emitter worker crash', () => {
       bindAddress: undefined,
       timestampOffsetNs: 0n,
     });
-    await until(() => capture.datagrams.some((d) => frameIdOf(d.data) >= 2), 'three frames before the crash');
+    await waitFor(() => capture.datagrams.some((d) => frameIdOf(d.data) >= 2), 10_000, 'three frames before the crash');
 
     await lidar.simulateWorkerCrash();
     const crashedAt = capture.count;
     const lastFrameBefore = frameIdOf(capture.datagrams[crashedAt - 1].data);
 
     // The new worker's run starts over at frame 0: a frame id below the last one before the crash.
-    const restarted = await until(
+    const restarted = await waitFor(
       () => capture.datagrams.slice(crashedAt).findIndex((d) => frameIdOf(d.data) < lastFrameBefore) + 1,
+      10_000,
       'the stream to resume after the crash',
     );
     const resumedAt = crashedAt + restarted - 1;
-    await until(() => capture.count >= resumedAt + 2 * 32, 'two frames after the restart');
+    await waitFor(() => capture.count >= resumedAt + 2 * 32, 10_000, 'two frames after the restart');
     const after = capture.datagrams.slice(resumedAt).map((d) => d.data);
     expect(after.every((d) => initIdOf(d) === INIT_ID)).toBe(true);
     expect((await lidar.stats()).initId).toBe(INIT_ID);

@@ -1,7 +1,7 @@
 /** The user data field: value, policy, limits, binary refusal, and its fate on configuration reset. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import { waitFor } from '../helpers/cli-process.js';
+import { waitFor } from '../helpers/poll.js';
 
 let unit: TestSensor;
 beforeEach(async () => {

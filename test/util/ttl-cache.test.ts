@@ -42,3 +42,23 @@ it('a failed read is not cached', async () => {
   fail = false;
   expect(await cache.get()).toBe('ok');
 });
+
+it('hands a fresh value over without a promise, and nothing once it is stale or never expires unread', async () => {
+  let now = 0;
+  const cache = new TtlCache(
+    async () => ({ at: now }),
+    1000,
+    () => now,
+  );
+  expect(cache.fresh()).toBeUndefined();
+  const value = await cache.get();
+  expect(cache.fresh()).toBe(value);
+  now += 1000;
+  expect(cache.fresh()).toBeUndefined();
+  const forever = new TtlCache(async () => 'reading', Number.POSITIVE_INFINITY);
+  expect(forever.fresh()).toBeUndefined();
+  await forever.get();
+  expect(forever.fresh()).toBe('reading');
+  forever.invalidate();
+  expect(forever.fresh()).toBeUndefined();
+});

@@ -9,7 +9,7 @@ import { silenceOf } from '../../src/routes/web/live-silence.js';
 import { OS2_LEGACY, readReferencePcap } from '../replay/helpers/pcap-reference.js';
 import { replayUnit } from '../replay/helpers/replay-unit.js';
 import { createTestSensor } from '../helpers/test-sensor.js';
-import { until } from '../udp/helpers/udp-capture.js';
+import { waitFor } from '../helpers/poll.js';
 
 interface LiveEvent {
   event: string;
@@ -78,7 +78,7 @@ describe('the live stream', () => {
     try {
       const url = await unit.app.listen({ host: '127.0.0.66', port: 0 });
       const live = await watchLive(url);
-      const first = await until(() => live.events[0], 'the first event');
+      const first = await waitFor(() => live.events[0], 10_000, 'the first event');
       expect(first.event).toBe('idle');
       expect(first.data.code).toBe('no-destination');
       expect(first.data.reason).toMatch(/udp_dest is not set/);
@@ -90,7 +90,7 @@ describe('the live stream', () => {
         { reinit: true, persist: false },
       );
       const standby = await watchLive(url);
-      const next = await until(() => standby.events[0], 'the first event in STANDBY');
+      const next = await waitFor(() => standby.events[0], 10_000, 'the first event in STANDBY');
       expect([next.event, next.data.code]).toEqual(['idle', 'standby']);
       standby.close();
     } finally {
@@ -101,12 +101,12 @@ describe('the live stream', () => {
   it("while replaying, shows the recording's frame decoded from what is sent", async () => {
     const u = await replayUnit(OS2_LEGACY, ['--replay-loop']);
     await u.listen();
-    await until(() => u.lidar.count >= 64, 'a pass of the recording');
+    await waitFor(() => u.lidar.count >= 64, 10_000, 'a pass of the recording');
     const live = await watchLive(u.server.url);
-    const first = await until(() => live.events[0], 'the first event');
+    const first = await waitFor(() => live.events[0], 10_000, 'the first event');
     console.log(`live view, replaying unit: first event (${first.event}) after ${first.atMs.toFixed(1)} ms`);
     expect(['frame', 'waiting']).toContain(first.event);
-    const picture = await until(() => live.events.find((e) => e.event === 'frame'), 'a picture');
+    const picture = await waitFor(() => live.events.find((e) => e.event === 'frame'), 10_000, 'a picture');
     console.log(`live view, replaying unit: first picture after ${picture.atMs.toFixed(1)} ms`);
     const frame = picture.data;
     live.close();

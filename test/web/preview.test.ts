@@ -12,7 +12,8 @@ import { Emitter } from '../../src/udp/emitter.js';
 import { emptyLidarImage } from '../../src/udp/lidar-image.js';
 import { PREVIEW_COLUMN_STEP, previewOf, type PreviewFrame } from '../../src/udp/preview-frame.js';
 import { PREVIEW_INTERVAL_MS } from '../../src/udp/preview-tap.js';
-import { UdpCapture, until } from '../udp/helpers/udp-capture.js';
+import { UdpCapture } from '../udp/helpers/udp-capture.js';
+import { waitFor } from '../helpers/poll.js';
 
 describe('the live-view picture', () => {
   // 16 columns x 2 rows; range = 1000 * column + 1 (mm), reflectivity = column; row 1 points 4 columns on.
@@ -71,12 +72,12 @@ describe('the worker tap', () => {
     capture = await UdpCapture.listen();
     await emitter.apply(planStreams(runOf({ lidar_mode: '512x10', udp_port_lidar: capture.port }, 1)));
     emitter.setPreview(true);
-    const first = await until(() => frames.find((f) => f !== null && f.packetsSent > 0), 'a picture');
+    const first = await waitFor(() => frames.find((f) => f !== null && f.packetsSent > 0), 10_000, 'a picture');
     expect([first.initId, first.width, first.height]).toEqual([1, 512 / 4, 32]);
     expect(first.range.some((v) => v > 0)).toBe(true);
 
     await emitter.apply(planStreams(runOf({ lidar_mode: '2048x10', udp_port_lidar: capture.port }, 2)));
-    const wider = await until(() => frames.find((f) => f?.initId === 2), 'a picture of the new run');
+    const wider = await waitFor(() => frames.find((f) => f?.initId === 2), 10_000, 'a picture of the new run');
     expect(wider.width).toBe(2048 / 4);
 
     emitter.setPreview(false);
@@ -85,8 +86,9 @@ describe('the worker tap', () => {
     const count = frames.length;
     // Three tap intervals of data-plane time pass (told by the packets that arrive): no picture comes.
     const sent = capture.count;
-    await until(
+    await waitFor(
       () => capture.count >= sent + Math.ceil((3 * PREVIEW_INTERVAL_MS * 2048 * 10) / 16 / 1000),
+      10_000,
       'three tap intervals of packets',
     );
     await emitter.stats();
@@ -97,7 +99,7 @@ describe('the worker tap', () => {
     await emitter.apply(planStreams(runOf({ udp_port_lidar: 0, udp_port_imu: capture.port }, 3)));
     frames.length = 0;
     emitter.setPreview(true);
-    await until(() => frames.length > 0, 'an answer of the tap');
+    await waitFor(() => frames.length > 0, 10_000, 'an answer of the tap');
     expect(frames[0]).toBeNull();
     emitter.setPreview(false);
   });

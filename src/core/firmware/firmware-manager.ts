@@ -42,6 +42,7 @@ import {
 import { SlotStore } from './slot-store.js';
 import { writeUploadToSlot } from './upload-writer.js';
 import { FirmwarePolicy, FirmwareRefusal } from './firmware-trust.js';
+import type { UploadFilter } from '../fault-controls.js';
 
 /** Alert raised when a new image never booted healthy and the unit went back to the previous one. */
 export const FIRMWARE_ROLLBACK_ALERT = ALERT_IDS.FIRMWARE_ROLLBACK;
@@ -93,6 +94,8 @@ export class FirmwareManager {
   private state: SlotState;
   private current: RunningFirmware | undefined;
   private uploading = false;
+  /** Fault injection: what every upload body passes through (src/core/fault-controls.ts). */
+  private uploadFilter: UploadFilter | undefined;
   readonly maxImageBytes: number;
   readonly policy: FirmwarePolicy;
   private readonly store: SlotStore;
@@ -180,6 +183,11 @@ export class FirmwareManager {
     if (problem) throw conflict(problem);
   }
 
+  /** Fault injection (the core's fault controls): every upload body passes through `filter`; undefined: none. */
+  setUploadFilter(filter: UploadFilter | undefined): void {
+    this.uploadFilter = filter;
+  }
+
   /**
    * Receives an image into the inactive slot, verifies it and makes it the trial: the next boot
    * runs it. On any failure the slots and the slot state are as before.
@@ -190,7 +198,8 @@ export class FirmwareManager {
     try {
       const target = installTarget(this.state);
       const dir = this.deps.hal.slotDirectory;
-      const header = await writeUploadToSlot(body, {
+      const received = this.uploadFilter ? this.uploadFilter(body) : body;
+      const header = await writeUploadToSlot(received, {
         dir,
         slot: target,
         maxBytes: this.maxImageBytes,

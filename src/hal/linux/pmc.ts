@@ -11,7 +11,9 @@
  * (`0xfe`) and counters are integers, offsets numbers, `gmPresent` a boolean, identities strings,
  * `ingress_time` (ns since the epoch) an exact bigint.
  */
+import type { TSchema } from '@sinclair/typebox';
 import type { PtpDataSets } from '../time.js';
+import { BigIntSchema, PtpDataSetsSchema } from '../time-documents.js';
 import { runCommand } from './run-command.js';
 
 export class PmcError extends Error {}
@@ -27,69 +29,29 @@ type DataSetId = (typeof PTP_DATA_SET_IDS)[number];
 
 type Kind = 'number' | 'string' | 'boolean' | 'bigint';
 
-/** Each data set's member of GET /api/v1/time/ptp and the type of each of its fields. */
-const LAYOUT: { [K in DataSetId]: { member: keyof PtpDataSets; fields: Record<string, Kind> } } = {
-  CURRENT_DATA_SET: {
-    member: 'current_data_set',
-    fields: { steps_removed: 'number', offset_from_master: 'number', mean_path_delay: 'number' },
-  },
-  PARENT_DATA_SET: {
-    member: 'parent_data_set',
-    fields: {
-      parent_port_identity: 'string',
-      parent_stats: 'number',
-      observed_parent_offset_scaled_log_variance: 'number',
-      observed_parent_clock_phase_change_rate: 'number',
-      grandmaster_priority1: 'number',
-      gm_clock_class: 'number',
-      gm_clock_accuracy: 'number',
-      gm_offset_scaled_log_variance: 'number',
-      grandmaster_priority2: 'number',
-      grandmaster_identity: 'string',
-    },
-  },
-  PORT_DATA_SET: {
-    member: 'port_data_set',
-    fields: {
-      port_identity: 'string',
-      port_state: 'string',
-      log_min_delay_req_interval: 'number',
-      peer_mean_path_delay: 'number',
-      log_announce_interval: 'number',
-      announce_receipt_timeout: 'number',
-      log_sync_interval: 'number',
-      delay_mechanism: 'number',
-      log_min_pdelay_req_interval: 'number',
-      version_number: 'number',
-    },
-  },
-  TIME_PROPERTIES_DATA_SET: {
-    member: 'time_properties_data_set',
-    fields: {
-      current_utc_offset: 'number',
-      leap61: 'number',
-      leap59: 'number',
-      current_utc_offset_valid: 'number',
-      ptp_timescale: 'number',
-      time_traceable: 'number',
-      frequency_traceable: 'number',
-      time_source: 'number',
-    },
-  },
-  TIME_STATUS_NP: {
-    member: 'time_status_np',
-    fields: {
-      master_offset: 'number',
-      ingress_time: 'bigint',
-      cumulative_scaled_rate_offset: 'number',
-      scaled_last_gm_phase_change: 'number',
-      gm_time_base_indicator: 'number',
-      last_gm_phase_change: 'string',
-      gm_present: 'boolean',
-      gm_identity: 'string',
-    },
-  },
+/** Each data set's member of GET /api/v1/time/ptp; its fields and their types come from the member's schema. */
+const MEMBERS: { [K in DataSetId]: keyof PtpDataSets } = {
+  CURRENT_DATA_SET: 'current_data_set',
+  PARENT_DATA_SET: 'parent_data_set',
+  PORT_DATA_SET: 'port_data_set',
+  TIME_PROPERTIES_DATA_SET: 'time_properties_data_set',
+  TIME_STATUS_NP: 'time_status_np',
 };
+
+/** The JSON type a field's schema asks for (integers and numbers alike: pmc prints both as numbers). */
+function kindOf(schema: TSchema): Kind {
+  if (schema === BigIntSchema) return 'bigint';
+  return schema.type === 'string' || schema.type === 'boolean' ? schema.type : 'number';
+}
+
+const LAYOUT = Object.fromEntries(
+  PTP_DATA_SET_IDS.map((id) => {
+    const member = MEMBERS[id];
+    const properties: Record<string, TSchema> = PtpDataSetsSchema.properties[member].properties;
+    const fields = Object.fromEntries(Object.entries(properties).map(([field, schema]) => [field, kindOf(schema)]));
+    return [id, { member, fields }];
+  }),
+) as { [K in DataSetId]: { member: keyof PtpDataSets; fields: Record<string, Kind> } };
 
 /** pmc's field names → snake_case: `gm.ClockClass` → `gm_clock_class`, `master_offset` unchanged. */
 export function snakeCase(name: string): string {
@@ -156,7 +118,7 @@ export function parsePtpDataSets(output: string): PtpDataSets {
     }
     result[member] = values;
   }
-  // Every member was filled above from LAYOUT, which mirrors PtpDataSets field by field.
+  // Every member was filled above from LAYOUT, which is PtpDataSets' own schema.
   return result as unknown as PtpDataSets;
 }
 

@@ -2,9 +2,9 @@
  * The clocks of a real unit, read with the tools the unit runs:
  * - tracking: `chronyc -n -c tracking` (chrony-tracking.ts). When no chronyd answers, an
  *   unsynchronised report (nothing disciplines the clock that we can see) and a warning in the log.
- * - PTP: the five management data sets from ptp4l through pmc (pmc.ts), cached for a second so a
- *   fleet of pollers doesn't spawn a pmc per request. When ptp4l doesn't answer: the local view
- *   with port_state DISABLED (no PTP port is running) and a warning.
+ * - PTP: the five management data sets from ptp4l through pmc (pmc.ts). The device core reuses a
+ *   reading for a second (`readingsTtlMs`), so a fleet of pollers doesn't spawn a pmc per request.
+ *   When ptp4l doesn't answer: the local view with port_state DISABLED (no PTP port is running) and a warning.
  * - Profile: written into ptp4l's configuration file (ptp4l-config.ts), then ptp4l is restarted with
  *   the configured command when the file changed.
  * - Timestamp clocks: internal oscillator = CLOCK_MONOTONIC (since the OS booted, i.e. power-on);
@@ -12,7 +12,7 @@
  *   while a grandmaster is present; SYNC_PULSE_IN counts from the last initialization (no pulse input).
  */
 import type { Logger } from 'pino';
-import { isPromise, type MaybePromise, type SensorConfig, TtlCache } from '../../model/index.js';
+import { type SensorConfig, TtlCache } from '../../model/index.js';
 import { DEFAULT_PTP_PROFILE, transportSpecific, type PtpProfile } from '../ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
 import {
@@ -44,19 +44,26 @@ export interface LinuxTimeOptions {
   log: Logger;
 }
 
-/** How long pmc's answer is reused. */
-export const PTP_CACHE_MS = 1000;
-/** chrony updates its tracking at most once per poll interval (>= 1 s): a second's cache loses nothing. */
-export const TRACKING_CACHE_MS = 1000;
+/**
+ * How long the core reuses what chronyc and pmc said: chrony updates its tracking at most once per poll
+ * interval (>= 1 s), so a second loses nothing; ptp4l's data sets are read as often.
+ */
+export const READINGS_TTL_MS = 1000;
 
 export class LinuxTime implements TimeHal {
   private readonly realtime = new RealtimeAnchor();
   private profile: PtpProfile = DEFAULT_PTP_PROFILE;
   private lastInitNs = process.hrtime.bigint();
-  private readonly ptpCache = new TtlCache(() => this.queryPtp(), PTP_CACHE_MS);
-  /** chronyc is a subprocess: one per second at most, however many clients poll GET /time. */
-  private readonly trackingCache = new TtlCache(() => this.queryTracking(), TRACKING_CACHE_MS);
+  /**
+   * Concurrent callers share one pmc and one chronyc (a time-to-live of 0: nothing is reused after
+   * the read; the device core keeps readings). The newest data sets are the PTP mode's timestamp clock.
+   */
+  private readonly ptpReads = new TtlCache(() => this.queryPtp(), 0);
+  private readonly trackingReads = new TtlCache(() => this.queryTracking(), 0);
+  private lastPtpReadAt = 0;
+  private readingsChanged: () => void = () => undefined;
   private readonly warned = new Set<string>();
+  readonly readingsTtlMs = READINGS_TTL_MS;
 
   constructor(private readonly options: LinuxTimeOptions) {}
 
@@ -67,7 +74,7 @@ export class LinuxTime implements TimeHal {
       case 'TIME_FROM_PTP_1588':
         // Synchronous for the data plane: use what pmc said last, and ask again for the next caller.
         this.refreshPtpInBackground();
-        return ptpOffsetFromSystemClock(this.realtime.offsetNs(), this.ptpCache.peek());
+        return ptpOffsetFromSystemClock(this.realtime.offsetNs(), this.ptpReads.peek());
       case 'TIME_FROM_SYNC_PULSE_IN':
         return -this.lastInitNs;
     }
@@ -84,8 +91,12 @@ export class LinuxTime implements TimeHal {
     return systemClockReading();
   }
 
-  tracking(): MaybePromise<ChronyTracking> {
-    return this.trackingCache.get();
+  onReadingsChanged(listener: () => void): void {
+    this.readingsChanged = listener;
+  }
+
+  tracking(): Promise<ChronyTracking> {
+    return this.trackingReads.get();
   }
 
   private async queryTracking(): Promise<ChronyTracking> {
@@ -99,19 +110,22 @@ export class LinuxTime implements TimeHal {
     }
   }
 
-  ptpDataSets(): MaybePromise<PtpDataSets> {
-    return this.ptpCache.get();
+  ptpDataSets(): Promise<PtpDataSets> {
+    this.lastPtpReadAt = Date.now();
+    return this.ptpReads.get();
   }
 
+  /** At most one pmc a second for the timestamp clock, whoever else reads the data sets. */
   private refreshPtpInBackground(): void {
-    const pending = this.ptpCache.get();
-    // A failed read is reported by the next GET that awaits it; here it only must not go unhandled.
-    if (isPromise(pending)) pending.catch(() => undefined);
+    if (Date.now() - this.lastPtpReadAt < READINGS_TTL_MS) return;
+    // A failed read is reported by the next GET that awaits one; here it only must not go unhandled.
+    this.ptpDataSets().catch(() => undefined);
   }
 
   async applyPtpProfile(profile: PtpProfile): Promise<void> {
     this.profile = profile;
-    this.ptpCache.invalidate();
+    this.ptpReads.invalidate();
+    this.readingsChanged();
     const { ptp4lConfig, ptp4lRestartCommand } = this.options;
     if (!ptp4lConfig) return;
     const changed = await writeProfileToPtp4lConfig(ptp4lConfig, profile);
@@ -128,7 +142,7 @@ export class LinuxTime implements TimeHal {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.ptpCache.settled(), this.trackingCache.settled()]);
+    await Promise.all([this.ptpReads.settled(), this.trackingReads.settled()]);
   }
 
   private async queryPtp(): Promise<PtpDataSets> {

@@ -31,6 +31,7 @@ const FACTORY_PAYLOAD_BYTES = 256 * 1024;
 
 export function createSimFirmware(options: SimFirmwareOptions): FirmwareHal {
   const updateMs = options.updateMs ?? DEFAULT_SIM_UPDATE_MS;
+  let trialBootsFail = false;
   return {
     slotDirectory: join(options.dataDir, 'firmware'),
     maxBootAttempts: options.maxBootAttempts ?? DEFAULT_MAX_BOOT_ATTEMPTS,
@@ -44,7 +45,14 @@ export function createSimFirmware(options: SimFirmwareOptions): FirmwareHal {
     markGood: async () => {},
     async bootImage(image: SlotImage, kind: BootKind): Promise<BootOutcome> {
       if (kind === 'trial' && updateMs > 0) await new Promise((resolve) => setTimeout(resolve, updateMs));
-      return image.manifest[MANIFEST_KEYS.simBoot] === 'fail' ? 'failed' : 'healthy';
+      // A forced failure takes the same path as an image built with `sim.boot=fail`.
+      const fails = image.manifest[MANIFEST_KEYS.simBoot] === 'fail' || (kind === 'trial' && trialBootsFail);
+      return fails ? 'failed' : 'healthy';
+    },
+    faults: {
+      setTrialBootFails: (fail) => {
+        trialBootsFail = fail;
+      },
     },
     close: async () => {},
   };

@@ -17,6 +17,7 @@ import {
   parseIpv4,
   prefixFromNetmask,
 } from '../../model/index.js';
+import type { LinkFaults } from '../faults.js';
 import type { NetworkFacts, NetworkHal, SpeedOverride } from '../network.js';
 
 export interface SimNetworkOptions {
@@ -31,6 +32,14 @@ export class SimNetwork implements NetworkHal {
   private readonly linkLocal: string;
   private override: string | null = null;
   private speedOverride: SpeedOverride = null;
+  private carrier = true;
+
+  /** Fault injection pulls the cable. */
+  readonly faults: LinkFaults = {
+    setCarrier: (up) => {
+      this.carrier = up;
+    },
+  };
 
   constructor(private readonly options: SimNetworkOptions) {
     this.dynamicAddress = dynamicAddressFor(options.listenAddress);
@@ -39,7 +48,7 @@ export class SimNetwork implements NetworkHal {
 
   async facts(): Promise<NetworkFacts> {
     return {
-      carrier: true,
+      carrier: this.carrier,
       duplex: 'full',
       ethaddr: this.options.mac,
       hostname: `os-${this.options.serialNumber}`,

@@ -25,17 +25,13 @@ import {
   FULL_TURN_MDEG,
   type SensorConfig,
 } from '../../model/index.js';
+import type { TelemetryFaultInputs, TelemetryFaults } from '../faults.js';
 import type { PhaseLockStatus, TelemetryHal, TelemetryReading, TelemetryRun } from '../telemetry.js';
 
-export interface SimTelemetryInputs {
-  /** Voltage at the power supply, mV. */
-  supplyVoltageMv: number;
-  /** Air temperature around the unit, °C. */
-  ambientTemperatureC: number;
+/** Supply voltage, ambient temperature and motor disturbance (the fault port's inputs), and: */
+export interface SimTelemetryInputs extends TelemetryFaultInputs {
   /** The time source (PTP, sync pulse) is lost. Does not show as LOST (see the module comment). */
   timeSourceLost: boolean;
-  /** The motor cannot hold its phase (mechanical disturbance, blocked rotor): phase lock LOST. */
-  motorDisturbed: boolean;
 }
 
 export interface SimTelemetryOptions {
@@ -103,6 +99,13 @@ export class SimTelemetry implements TelemetryHal {
     this.temperatureC = this.inputsNow.ambientTemperatureC;
     this.lastUpdateNs = this.monotonicNs();
   }
+
+  /** Fault injection moves the model's inputs, as tests do. */
+  readonly faults: TelemetryFaults = {
+    inputs: () => this.inputs(),
+    setInputs: (inputs) => this.setInputs(inputs),
+    settle: () => this.settleTemperature(),
+  };
 
   applyRun(run: TelemetryRun | null): void {
     this.integrateTemperature();

@@ -11,7 +11,15 @@
 import { clockIdentityFromMac, type SensorConfig, systemRealtimeNs } from '../../model/index.js';
 import { DEFAULT_PTP_PROFILE, type PtpProfile } from '../ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
-import { idleTimingInputs, localPtpDataSets, systemClockReading, unsynchronisedTracking } from '../time-models.js';
+import type { TimeFaults } from '../faults.js';
+import {
+  idleTimingInputs,
+  localPtpDataSets,
+  systemClockReading,
+  unsynchronisedTracking,
+  withGrandmaster,
+  withSyncPulses,
+} from '../time-models.js';
 
 /** chrony without a selectable source: never changes on a simulated unit. */
 const UNSYNCHRONISED: ChronyTracking = Object.freeze(unsynchronisedTracking());
@@ -23,6 +31,23 @@ export class SimTime implements TimeHal {
   private lastInitNs = 0n;
   private ptpOffset = 0n;
   private dataSets: PtpDataSets | undefined;
+  private grandmaster: { from: PtpDataSets; to: PtpDataSets } | undefined;
+  private grandmasterPresent = false;
+  private syncPulsesSinceMs: number | undefined;
+  private readingsChanged: () => void = () => undefined;
+  /** The readings change only with the profile and the injected grandmaster, which say so. */
+  readonly readingsTtlMs = Number.POSITIVE_INFINITY;
+
+  /** Fault injection brings a grandmaster and sync pulses the simulated network and pins lack. */
+  readonly faults: TimeFaults = {
+    setGrandmaster: (present) => {
+      this.grandmasterPresent = present;
+      this.readingsChanged();
+    },
+    setSyncPulses: (sinceMs) => {
+      this.syncPulsesSinceMs = sinceMs;
+    },
+  };
 
   /** `mac`: the simulated interface's MAC, from which ptp4l derives the clock identity. */
   constructor(mac: string) {
@@ -56,22 +81,31 @@ export class SimTime implements TimeHal {
     return systemClockReading();
   }
 
-  tracking(): ChronyTracking {
+  onReadingsChanged(listener: () => void): void {
+    this.readingsChanged = listener;
+  }
+
+  async tracking(): Promise<ChronyTracking> {
     return UNSYNCHRONISED;
   }
 
-  ptpDataSets(): PtpDataSets {
-    // Unchanged until the profile changes: the same object each time, so its JSON is made once.
-    return (this.dataSets ??= localPtpDataSets(this.clockIdentity, this.profile));
+  async ptpDataSets(): Promise<PtpDataSets> {
+    // Unchanged until the profile or the grandmaster changes: the same object each time, so its JSON is made once.
+    const local = (this.dataSets ??= localPtpDataSets(this.clockIdentity, this.profile));
+    if (!this.grandmasterPresent) return local;
+    if (this.grandmaster?.from !== local) this.grandmaster = { from: local, to: withGrandmaster(local) };
+    return this.grandmaster.to;
   }
 
   async applyPtpProfile(profile: PtpProfile): Promise<void> {
     this.profile = profile;
     this.dataSets = undefined;
+    this.readingsChanged();
   }
 
   timingInputs(): TimingInputs {
-    return idleTimingInputs();
+    const since = this.syncPulsesSinceMs;
+    return since === undefined ? idleTimingInputs() : withSyncPulses(idleTimingInputs(), Date.now() - since);
   }
 
   async close(): Promise<void> {}

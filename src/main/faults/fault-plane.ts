@@ -17,6 +17,7 @@ import {
 import type { FaultTarget } from './fault-target.js';
 import { validateFaultRule } from './rule-validation.js';
 import type { UdpFaultCount } from '../../udp/index.js';
+import { faultPort, type StreamFaults } from '../../hal/index.js';
 import { UnitFaults, type UnitTiming } from './unit-faults.js';
 
 /** How many ended rules GET still shows (with their final counts). */
@@ -37,16 +38,6 @@ interface Rule {
 export interface EndedRule extends FaultRuleView {
   ended: string;
   reason: string;
-}
-
-/** What the lidar HAL offers fault injection (the simulated data plane has it). */
-interface FaultableLidar {
-  setFaultRules(rules: UdpFaultRule[]): void;
-  onFaultCounts: ((counts: UdpFaultCount[], spent: string[]) => void) | undefined;
-}
-
-function faultableLidar(lidar: object): FaultableLidar | undefined {
-  return 'setFaultRules' in lidar ? (lidar as FaultableLidar) : undefined;
 }
 
 /** A 400 naming every mistake; nothing was added. */
@@ -74,7 +65,8 @@ export class FaultPlane {
   private readonly ended: EndedRule[] = [];
   private nextId = 1;
   private readonly unit: UnitFaults;
-  private readonly lidar: FaultableLidar | undefined;
+  /** The data streams' fault port (undefined: this unit's data plane takes no packet rules). */
+  private readonly streams: StreamFaults | undefined;
   private readonly log: Logger;
   /** HTTP rules in the order added, for the per-request check (empty: the hook does nothing). */
   httpRules: readonly Rule[] = [];
@@ -83,16 +75,16 @@ export class FaultPlane {
 
   constructor(target: FaultTarget, options: FaultPlaneOptions) {
     this.log = options.log;
-    this.unit = new UnitFaults(target, options.timing);
-    this.lidar = faultableLidar(target.hal.lidar);
-    if (this.lidar) this.lidar.onFaultCounts = (counts, spent) => this.onUdpCounts(counts, spent);
+    this.unit = new UnitFaults(target, options.timing, options.log);
+    this.streams = faultPort(target.hal).streams;
+    this.streams?.onCounts((counts, spent) => this.onUdpCounts(counts, spent));
   }
 
   /** Validates and starts a rule; a 400 names every mistake, a 409 says why this unit cannot do it. */
   add(input: unknown): FaultRuleView {
     const { rule: spec, errors } = validateFaultRule(input);
     if (!spec) throw invalidRule(errors);
-    if (spec.selector.plane === 'udp' && !this.lidar)
+    if (spec.selector.plane === 'udp' && !this.streams)
       throw new ApiError('conflict', 'this unit has no simulated data plane to inject UDP faults into');
     const id = `f${this.nextId++}`;
     const rule: Rule = { id, spec, added: new Date().toISOString(), applied: 0, seen: 0 };
@@ -188,6 +180,7 @@ export class FaultPlane {
   close(): void {
     this.clear();
     this.unit.close();
+    this.streams?.onCounts(undefined);
   }
 
   private view(rule: Rule): FaultRuleView {
@@ -199,7 +192,7 @@ export class FaultPlane {
     const active = [...this.rules.values()];
     if (plane === 'http') this.httpRules = active.filter((r) => r.spec.selector.plane === 'http');
     // A link that is down carries no packets either: link_down rules withhold both streams while they live.
-    if ((plane === 'udp' || plane === 'unit') && this.lidar) {
+    if ((plane === 'udp' || plane === 'unit') && this.streams) {
       const udp: UdpFaultRule[] = [];
       for (const { id, spec } of active) {
         if (spec.selector.plane === 'udp') {
@@ -208,7 +201,7 @@ export class FaultPlane {
           udp.push({ id, stream: 'both', action: { type: 'stop' }, count: undefined });
         }
       }
-      if (plane === 'udp' || udp.length !== this.udpRuleCount) this.lidar.setFaultRules(udp);
+      if (plane === 'udp' || udp.length !== this.udpRuleCount) this.streams.setRules(udp);
       this.udpRuleCount = udp.length;
     }
   }

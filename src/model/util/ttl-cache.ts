@@ -1,11 +1,9 @@
 /**
  * The result of a slow read (a daemon queried through a subprocess), kept for a while: every caller
  * within `ttlMs` gets the same object, and concurrent callers share one read in flight. A fleet of
- * pollers then costs one daemon query per period, not one per request, and no promise while the
- * value is fresh.
+ * pollers then costs one daemon query per period, not one per request. `fresh()` hands the value over
+ * without a promise while it is fresh, for hot paths that answer from it synchronously.
  */
-import type { MaybePromise } from './maybe-promise.js';
-
 export class TtlCache<T> {
   private value: { at: number; data: T } | undefined;
   private inFlight: Promise<T> | undefined;
@@ -16,9 +14,18 @@ export class TtlCache<T> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The value itself while it is fresh; otherwise the read that brings it. */
-  get(): MaybePromise<T> {
-    if (this.value && this.now() - this.value.at < this.ttlMs) return this.value.data;
+  /** The value while it is fresh, else undefined (then `get` reads it). */
+  fresh(): T | undefined {
+    const value = this.value;
+    // A value that never expires needs no clock: this is the per-request path of GET /api/v1/time.
+    if (this.ttlMs === Number.POSITIVE_INFINITY) return value?.data;
+    return value && this.now() - value.at < this.ttlMs ? value.data : undefined;
+  }
+
+  /** The value while it is fresh; otherwise the read that brings it. */
+  get(): Promise<T> {
+    const value = this.value;
+    if (value && this.now() - value.at < this.ttlMs) return Promise.resolve(value.data);
     this.inFlight ??= this.read()
       .then((data) => {
         this.value = { at: this.now(), data };

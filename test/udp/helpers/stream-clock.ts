@@ -5,9 +5,10 @@
 import { defaultConfig } from '../../../src/config/registry.js';
 import { EmitterLidar } from '../../../src/hal/emitter-lidar.js';
 import { RecordingAlerts } from './recording-alerts.js';
-import { UdpCapture, until } from './udp-capture.js';
+import { UdpCapture } from './udp-capture.js';
 import { findProduct } from '../../../src/model/products.js';
 import { resolveStreamPlan } from '../../../src/model/stream-plan.js';
+import { waitFor } from '../../helpers/poll.js';
 
 export class StreamClock {
   private readonly unit = new EmitterLidar(new RecordingAlerts());
@@ -34,7 +35,7 @@ export class StreamClock {
         timestampOffsetNs: 0n,
       });
       // A partial first frame, then two whole ones of 32 packets.
-      await until(() => rx.count >= 3 * 32, 'two frames of the clock unit');
+      await waitFor(() => rx.count >= 3 * 32, 10_000, 'two frames of the clock unit');
       await this.unit.apply(null);
     } finally {
       await rx.close();

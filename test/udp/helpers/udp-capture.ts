@@ -3,6 +3,7 @@
  * check what the emitter actually sent.
  */
 import dgram from 'node:dgram';
+import { waitFor } from '../../helpers/poll.js';
 
 export interface Datagram {
   data: Buffer;
@@ -56,17 +57,6 @@ export class UdpCapture {
   }
 }
 
-/** Polls until `check` returns a truthy value (no fixed sleeps) and returns it; throws with `what` after the deadline. */
-export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /**
  * Sends a marker datagram to `capture` and waits for it: every datagram enqueued on the socket before
  * the call has then been read. Returns the marker's index in `capture.datagrams`.
@@ -78,8 +68,12 @@ export async function drain(capture: UdpCapture): Promise<number> {
     s.send(marker, capture.port, '127.0.0.1', (err) => (err ? reject(err) : resolve())),
   );
   s.close();
-  return until(() => {
-    const i = capture.datagrams.findIndex((d) => d.data.equals(marker));
-    return i >= 0 ? i + 1 : 0;
-  }, 'marker datagram').then((n) => n - 1);
+  return waitFor(
+    () => {
+      const i = capture.datagrams.findIndex((d) => d.data.equals(marker));
+      return i >= 0 ? i + 1 : 0;
+    },
+    10_000,
+    'marker datagram',
+  ).then((n) => n - 1);
 }
