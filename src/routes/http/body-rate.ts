@@ -23,6 +23,8 @@ export interface BodyRate {
 
 interface Watched {
   req: IncomingMessage;
+  /** Taken when the watch starts: `req.socket` can be null later, once Node has detached the request from it. */
+  socket: Socket;
   res: ServerResponse;
   rate: BodyRate;
   startedAt: number;
@@ -56,6 +58,7 @@ export class BodyRateWatch {
     const socket = req.socket;
     const entry: Watched = {
       req,
+      socket,
       res,
       rate,
       startedAt: now,
@@ -97,7 +100,7 @@ export class BodyRateWatch {
 
   private forget(entry: Watched): void {
     this.watched.delete(entry);
-    if (this.bySocket.get(entry.req.socket) === entry) this.bySocket.delete(entry.req.socket);
+    if (this.bySocket.get(entry.socket) === entry) this.bySocket.delete(entry.socket);
   }
 
   private cutNow(entry: Watched): void {
@@ -109,12 +112,12 @@ export class BodyRateWatch {
   private check(): void {
     const now = Date.now();
     for (const entry of this.watched) {
-      const { req, res, rate } = entry;
-      if (req.complete || req.socket.destroyed) {
+      const { req, res, rate, socket } = entry;
+      if (req.complete || socket.destroyed) {
         this.forget(entry);
         continue;
       }
-      const read = req.socket.bytesRead;
+      const read = socket.bytesRead;
       if (req.readableLength > 0 || waitsForContinue(req, res)) {
         entry.windowStart = now;
         entry.windowBytes = read;
