@@ -85,7 +85,7 @@ export const parsers = {
         throw new UsageError(`${name} must be an integer ${min}..${max}; ${got(text)}`);
       return value;
     },
-  /** A number within [min, max]; `must` says what in the error (e.g. "a number of seconds > 0"). */
+  /** A finite number that `accepts` takes; `must` says what the error asks for ("a number of seconds > 0"). */
   number:
     (accepts: (value: number) => boolean, must: string) =>
     (text: string | undefined, name: string): number => {
