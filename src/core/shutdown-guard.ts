@@ -1,8 +1,8 @@
 /**
  * What a unit does at its protection limits (docs/faults.md, "Shutdown levels"):
  * - at a shutdown level (an active OVERTEMP_ERROR or INPUT_VOLTAGE_*_ERROR alert) it stops measuring: status
- *   ERROR, no packets, configuration readable, metadata not (sensor-facts.md);
- * - between the temperature warning and shutdown levels the lidar packet header says so (udp-packets.md, bytes
+ *   ERROR, no packets, configuration readable, metadata not (as a real unit in ERROR);
+ * - between the temperature warning and shutdown levels the lidar packet header says so (docs/udp-packets.md, bytes
  *   16-19): `thermal_shutdown` IMMINENT with `countdown_thermal_shutdown`, and `shot_limiting` steps 2-9 as the
  *   laser power is reduced; just below the warning level, while the temperature rises, `shot_limiting` IMMINENT
  *   with `countdown_shot_limiting`;

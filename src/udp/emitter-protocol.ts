@@ -87,7 +87,7 @@ export const SHARED_ALERT_FLAGS = 0;
 /** Slot the worker sleeps on between closely spaced packets; the main thread notifies it to hurry a message. */
 export const SHARED_WAKE = 1;
 /**
- * Bytes 16-19 of the lidar packet header as one little-endian u32 (udp-packets.md): countdown_thermal_shutdown,
+ * Bytes 16-19 of the lidar packet header as one little-endian u32 (docs/udp-packets.md): countdown_thermal_shutdown,
  * countdown_shot_limiting, thermal_shutdown, shot_limiting.
  */
 export const SHARED_THERMAL_HEADER = 2;

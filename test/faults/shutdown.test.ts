@@ -61,7 +61,7 @@ async function expectShutDownThenBack(rule: object, alert: string): Promise<void
   const { id } = plane.add(unitRule(rule));
   await waitFor(async () => (await sample(), (await status()) === 'ERROR'), 10_000, 'status ERROR');
   expect(await activeAlerts()).toContain(alert);
-  // Configuration readable, metadata not (sensor-facts.md: ERROR), named in a 409.
+  // Configuration readable, metadata not (a real unit in ERROR), named in a 409.
   expect((await get('/api/v1/sensor/config')).status).toBe(200);
   const metadata = await get('/api/v1/sensor/metadata');
   expect(metadata.status).toBe(409);
