@@ -5,6 +5,8 @@
  */
 import type { FastifyReply } from 'fastify';
 
+// Keyed by identity: a document given here must never be mutated afterwards (make it frozen or Readonly), or the
+// bytes sent would no longer be its JSON. Callers pass documents that are replaced, not changed, when they change.
 const bytes = new WeakMap<object, Buffer>();
 
 export function sendCachedJson(reply: FastifyReply, document: object): FastifyReply {
