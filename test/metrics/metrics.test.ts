@@ -23,6 +23,8 @@ async function closedPort(): Promise<number> {
 describe('GET /metrics', () => {
   let unit: TestSensor;
   let capture: UdpCapture;
+  /** The 24-bit init_id of a lidar packet header (offset 4, little-endian). */
+  const initIdOf = (packet: Buffer) => packet.readUIntLE(4, 3);
 
   beforeAll(async () => {
     unit = await createTestSensor({ serial: '122201000777' });
@@ -57,8 +59,9 @@ describe('GET /metrics', () => {
       'lidar packets and the IMU alert',
     );
 
-    const families = await scrape();
+    // The receiver's count is read before the scrape: every datagram it holds was sent before the counter is read.
     const received = capture.count;
+    const families = await scrape();
     expect(samples(families, 'lidar_sensor_info')[0].labels).toMatchObject({
       serial: '122201000777',
       product: 'OS-1-128',
@@ -68,7 +71,7 @@ describe('GET /metrics', () => {
     expect(sampleValue(families, 'lidar_sensor_initialization_id')).toBe(unit.sensor.initializationId);
     expect(sampleValue(families, 'lidar_sensor_reinits_total')).toBe(reinitsBefore + 1);
 
-    // The counter was read after the receiver's count: it holds at least what arrived (loopback loses nothing).
+    // Loopback loses nothing: the counter holds at least what had arrived before it was read.
     const sent = sampleValue(families, 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
     expect(sent).toBeGreaterThanOrEqual(received);
     const packetBytes = capture.datagrams[0].data.length;
@@ -113,8 +116,10 @@ describe('GET /metrics', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(put.statusCode).toBe(204);
-    const counted = capture.count;
-    await until(() => capture.count > counted + 50, 'packets of the new run');
+    // Counted by the header's init_id: the receiver may still be reading the old run's datagrams after the PUT.
+    const newRun = unit.sensor.initializationId;
+    const ofNewRun = () => capture.datagrams.filter((d) => initIdOf(d.data) === newRun).length;
+    await until(() => ofNewRun() > 50, 'packets of the new run');
     const second = sampleValue(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
     expect(second).toBeGreaterThan(first + 50);
   });
