@@ -205,7 +205,7 @@ function kneeText(steps: StepResult[]): string {
 export async function benchFleetModels(ctx: BenchContext): Promise<Section> {
   const windowS = ctx.quick ? 2 : 5;
   const settleMs = ctx.quick ? 1000 : 2000;
-  const budgetMs = ctx.quick ? 120_000 : 900_000;
+  const budgetMs = ctx.quick ? 120_000 : 600_000;
   const startedAt = performance.now();
   const results = new Map<Model, (StepResult & { retried: boolean })[]>(MODELS.map((m) => [m, []]));
   const limits = new Map<Model, string>(MODELS.map((m) => [m, 'all steps passed']));
