@@ -1,5 +1,5 @@
 /**
- * The benchmark's own reading of lidar datagrams (udp-packets.md), just the fields it needs:
+ * The benchmark's own reading of lidar datagrams (docs/udp-packets.md), just the fields it needs:
  * init_id, frame_id and the first column's measurement_id. Independent of the encoder's code.
  */
 

@@ -5,7 +5,7 @@ const OVERFLOW_BIT = 0x40;
 const CURSOR_BITS = 0x3f;
 
 /**
- * The `alert_flags` byte of lidar packet headers (udp-packets.md): bit 7 = at least one alert is
+ * The `alert_flags` byte of lidar packet headers (docs/udp-packets.md): bit 7 = at least one alert is
  * active, bit 6 = the log has overflowed (entries were pushed out of the 32-entry log),
  * bits 0-5 = the low 6 bits of next_cursor. A client that sees the byte change knows to poll
  * GET /api/v1/sensor/alerts.

@@ -1,5 +1,5 @@
 /**
- * The three configurations of the staged/active/persisted model (client-contract.md):
+ * The three configurations of the staged/active/persisted model (docs/client-behaviour.md):
  * staged (what POSTs merge into), active (what the hardware runs) and persisted (what a power
  * cycle restores). This class only holds them; the device core decides when one becomes another.
  */

@@ -54,7 +54,7 @@ interface Derived {
 }
 
 /**
- * Refuses what only a RUNNING sensor serves (DESIGN.md, Errors): 503 + Retry-After while the sensor
+ * Refuses what only a RUNNING sensor serves (docs/http-api.md, Errors that depend on the unit's state): 503 + Retry-After while the sensor
  * is initializing (clients poll and retry), 409 in any other state.
  */
 export function requireRunning(status: SensorStatus, what: string): void {

@@ -3,7 +3,7 @@
  * configuration, user data) and orchestrates reinitialization and restart. Routes call it; it calls
  * the configuration store, the alert log and the HAL. It never imports Fastify.
  *
- * Reinit is one operation (DESIGN.md): validate the would-be active configuration as a whole →
+ * Reinit is one operation (docs/architecture.md): validate the would-be active configuration as a whole →
  * commit it (one SQLite transaction when persisting) → new initialization_id → INITIALIZING →
  * HAL reconfigures → RUNNING (or STANDBY). Every change goes through one serial queue; a failed
  * step leaves the previous active configuration running and the store unchanged.
@@ -90,7 +90,7 @@ export interface RecordingBinding {
   bind(config: Readonly<SensorConfig>): SensorConfig;
 }
 
-/** Flags of a configuration change (client-contract.md): reinit makes staged active, persist stores active. */
+/** Flags of a configuration change (docs/client-behaviour.md): reinit makes staged active, persist stores active. */
 export interface ChangeFlags {
   reinit: boolean;
   persist: boolean;

@@ -1,4 +1,4 @@
-/** Values of `sensor_info.status` (sensor-facts.md). */
+/** Values of `sensor_info.status` (docs/http-api.md, Status). */
 export const SENSOR_STATUSES = [
   'INITIALIZING',
   'WARMUP',

@@ -23,7 +23,7 @@ export interface LidarHal {
    * Resolves once no datagram of the previous run can be sent any more.
    */
   apply(run: StreamRun | null): Promise<void>;
-  /** The `alert_flags` byte of packet headers (udp-packets.md), pushed whenever the alert log changes. */
+  /** The `alert_flags` byte of packet headers (docs/udp-packets.md), pushed whenever the alert log changes. */
   setAlertFlags(flags: number): void;
   /** Datagram counters per stream since start-up, across reinits (GET /metrics); absent where unknown. */
   streamTotals?(): Promise<StreamTotals>;

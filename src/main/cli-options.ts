@@ -1,624 +1,404 @@
 /**
- * Command-line options of the sensor, each also settable as environment variable SENSOR_<NAME>.
- * One table: parsing, `--help` and the README's option list come from it. Flags win over the environment.
+ * Command-line options of the sensor, each also settable as environment variable SENSOR_<NAME> (flags win).
+ * This table is the one statement of them: the `CliOptions` type, parsing, validation and its error wording,
+ * `--help` and the README's option table all come from it (option-kit.ts). Each option's group names the
+ * consumers that read it; a consumer takes its slice (`OptionsOf<'http'>`), not the whole set.
  */
-import { parseArgs } from 'node:util';
-import { HAL_KINDS, type HalKind } from '../hal/index.js';
-import { DEFAULT_PRODUCT } from '../model/index.js';
-import { DEFAULT_FIRMWARE_MAX_BYTES } from '../core/index.js';
-import { parseVersion } from '../core/index.js';
-import { parseAddressList, type AddressList } from '../model/index.js';
-import { DEFAULT_MAX_BOOT_ATTEMPTS } from '../model/index.js';
+import { HAL_KINDS } from '../hal/index.js';
+import { DEFAULT_PRODUCT, DEFAULT_MAX_BOOT_ATTEMPTS, isLoopbackHost, parseAddressList } from '../model/index.js';
+import { DEFAULT_FIRMWARE_MAX_BYTES, parseVersion } from '../core/index.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../routes/index.js';
-import { parseControlAddress, type ControlAddress } from './faults/control-address.js';
-import { isLoopbackHost } from '../model/index.js';
 import type { MdnsMode } from '../core/discovery/index.js';
+import { parseControlAddress } from './faults/control-address.js';
+import {
+  type GroupValues,
+  helpLines,
+  markdownTable,
+  option,
+  type OptionValues,
+  parseOptionTexts,
+  parsers as p,
+  readOptionTexts,
+  UsageError,
+} from './option-kit.js';
 
-const MDNS_MODES: readonly MdnsMode[] = ['auto', 'on', 'off'];
-
-export interface CliOptions {
-  host: string;
-  port: number;
-  dataDir: string;
-  product: string;
-  serial: string | undefined;
-  hal: HalKind;
-  logLevel: string;
-  /** Largest firmware image an upload may hold, header included. */
-  firmwareMaxBytes: number;
-  /** Boots a new firmware image gets to become healthy before the unit rolls back. */
-  firmwareBootAttempts: number;
-  /** linux: the command connecting firmware slots to the bootloader (README "Firmware on a real unit"). */
-  firmwareHook: string | undefined;
-  /** Folder of trusted Ed25519 public keys (*.pem); with one, only images they signed install (deploy/firmware.md). */
-  firmwareTrust: string | undefined;
-  /** Anti-rollback: images older than this version (X.Y.Z) are refused; off by default, as on a real unit. */
-  firmwareMinVersion: string | undefined;
-  /** Only these peers may change the unit; undefined: everyone. */
-  allowWritesFrom: AddressList | undefined;
-  /** linux: time and network (README "Time and network on a real unit"). */
-  networkInterface: string | undefined;
-  networkHook: string | undefined;
-  chronycHost: string | undefined;
-  ptp4lSocket: string | undefined;
-  pmcClientSocket: string | undefined;
-  ptp4lConfig: string | undefined;
-  ptp4lRestartCommand: string[] | undefined;
-  /** HTTP limits (src/routes/http/http-limits.ts), in seconds as given. */
-  headersTimeout: number;
-  requestTimeout: number;
-  uploadIdleTimeout: number;
-  keepAliveTimeout: number;
-  maxConnections: number;
-  maxConnectionsPerAddress: number;
-  /** Bytes per second. */
-  bodyMinRate: number;
-  uploadMinRate: number;
-  bodyGrace: number;
-  /** `--replay`: a recording to replay instead of the synthetic scene (docs/replay.md). */
-  replay: string | undefined;
-  /** Its metadata; default the `.json` beside the recording. */
-  metadata: string | undefined;
-  replayRate: number;
-  replayLoop: boolean;
-  /** Seconds into the recording the replay starts at. */
-  replayStartS: number;
-  /** Unix time (ms) of a timetable shared with other units replaying the same capture (`fleet --replay`). */
-  replayTimetableMs: number | undefined;
-  /** Fault injection (docs/faults.md): the control listener, off unless given. */
-  control: ControlAddress | undefined;
-  controlAllowRemote: boolean;
-  /** A scenario file of timed fault rules, run from start. */
-  faultsFile: string | undefined;
-  /** Reinit, restart and firmware update take as long as on a real unit. */
-  realisticTiming: boolean;
-  /** mDNS / DNS-SD advertisement: auto = on when listening on a non-loopback address. */
-  mdns: MdnsMode;
-}
+export { UsageError };
 
 /** The sim HAL listens on loopback unless told otherwise: its firmware upload is unauthenticated. */
 export const SIM_DEFAULT_HOST = '127.0.0.1';
 /** A real unit answers on its network interface. */
 export const LINUX_DEFAULT_HOST = '0.0.0.0';
-const seconds = (ms: number) => String(ms / 1000);
-
-export interface OptionSpec {
-  flag: string;
-  key: keyof CliOptions;
-  env: string;
-  default: string | undefined;
-  valueName: string;
-  help: string;
-  /** A switch without a value (`--replay-loop`); its environment variable takes 1/true/yes or 0/false/no. */
-  boolean?: true;
-  /** A switch: `--flag` sets "on", `--no-flag` sets "off" (the environment takes the value words). */
-  negatable?: true;
-}
-
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const MDNS_MODES: readonly MdnsMode[] = ['auto', 'on', 'off'];
 
-export const OPTION_SPECS: readonly OptionSpec[] = [
-  {
+const seconds = (ms: number) => String(ms / 1000);
+/** A duration in seconds as the HTTP limits take them. */
+const positiveSeconds = p.number((s) => s > 0 && s <= 86_400, 'a number of seconds > 0 (at most 86400)');
+const bytesPerSecond = p.number((r) => r >= 0 && r <= 1e9, 'a number of bytes per second 0..1e9 (0: no minimum)');
+const connections = p.integer(1, 100_000);
+
+/**
+ * Groups, by who reads them: `listen` the server and the container health check; `unit` the composition
+ * root; `linux` the linux HAL; `firmware` the firmware policy; `http` the HTTP limits; `replay` the replay
+ * setup; `faults` the fault plane; `log` the CLI's logger.
+ */
+export const CLI_OPTIONS = {
+  host: option({
     flag: 'host',
-    key: 'host',
-    env: 'SENSOR_HOST',
+    group: 'listen',
     default: SIM_DEFAULT_HOST,
     valueName: 'ADDRESS',
     help: `listen address (default loopback for --hal sim, ${LINUX_DEFAULT_HOST} for --hal linux; 0.0.0.0 exposes a simulated unit to the network); a specific address (e.g. 127.0.0.2) is also the source address of the UDP data`,
-  },
-  {
+    parse: p.nonEmpty,
+  }),
+  port: option({
     flag: 'port',
-    key: 'port',
-    env: 'SENSOR_PORT',
+    group: 'listen',
     default: '8080',
     valueName: 'PORT',
     help: 'HTTP port (real units and the Docker image use 80)',
-  },
-  {
+    parse: p.integer(0, 65535),
+  }),
+  dataDir: option({
     flag: 'data-dir',
-    key: 'dataDir',
-    env: 'SENSOR_DATA_DIR',
+    group: 'unit',
     default: './data',
     valueName: 'DIR',
     help: 'where the unit keeps its database (configuration, user data, identity, alerts, firmware slots)',
-  },
-  {
+    parse: p.nonEmpty,
+  }),
+  product: option({
     flag: 'product',
-    key: 'product',
-    env: 'SENSOR_PRODUCT',
+    group: 'unit',
     default: DEFAULT_PRODUCT,
     valueName: 'MODEL',
     help: 'product model, e.g. OS-1-128, OS-2-32, OS-0-64-T1',
-  },
-  {
+    // Checked against the product models when the unit starts (an unknown one lists the valid ones).
+    parse: (text) => text ?? DEFAULT_PRODUCT,
+  }),
+  serial: option({
     flag: 'serial',
-    key: 'serial',
-    env: 'SENSOR_SERIAL',
-    default: undefined,
+    group: 'unit',
     valueName: 'DIGITS',
     help: 'serial number (decimal, < 2^40); default: generated once and kept in the data directory',
-  },
-  {
+    parse: p.optionalText,
+  }),
+  hal: option({
     flag: 'hal',
-    key: 'hal',
-    env: 'SENSOR_HAL',
+    group: 'unit',
     default: 'sim',
     valueName: HAL_KINDS.join('|'),
     help: 'hardware layer: sim (simulated unit) or linux (a real unit: iproute2, chrony, ptp4l)',
-  },
-  {
+    parse: p.oneOf(HAL_KINDS),
+  }),
+  firmwareMaxBytes: option({
     flag: 'firmware-max-bytes',
-    key: 'firmwareMaxBytes',
-    env: 'SENSOR_FIRMWARE_MAX_BYTES',
+    group: 'unit',
     default: String(DEFAULT_FIRMWARE_MAX_BYTES),
     valueName: 'BYTES',
     help: 'largest firmware image an upload may hold (413 above it)',
-  },
-  {
+    parse: p.number((n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer'),
+  }),
+  firmwareBootAttempts: option({
     flag: 'firmware-boot-attempts',
-    key: 'firmwareBootAttempts',
-    env: 'SENSOR_FIRMWARE_BOOT_ATTEMPTS',
+    group: 'unit',
     default: String(DEFAULT_MAX_BOOT_ATTEMPTS),
     valueName: 'N',
     help: 'boots a new firmware image gets to come up healthy before the unit rolls back',
-  },
-  {
+    parse: p.integer(1, 100),
+  }),
+  firmwareHook: option({
     flag: 'firmware-hook',
-    key: 'firmwareHook',
-    env: 'SENSOR_FIRMWARE_HOOK',
-    default: undefined,
+    group: 'linux',
     valueName: 'PATH',
     help: 'linux HAL: executable connecting the A/B firmware slots to the bootloader (U-Boot env, RAUC); without it a linux unit refuses firmware uploads',
-  },
-  {
+    parse: p.optionalText,
+  }),
+  firmwareTrust: option({
     flag: 'firmware-trust',
-    key: 'firmwareTrust',
-    env: 'SENSOR_FIRMWARE_TRUST',
-    default: undefined,
+    group: 'firmware',
     valueName: 'DIR',
     help: 'folder of trusted Ed25519 public keys (*.pem): with at least one there, firmware uploads must carry a valid signature of one of them (403 otherwise); empty or unset: unsigned images install as before',
-  },
-  {
+    parse: p.optionalText,
+  }),
+  firmwareMinVersion: option({
     flag: 'firmware-min-version',
-    key: 'firmwareMinVersion',
-    env: 'SENSOR_FIRMWARE_MIN_VERSION',
-    default: undefined,
+    group: 'firmware',
     valueName: 'X.Y.Z',
     help: 'anti-rollback: refuse firmware images older than this version (403); default off, a real unit allows downgrades',
-  },
-  {
+    parse: p.optional((text) => {
+      if (!parseVersion(text))
+        throw new UsageError(`--firmware-min-version must be X.Y.Z; got ${JSON.stringify(text)}`);
+      return text;
+    }),
+  }),
+  allowWritesFrom: option({
     flag: 'allow-writes-from',
-    key: 'allowWritesFrom',
-    env: 'SENSOR_ALLOW_WRITES_FROM',
-    default: undefined,
+    group: 'unit',
     valueName: 'CIDR[,CIDR...]',
     help: 'only these networks may change the unit (POST/PUT/DELETE, legacy cmd/ setters, firmware upload, restart); others get 403, reads stay open; default: everyone',
-  },
-  {
+    parse: p.optional(parseAddressList),
+  }),
+  networkInterface: option({
     flag: 'interface',
-    key: 'networkInterface',
-    env: 'SENSOR_INTERFACE',
-    default: undefined,
+    group: 'linux',
     valueName: 'NAME',
     help: "linux HAL: the Ethernet interface the network resources read and configure; default: the one holding --host, else the default route's",
-  },
-  {
+    parse: p.optionalText,
+  }),
+  networkHook: option({
     flag: 'network-hook',
-    key: 'networkHook',
-    env: 'SENSOR_NETWORK_HOOK',
-    default: undefined,
+    group: 'linux',
     valueName: 'PATH',
     help: 'linux HAL: executable run as `PATH static IF CIDR` / `PATH dynamic IF` when the IPv4 override is set / removed (e.g. to stop/start DHCP)',
-  },
-  {
+    parse: p.optionalText,
+  }),
+  chronycHost: option({
     flag: 'chronyc-host',
-    key: 'chronycHost',
-    env: 'SENSOR_CHRONYC_HOST',
-    default: undefined,
+    group: 'linux',
     valueName: 'HOST|SOCKET',
     help: "linux HAL: chronyc -h argument (chronyd host or command socket path); default chronyc's own",
-  },
-  {
+    parse: p.optionalText,
+  }),
+  ptp4lSocket: option({
     flag: 'ptp4l-socket',
-    key: 'ptp4lSocket',
-    env: 'SENSOR_PTP4L_SOCKET',
-    default: undefined,
+    group: 'linux',
     valueName: 'PATH',
     help: "linux HAL: ptp4l's management socket (uds_address); default /var/run/ptp4l",
-  },
-  {
+    parse: p.optionalText,
+  }),
+  pmcClientSocket: option({
     flag: 'pmc-client-socket',
-    key: 'pmcClientSocket',
-    env: 'SENSOR_PMC_CLIENT_SOCKET',
-    default: undefined,
+    group: 'linux',
     valueName: 'PATH',
     help: "linux HAL: pmc's own socket (pmc -i), in a folder the server may write; default pmc's /var/run/pmc.PID",
-  },
-  {
+    parse: p.optionalText,
+  }),
+  ptp4lConfig: option({
     flag: 'ptp4l-config',
-    key: 'ptp4lConfig',
-    env: 'SENSOR_PTP4L_CONFIG',
-    default: undefined,
+    group: 'linux',
     valueName: 'FILE',
     help: 'linux HAL: ptp4l configuration file that receives the PTP profile (a managed block at its end)',
-  },
-  {
+    parse: p.optionalText,
+  }),
+  ptp4lRestartCommand: option({
     flag: 'ptp4l-restart-command',
-    key: 'ptp4lRestartCommand',
-    env: 'SENSOR_PTP4L_RESTART_COMMAND',
-    default: undefined,
+    group: 'linux',
     valueName: 'COMMAND',
     help: 'linux HAL: command (split on spaces, no shell) run after a profile change, e.g. "systemctl restart ptp4l"',
-  },
-  {
+    parse: (text) => (text?.trim() ? text.trim().split(/\s+/) : undefined),
+  }),
+  headersTimeout: option({
     flag: 'headers-timeout',
-    key: 'headersTimeout',
-    env: 'SENSOR_HEADERS_TIMEOUT',
+    group: 'http',
     default: seconds(DEFAULT_HTTP_LIMITS.headersTimeoutMs),
     valueName: 'SECONDS',
     help: "a request's headers must arrive within this time (408, then the connection is closed)",
-  },
-  {
+    parse: positiveSeconds,
+  }),
+  requestTimeout: option({
     flag: 'request-timeout',
-    key: 'requestTimeout',
-    env: 'SENSOR_REQUEST_TIMEOUT',
+    group: 'http',
     default: seconds(DEFAULT_HTTP_LIMITS.requestTimeoutMs),
     valueName: 'SECONDS',
     help: 'the body of a request (other than a firmware upload) must arrive within this time after its headers (408, then closed)',
-  },
-  {
+    parse: positiveSeconds,
+  }),
+  uploadIdleTimeout: option({
     flag: 'upload-idle-timeout',
-    key: 'uploadIdleTimeout',
-    env: 'SENSOR_UPLOAD_IDLE_TIMEOUT',
+    group: 'http',
     default: seconds(DEFAULT_HTTP_LIMITS.uploadIdleTimeoutMs),
     valueName: 'SECONDS',
     help: 'a firmware upload that sends no byte for this long is cut: the upload lock is released and the partial image discarded',
-  },
-  {
+    parse: positiveSeconds,
+  }),
+  keepAliveTimeout: option({
     flag: 'keep-alive-timeout',
-    key: 'keepAliveTimeout',
-    env: 'SENSOR_KEEP_ALIVE_TIMEOUT',
+    group: 'http',
     default: seconds(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
     valueName: 'SECONDS',
     help: 'an idle keep-alive connection is closed after this time',
-  },
-  {
+    parse: positiveSeconds,
+  }),
+  maxConnections: option({
     flag: 'max-connections',
-    key: 'maxConnections',
-    env: 'SENSOR_MAX_CONNECTIONS',
+    group: 'http',
     default: String(DEFAULT_HTTP_LIMITS.maxConnections),
     valueName: 'N',
     help: 'open connections served at once; at the cap the oldest idle keep-alive connection is closed to admit a new one, and only when all are busy with requests does a new one get 503 with Retry-After (then closed)',
-  },
-  {
+    parse: connections,
+  }),
+  maxConnectionsPerAddress: option({
     flag: 'max-connections-per-address',
-    key: 'maxConnectionsPerAddress',
-    env: 'SENSOR_MAX_CONNECTIONS_PER_ADDRESS',
+    group: 'http',
     default: String(DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress),
     valueName: 'N',
     help: "connections one client address may hold; over it that address's oldest idle connection is closed, or, all busy, the new one gets 503",
-  },
-  {
+    parse: connections,
+  }),
+  bodyMinRate: option({
     flag: 'body-min-rate',
-    key: 'bodyMinRate',
-    env: 'SENSOR_BODY_MIN_RATE',
+    group: 'http',
     default: String(DEFAULT_HTTP_LIMITS.bodyMinRate),
     valueName: 'BYTES/S',
     help: 'after --body-grace, a request body must arrive at this average rate over every window of that length (408, then closed)',
-  },
-  {
+    parse: bytesPerSecond,
+  }),
+  uploadMinRate: option({
     flag: 'upload-min-rate',
-    key: 'uploadMinRate',
-    env: 'SENSOR_UPLOAD_MIN_RATE',
+    group: 'http',
     default: String(DEFAULT_HTTP_LIMITS.uploadMinRate),
     valueName: 'BYTES/S',
     help: 'the same for a firmware upload: slower, the connection is cut, the upload lock released and the partial image discarded',
-  },
-  {
+    parse: bytesPerSecond,
+  }),
+  bodyGrace: option({
     flag: 'body-grace',
-    key: 'bodyGrace',
-    env: 'SENSOR_BODY_GRACE',
+    group: 'http',
     default: seconds(DEFAULT_HTTP_LIMITS.bodyGraceMs),
     valueName: 'SECONDS',
     help: 'time a request body gets after the headers before its rate is checked, and the window the rate is averaged over',
-  },
-  {
+    parse: positiveSeconds,
+  }),
+  replay: option({
     flag: 'replay',
-    key: 'replay',
-    env: 'SENSOR_REPLAY',
-    default: undefined,
+    group: 'replay',
     valueName: 'FILE',
     help: 'replay this recording (pcap or pcapng) as the unit it was made on instead of the scene (docs/replay.md)',
-  },
-  {
+    parse: p.optionalText,
+  }),
+  metadata: option({
     flag: 'metadata',
-    key: 'metadata',
-    env: 'SENSOR_METADATA',
-    default: undefined,
+    group: 'replay',
     valueName: 'FILE',
     help: 'metadata JSON of the --replay recording; default the .json beside it',
-  },
-  {
+    parse: p.optionalText,
+  }),
+  replayRate: option({
     flag: 'replay-rate',
-    key: 'replayRate',
-    env: 'SENSOR_REPLAY_RATE',
+    group: 'replay',
     default: '1',
     valueName: 'FACTOR',
     help: 'replay speed: 0.5 half, 2 double speed (0.01..100)',
-  },
-  {
+    parse: p.number((r) => r >= 0.01 && r <= 100, 'a number 0.01..100'),
+  }),
+  replayLoop: option({
     flag: 'replay-loop',
-    key: 'replayLoop',
-    env: 'SENSOR_REPLAY_LOOP',
-    default: undefined,
-    valueName: '',
+    group: 'replay',
+    kind: 'switch',
     help: 'replay the recording again and again, frame ids and timestamps increasing',
-    boolean: true,
-  },
-  {
+    parse: p.switch,
+  }),
+  replayStartS: option({
     flag: 'replay-start',
-    key: 'replayStartS',
-    env: 'SENSOR_REPLAY_START',
+    group: 'replay',
     default: '0',
     valueName: 'SECONDS',
     help: 'start the replay this far into the recording',
-  },
-  {
+    parse: p.number((s) => s >= 0, 'a number of seconds >= 0'),
+  }),
+  replayTimetableMs: option({
     flag: 'replay-timetable',
-    key: 'replayTimetableMs',
-    env: 'SENSOR_REPLAY_TIMETABLE',
-    default: undefined,
+    group: 'replay',
     valueName: 'UNIX_MS',
     help: 'start on a timetable shared by units replaying one capture (lidar-sensor fleet --replay sets it)',
-  },
-  {
+    // Unix time in ms of the shared start; an empty value is an error, not "unset" (fleet always sets one).
+    parse: (text, name) =>
+      text === undefined
+        ? undefined
+        : p.number((ms) => Number.isInteger(ms) && ms > 0, 'a Unix time in milliseconds')(text, name),
+  }),
+  control: option({
     flag: 'control',
-    key: 'control',
-    env: 'SENSOR_CONTROL',
-    default: undefined,
+    group: 'faults',
     valueName: 'HOST:PORT',
-    help:
-      'fault-injection control listener (docs/faults.md), e.g. 127.0.0.1:8081; ' +
-      'loopback only unless --control-allow-remote',
-  },
-  {
+    help: 'fault-injection control listener (docs/faults.md), e.g. 127.0.0.1:8081; loopback only unless --control-allow-remote',
+    parse: p.optional((text) => {
+      const address = parseControlAddress(text);
+      if (typeof address === 'string') throw new UsageError(`--control ${address}`);
+      return address;
+    }),
+  }),
+  controlAllowRemote: option({
     flag: 'control-allow-remote',
-    key: 'controlAllowRemote',
-    env: 'SENSOR_CONTROL_ALLOW_REMOTE',
-    default: undefined,
-    valueName: '',
-    boolean: true,
+    group: 'faults',
+    kind: 'switch',
     help: 'let --control bind a non-loopback address (anyone who reaches it can break the unit)',
-  },
-  {
+    parse: p.switch,
+  }),
+  faultsFile: option({
     flag: 'faults',
-    key: 'faultsFile',
-    env: 'SENSOR_FAULTS',
-    default: undefined,
+    group: 'faults',
     valueName: 'FILE',
     help: 'scenario file (YAML or JSON): fault rules on a timeline from start (docs/faults.md)',
-  },
-  {
+    parse: p.optionalText,
+  }),
+  realisticTiming: option({
     flag: 'realistic-timing',
-    key: 'realisticTiming',
-    env: 'SENSOR_REALISTIC_TIMING',
-    default: undefined,
-    valueName: '',
-    boolean: true,
+    group: 'faults',
+    kind: 'switch',
     help: 'reinit, restart and firmware update take as long as on a real unit (default: fast, for tests)',
-  },
-  {
+    parse: p.switch,
+  }),
+  mdns: option({
     flag: 'mdns',
-    key: 'mdns',
-    env: 'SENSOR_MDNS',
+    group: 'listen',
+    kind: 'negatable',
     default: 'auto',
     valueName: MDNS_MODES.join('|'),
-    negatable: true,
     help: 'mDNS / DNS-SD advertisement (_roger._tcp, _ouster-lidar._tcp): `--mdns` on, `--no-mdns` off; auto: on when --host is not a loopback address',
-  },
-  {
+    parse: p.oneOf(MDNS_MODES),
+  }),
+  logLevel: option({
     flag: 'log-level',
-    key: 'logLevel',
-    env: 'SENSOR_LOG_LEVEL',
+    group: 'log',
     default: 'info',
     valueName: 'LEVEL',
     help: `log level: ${LOG_LEVELS.join(', ')}`,
-  },
-];
+    parse: p.oneOf(LOG_LEVELS),
+  }),
+};
 
-export class UsageError extends Error {}
-
-/** What a switch's environment variable may say (an empty value is off). */
-const SWITCH_TRUE = ['1', 'true', 'yes'];
-const SWITCH_FALSE = ['0', 'false', 'no', ''];
-
-export function helpText(program = 'lidar-sensor'): string {
-  const lines = [
-    `Usage: ${program} [options]`,
-    '',
-    'Starts a lidar sensor management server (a simulated sensor by default).',
-    '',
-    'Options:',
-  ];
-  for (const o of OPTION_SPECS) {
-    const left = o.negatable
-      ? `  --${o.flag}, --no-${o.flag}`
-      : o.boolean
-        ? `  --${o.flag}`
-        : `  --${o.flag} ${o.valueName}`;
-    const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
-    lines.push(`${left.padEnd(30)} ${o.help}${dflt}; env ${o.env}`);
-  }
-  lines.push(`${'  -h, --help'.padEnd(30)} show this help`);
-  lines.push(`${'  --version'.padEnd(30)} print the version and exit`);
-  lines.push('', 'Commands:');
-  lines.push(`  ${program} faults --help           the fault-injection client (add, list, remove, clear rules)`);
-  lines.push(`  ${program} fleet --help            many simulated units from one command (docs/fleet.md)`);
-  lines.push(
-    `  ${program} recording info FILE   what a recording holds (sensor, profile, mode, packets, frames, gaps)`,
-  );
-  return lines.join('\n');
-}
+type Table = typeof CLI_OPTIONS;
+export type OptionGroup = Table[keyof Table]['group'];
+/** Every option, parsed: what the CLI hands on. */
+export type CliOptions = OptionValues<Table>;
+/** The options of the named groups only: what one consumer takes. */
+export type OptionsOf<G extends OptionGroup> = GroupValues<Table, G>;
 
 /** Parses argv and the environment; throws UsageError with a clear message on bad input. */
 export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(
-          OPTION_SPECS.map((o) => [
-            o.flag,
-            { type: o.boolean || o.negatable ? ('boolean' as const) : ('string' as const) },
-          ]),
-        ),
-        ...Object.fromEntries(
-          OPTION_SPECS.filter((o) => o.negatable).map((o) => [`no-${o.flag}`, { type: 'boolean' as const }]),
-        ),
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (parsed.values.help) return 'help';
-  const raw: Record<string, string | undefined> = {};
-  for (const o of OPTION_SPECS) {
-    const values = parsed.values as Record<string, string | boolean | undefined>;
-    const flag = values[o.flag];
-    // A negatable switch gives its value words (on/off); a plain switch true/false; an option its text.
-    const switched = o.negatable ? (values[`no-${o.flag}`] ? 'off' : flag ? 'on' : undefined) : undefined;
-    const value = switched ?? (typeof flag === 'boolean' ? String(flag) : flag) ?? env[o.env] ?? o.default;
-    raw[o.key] = value;
-  }
-  const hostGiven = (parsed.values as Record<string, string | undefined>).host ?? env.SENSOR_HOST;
-  if (hostGiven === undefined && raw.hal === 'linux') raw.host = LINUX_DEFAULT_HOST;
-  const port = Number(raw.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be an integer 0..65535; got ${JSON.stringify(raw.port)}`);
-  if (!(HAL_KINDS as readonly string[]).includes(raw.hal ?? ''))
-    throw new UsageError(`--hal must be one of ${HAL_KINDS.join(', ')}; got ${JSON.stringify(raw.hal)}`);
-  if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel ?? ''))
-    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(raw.logLevel)}`);
-  if (!(MDNS_MODES as readonly string[]).includes(raw.mdns ?? ''))
-    throw new UsageError(`SENSOR_MDNS must be one of ${MDNS_MODES.join(', ')}; got ${JSON.stringify(raw.mdns)}`);
-  if (!raw.host) throw new UsageError('--host must not be empty');
-  if (!raw.dataDir) throw new UsageError('--data-dir must not be empty');
-  const firmwareMaxBytes = Number(raw.firmwareMaxBytes);
-  if (!Number.isSafeInteger(firmwareMaxBytes) || firmwareMaxBytes < 1)
-    throw new UsageError(
-      `--firmware-max-bytes must be a positive integer; got ${JSON.stringify(raw.firmwareMaxBytes)}`,
-    );
-  const firmwareBootAttempts = Number(raw.firmwareBootAttempts);
-  if (!Number.isInteger(firmwareBootAttempts) || firmwareBootAttempts < 1 || firmwareBootAttempts > 100)
-    throw new UsageError(
-      `--firmware-boot-attempts must be an integer 1..100; got ${JSON.stringify(raw.firmwareBootAttempts)}`,
-    );
-  if (raw.firmwareMinVersion && !parseVersion(raw.firmwareMinVersion))
-    throw new UsageError(`--firmware-min-version must be X.Y.Z; got ${JSON.stringify(raw.firmwareMinVersion)}`);
-  let allowWritesFrom: AddressList | undefined;
-  try {
-    allowWritesFrom = raw.allowWritesFrom ? parseAddressList(raw.allowWritesFrom) : undefined;
-  } catch (error) {
-    throw new UsageError(`--allow-writes-from: ${(error as Error).message}`);
-  }
-  const positiveSeconds = (key: keyof CliOptions, flag: string): number => {
-    const value = Number(raw[key]);
-    if (!Number.isFinite(value) || value <= 0 || value > 86_400)
-      throw new UsageError(
-        `--${flag} must be a number of seconds > 0 (at most 86400); got ${JSON.stringify(raw[key])}`,
-      );
-    return value;
-  };
-  const maxConnections = Number(raw.maxConnections);
-  if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 100_000)
-    throw new UsageError(`--max-connections must be an integer 1..100000; got ${JSON.stringify(raw.maxConnections)}`);
-  const maxConnectionsPerAddress = Number(raw.maxConnectionsPerAddress);
-  if (!Number.isInteger(maxConnectionsPerAddress) || maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > 100_000)
-    throw new UsageError(
-      `--max-connections-per-address must be an integer 1..100000; got ${JSON.stringify(raw.maxConnectionsPerAddress)}`,
-    );
-  const bytesPerSecond = (key: keyof CliOptions, flag: string): number => {
-    const value = Number(raw[key]);
-    if (!Number.isFinite(value) || value < 0 || value > 1e9)
-      throw new UsageError(
-        `--${flag} must be a number of bytes per second 0..1e9 (0: no minimum); got ${JSON.stringify(raw[key])}`,
-      );
-    return value;
-  };
-  const replayRate = Number(raw.replayRate);
-  if (!Number.isFinite(replayRate) || replayRate < 0.01 || replayRate > 100) {
-    throw new UsageError(`--replay-rate must be a number 0.01..100; got ${JSON.stringify(raw.replayRate)}`);
-  }
-  const replayStartS = Number(raw.replayStartS);
-  if (!Number.isFinite(replayStartS) || replayStartS < 0) {
-    throw new UsageError(`--replay-start must be a number of seconds >= 0; got ${JSON.stringify(raw.replayStartS)}`);
-  }
-  if (!raw.replay && raw.metadata) throw new UsageError('--metadata needs --replay FILE');
-  const replayTimetableMs = raw.replayTimetableMs === undefined ? undefined : Number(raw.replayTimetableMs);
-  if (replayTimetableMs !== undefined && !(Number.isInteger(replayTimetableMs) && replayTimetableMs > 0)) {
-    throw new UsageError(
-      `--replay-timetable must be a Unix time in milliseconds; got ${JSON.stringify(raw.replayTimetableMs)}`,
-    );
-  }
-  const switchOn = (key: keyof CliOptions): boolean => {
-    const text = (raw[key] ?? 'false').toLowerCase();
-    if (SWITCH_TRUE.includes(text)) return true;
-    if (SWITCH_FALSE.includes(text)) return false;
-    const spec = OPTION_SPECS.find((o) => o.key === key);
-    throw new UsageError(`${spec?.env ?? key} must be 1/true/yes or 0/false/no; got ${JSON.stringify(raw[key])}`);
-  };
-  const controlAllowRemote = switchOn('controlAllowRemote');
-  const control = controlOption(raw.control, controlAllowRemote, raw.host ?? '', port);
-  return {
-    headersTimeout: positiveSeconds('headersTimeout', 'headers-timeout'),
-    requestTimeout: positiveSeconds('requestTimeout', 'request-timeout'),
-    uploadIdleTimeout: positiveSeconds('uploadIdleTimeout', 'upload-idle-timeout'),
-    keepAliveTimeout: positiveSeconds('keepAliveTimeout', 'keep-alive-timeout'),
-    maxConnections,
-    maxConnectionsPerAddress,
-    bodyMinRate: bytesPerSecond('bodyMinRate', 'body-min-rate'),
-    uploadMinRate: bytesPerSecond('uploadMinRate', 'upload-min-rate'),
-    bodyGrace: positiveSeconds('bodyGrace', 'body-grace'),
-    host: raw.host,
-    port,
-    dataDir: raw.dataDir,
-    product: raw.product ?? DEFAULT_PRODUCT,
-    serial: raw.serial || undefined,
-    hal: raw.hal as HalKind,
-    logLevel: raw.logLevel ?? 'info',
-    firmwareMaxBytes,
-    firmwareBootAttempts,
-    firmwareHook: raw.firmwareHook || undefined,
-    firmwareTrust: raw.firmwareTrust || undefined,
-    firmwareMinVersion: raw.firmwareMinVersion || undefined,
-    allowWritesFrom,
-    networkInterface: raw.networkInterface || undefined,
-    networkHook: raw.networkHook || undefined,
-    chronycHost: raw.chronycHost || undefined,
-    ptp4lSocket: raw.ptp4lSocket || undefined,
-    pmcClientSocket: raw.pmcClientSocket || undefined,
-    ptp4lConfig: raw.ptp4lConfig || undefined,
-    ptp4lRestartCommand: raw.ptp4lRestartCommand?.trim() ? raw.ptp4lRestartCommand.trim().split(/\s+/) : undefined,
-    replay: raw.replay || undefined,
-    metadata: raw.metadata || undefined,
-    replayRate,
-    replayLoop: switchOn('replayLoop'),
-    replayStartS,
-    replayTimetableMs,
-    control,
-    controlAllowRemote,
-    faultsFile: raw.faultsFile || undefined,
-    realisticTiming: switchOn('realisticTiming'),
-    mdns: raw.mdns as MdnsMode,
-  };
+  const read = readOptionTexts(CLI_OPTIONS, argv, env);
+  if (read === 'help') return 'help';
+  // A real unit answers on its network interface unless told otherwise.
+  if (!read.given.has('host') && read.texts.hal === 'linux') read.texts.host = LINUX_DEFAULT_HOST;
+  const options = parseOptionTexts(CLI_OPTIONS, read.texts);
+  checkTogether(options);
+  return options;
 }
 
-/** The HTTP limits the options ask for, in the units src/http uses. */
-export function httpLimitsOf(options: CliOptions): HttpLimits {
+/** What only holds between options. */
+function checkTogether(options: CliOptions): void {
+  if (!options.replay && options.metadata) throw new UsageError('--metadata needs --replay FILE');
+  const { control } = options;
+  if (!control) return;
+  // The control listener: loopback unless allowed, and never the sensor API's port.
+  if (!options.controlAllowRemote && !isLoopbackHost(control.host)) {
+    throw new UsageError(
+      `--control ${control.host} is not a loopback address: anyone reaching it could break the unit; ` +
+        'add --control-allow-remote to bind it anyway',
+    );
+  }
+  if (control.port !== 0 && control.port === options.port) {
+    throw new UsageError(
+      `--control must not use the sensor API's port ${options.port} (${options.host}): ` +
+        'clients of the sensor API must not reach the control plane',
+    );
+  }
+}
+
+/** The HTTP limits the options ask for, in the units src/routes/http uses. */
+export function httpLimitsOf(options: OptionsOf<'http'>): HttpLimits {
   return {
     headersTimeoutMs: Math.round(options.headersTimeout * 1000),
     requestTimeoutMs: Math.round(options.requestTimeout * 1000),
@@ -632,41 +412,25 @@ export function httpLimitsOf(options: CliOptions): HttpLimits {
   };
 }
 
-/** The control listener: loopback unless allowed, and never the sensor API's port. */
-function controlOption(
-  text: string | undefined,
-  allowRemote: boolean,
-  apiHost: string,
-  apiPort: number,
-): ControlAddress | undefined {
-  if (!text) return undefined;
-  const address = parseControlAddress(text);
-  if (typeof address === 'string') throw new UsageError(`--control ${address}`);
-  if (!allowRemote && !isLoopbackHost(address.host)) {
-    throw new UsageError(
-      `--control ${address.host} is not a loopback address: anyone reaching it could break the unit; ` +
-        'add --control-allow-remote to bind it anyway',
-    );
-  }
-  if (address.port !== 0 && address.port === apiPort) {
-    throw new UsageError(
-      `--control must not use the sensor API's port ${apiPort} (${apiHost}): ` +
-        'clients of the sensor API must not reach the control plane',
-    );
-  }
-  return address;
+export function helpText(program = 'lidar-sensor'): string {
+  return [
+    `Usage: ${program} [options]`,
+    '',
+    'Starts a lidar sensor management server (a simulated sensor by default).',
+    '',
+    'Options:',
+    ...helpLines(CLI_OPTIONS),
+    `${'  -h, --help'.padEnd(30)} show this help`,
+    `${'  --version'.padEnd(30)} print the version and exit`,
+    '',
+    'Commands:',
+    `  ${program} faults --help           the fault-injection client (add, list, remove, clear rules)`,
+    `  ${program} fleet --help            many simulated units from one command (docs/fleet.md)`,
+    `  ${program} recording info FILE   what a recording holds (sensor, profile, mode, packets, frames, gaps)`,
+  ].join('\n');
 }
 
-/** The README's option table, generated from OPTION_SPECS (a test keeps them equal). */
+/** The README's option table, generated from the table (a test keeps them equal). */
 export function optionsTableMarkdown(): string {
-  const escapePipes = (text: string) => text.replace(/\|/g, '\\|');
-  return [
-    '| Option | Environment | Default | Meaning |',
-    '|---|---|---|---|',
-    ...OPTION_SPECS.map(
-      (o) =>
-        `| \`${o.negatable ? `--${o.flag}\` / \`--no-${o.flag}` : o.boolean ? `--${o.flag}` : `--${o.flag} ${escapePipes(o.valueName)}`}\` | ` +
-        `\`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escapePipes(o.help)} |`,
-    ),
-  ].join('\n');
+  return markdownTable(CLI_OPTIONS);
 }

@@ -15,6 +15,7 @@ import {
 } from '../udp/replay/index.js';
 import { createRecordingBinding, recordedParameters } from './recording-binding.js';
 import { basename, resolve } from 'node:path';
+import type { OptionsOf } from './cli-options.js';
 
 export interface ReplaySetup {
   recording: Recording;
@@ -26,14 +27,7 @@ export interface ReplaySetup {
 }
 
 /** The `--replay*` options (src/main/cli-options.ts). */
-export interface ReplayOptions {
-  replay: string | undefined;
-  metadata: string | undefined;
-  replayRate: number;
-  replayLoop: boolean;
-  replayStartS: number;
-  replayTimetableMs?: number;
-}
+export type ReplayOptions = OptionsOf<'replay'>;
 
 /** Throws RecordingError when the recording cannot be replayed. */
 export function prepareReplay(options: ReplayOptions): ReplaySetup {

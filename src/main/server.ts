@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { httpLimitsOf, type CliOptions } from './cli-options.js';
+import { httpLimitsOf, type OptionGroup, type OptionsOf } from './cli-options.js';
 import type { RecentLog } from '../core/diagnostics/index.js';
 import { mdnsEnabled, type Sensor } from '../core/index.js';
 import type { FaultInjectionOptions } from './faults/index.js';
@@ -27,10 +27,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What a listening unit is built from: every option but the log level (the caller brings its logger). */
+export type ServerOptions = OptionsOf<Exclude<OptionGroup, 'log'>>;
+
 // Replay, fault injection and mDNS are loaded only when asked for: a plain unit starts without them.
 
 /** `--replay`: the recording checked before anything else starts (a bad file is one line, exit 2). */
-async function replaySetup(options: CliOptions): Promise<ReplaySetup | undefined> {
+async function replaySetup(options: OptionsOf<'replay' | 'unit'>): Promise<ReplaySetup | undefined> {
   if (!options.replay) return undefined;
   if (options.hal !== 'sim') throw new StartupError('--replay needs the simulated data plane (--hal sim)');
   const [{ prepareReplay }, { RecordingError }] = await Promise.all([
@@ -50,7 +53,7 @@ async function replaySetup(options: CliOptions): Promise<ReplaySetup | undefined
  * line, exit 2), and how long a simulated firmware update takes.
  */
 async function faultInjection(
-  options: CliOptions,
+  options: OptionsOf<'faults'>,
 ): Promise<{ faults?: FaultInjectionOptions; firmwareUpdateMs?: number }> {
   if (!options.control && !options.faultsFile && !options.realisticTiming) return {};
   const { loadScenario, REALISTIC_FIRMWARE_UPDATE_MS } = await import('./faults/index.js');
@@ -66,7 +69,7 @@ async function faultInjection(
  * `--firmware-trust`, `--firmware-min-version`: which images install, with the trusted key fingerprints in
  * the start-up log (an unreadable folder or a bad key in it is one line, exit 2).
  */
-async function firmwarePolicy(options: CliOptions, logger: Logger): Promise<FirmwarePolicy | undefined> {
+async function firmwarePolicy(options: OptionsOf<'firmware'>, logger: Logger): Promise<FirmwarePolicy | undefined> {
   if (!options.firmwareTrust && !options.firmwareMinVersion) return undefined;
   let keys: Awaited<ReturnType<typeof loadTrustStore>> = [];
   if (options.firmwareTrust) {
@@ -91,7 +94,11 @@ async function firmwarePolicy(options: CliOptions, logger: Logger): Promise<Firm
 }
 
 /** `recentLog`: the tail of the server log for the diagnostics dump (the CLI tees its logger into one). */
-export async function startServer(options: CliOptions, logger: Logger, recentLog?: RecentLog): Promise<RunningServer> {
+export async function startServer(
+  options: ServerOptions,
+  logger: Logger,
+  recentLog?: RecentLog,
+): Promise<RunningServer> {
   const replay = await replaySetup(options);
   const policy = await firmwarePolicy(options, logger);
   if (options.allowWritesFrom)

@@ -2,7 +2,7 @@
  * Start-up failures a user can fix, as one line saying what happened and what to do (exit 2),
  * instead of a stack trace. Anything not recognised here is a real fault and keeps its stack.
  */
-import type { CliOptions } from './cli-options.js';
+import type { CliOptions, OptionsOf } from './cli-options.js';
 import { DataDirInUseError } from '../store/index.js';
 
 interface SystemError {
@@ -16,7 +16,8 @@ interface SystemError {
 
 export function describeStartupFailure(
   error: unknown,
-  options: Pick<CliOptions, 'host' | 'port' | 'dataDir'> & { control?: CliOptions['control'] },
+  options: Pick<OptionsOf<'listen'>, 'host' | 'port'> &
+    Pick<CliOptions, 'dataDir'> & { control?: CliOptions['control'] },
 ): string | undefined {
   if (error instanceof DataDirInUseError) return error.message;
   const e = (error ?? {}) as SystemError;

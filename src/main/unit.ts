@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createPersistentAlertLog } from '../alerts/index.js';
 import { buildApp } from '../routes/index.js';
-import type { CliOptions } from './cli-options.js';
+import type { OptionsOf } from './cli-options.js';
 import type { RecentLog } from '../core/diagnostics/index.js';
 import { createSimHal } from '../hal/sim/index.js';
 import type { Hal } from '../hal/index.js';
@@ -15,7 +15,6 @@ import type { HttpLimits } from '../routes/index.js';
 import type { FaultInjection, FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-setup.js';
 import type { AlertSink } from '../model/index.js';
-import type { AddressList } from '../model/index.js';
 import type { FirmwarePolicy } from '../core/index.js';
 import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from '../model/index.js';
 import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from '../model/index.js';
@@ -26,25 +25,14 @@ import { KV_KEYS, KvStore } from '../store/index.js';
 
 export class StartupError extends Error {}
 
-type LinuxHalOptions = Pick<
-  CliOptions,
-  | 'firmwareHook'
-  | 'networkInterface'
-  | 'networkHook'
-  | 'chronycHost'
-  | 'ptp4lSocket'
-  | 'pmcClientSocket'
-  | 'ptp4lConfig'
-  | 'ptp4lRestartCommand'
->;
+/**
+ * What the option table's `unit` and `linux` groups say (src/main/cli-options.ts: product, serial, HAL, firmware
+ * limits, `--allow-writes-from`, the linux HAL's tools), each optional with the table's default; the data
+ * directory is required. In-process tests give only what they need.
+ */
+type UnitTableOptions = Partial<OptionsOf<'unit' | 'linux'>> & { dataDir: string };
 
-export interface UnitOptions extends Partial<LinuxHalOptions> {
-  dataDir: string;
-  /** Product model name; default OS-1-128. */
-  product?: string;
-  /** Default: the serial kept in the data directory, else a new one kept there. */
-  serial?: string;
-  hal?: CliOptions['hal'];
+export interface UnitOptions extends UnitTableOptions {
   /** HTTP listen address; the simulated network interface reports it. Default 127.0.0.1. */
   host?: string;
   /**
@@ -57,12 +45,8 @@ export interface UnitOptions extends Partial<LinuxHalOptions> {
   /** The tail of the server log for the diagnostics dump. */
   recentLog?: RecentLog;
   simulatedRebootMs?: number;
-  firmwareMaxBytes?: number;
-  firmwareBootAttempts?: number;
   /** Trust store and minimum version of firmware uploads (src/core/firmware/firmware-trust.ts); default: any intact image. */
   firmwarePolicy?: FirmwarePolicy;
-  /** `--allow-writes-from`: only these peers may change the unit; default everyone. */
-  allowWritesFrom?: AddressList;
   /** `--replay`: the recording, prepared (src/udp/replay/replay-setup.ts); the unit becomes the recorded one. */
   replay?: ReplaySetup;
   /** Fault injection (src/main/faults): its control listener and scenario; absent, the unit has no fault hooks. */

@@ -2,7 +2,7 @@
  * The alert catalogue: every alert the sensor can raise, described once (id, category, level,
  * message, verbose message template, and what ends its condition).
  *
- * Ids, categories and levels follow real units (docs/sensor-facts.md); the OVERTEMP ids are not
+ * Ids, categories and levels follow real units (docs/http-api.md, Alerts); the OVERTEMP ids are not
  * public, so they are allocated here in the free range 0x01000060.. . Message texts are our own.
  */
 

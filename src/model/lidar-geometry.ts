@@ -1,6 +1,6 @@
 /**
  * Pure derivations from a lidar mode, an azimuth window and beam angles: the figures of
- * `lidar_data_format` and what the data plane needs to fill frames. Formulas: client-contract.md,
+ * `lidar_data_format` and what the data plane needs to fill frames. Formulas: docs/client-behaviour.md,
  * Metadata (they hold on every real metadata file examined).
  */
 import { FULL_TURN_MDEG, azimuthWindowWidthMdeg, type LidarMode } from './sensor-config.js';

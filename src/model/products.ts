@@ -7,7 +7,7 @@
  * because clients parse the beam count out of `sensor_info.prod_line`.
  *
  * The angle tables are generated from a handful of parameters per line (vertical field of view,
- * the four-row azimuth pattern of sensor-facts.md) instead of being pasted: see beam-table.ts.
+ * the four-row azimuth pattern of docs/usage.md, Product models) instead of being pasted: see beam-table.ts.
  */
 import { LIDAR_MODES, type LidarMode } from './sensor-config.js';
 import { altitudeTable, azimuthTable } from './beam-table.js';
@@ -58,7 +58,7 @@ interface LineParameters {
   maxRangeM: number;
 }
 
-// Figures from sensor-facts.md (vertical field of view, azimuth pattern, beam origin offset).
+// Figures of real units, as docs/usage.md (Product models) lists them (vertical field of view, azimuth pattern, beam origin offset).
 const LINES: Record<ProductLine, LineParameters> = {
   'OS-0': {
     altitudeTopDeg: 45.2,

@@ -1,6 +1,6 @@
 /**
  * Configuration: `GET/POST/DELETE /api/v1/sensor/config` and `GET/PUT /api/v1/sensor/config/<name>`,
- * with the staged/active/persisted flags of client-contract.md. Validation is the core's (the
+ * with the staged/active/persisted flags of docs/client-behaviour.md. Validation is the core's (the
  * parameter registry), so POST, PUT and the legacy commands give the same answers; the body
  * schemas document it (handlerValidated).
  */

@@ -1,6 +1,6 @@
 /**
  * The GET-only command endpoints of older clients (SDK 0.15 and earlier). Their success bodies are
- * compared byte for byte by those clients (client-contract.md), so they are sent as fixed text.
+ * compared byte for byte by those clients (docs/client-behaviour.md, Legacy commands), so they are sent as fixed text.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';

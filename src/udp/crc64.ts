@@ -1,6 +1,6 @@
 /**
  * CRC-64/XZ (ECMA-182 polynomial, reflected 0xC96C5795D7870F42, init and final XOR all ones): the
- * footer checksum of lidar packets (udp-packets.md, Footer).
+ * footer checksum of lidar packets (docs/udp-packets.md, Footer).
  *
  * The 64-bit register is kept as two unsigned 32-bit halves so that the hot loop never touches
  * BigInt; slicing-by-8 consumes eight bytes per step with eight table lookups per half.

@@ -1,5 +1,5 @@
 /**
- * IMU packets, LEGACY profile (udp-packets.md): 48 bytes, no header. Values are clipped to the
+ * IMU packets, LEGACY profile (docs/udp-packets.md): 48 bytes, no header. Values are clipped to the
  * configured full-scale range and quantized to the 16-bit resolution that range gives.
  */
 import type { FullScaleRange } from '../model/index.js';

@@ -1,5 +1,5 @@
 /**
- * Lidar packets (udp-packets.md). A configuration's packets are encoded once into one template per
+ * Lidar packets (docs/udp-packets.md). A configuration's packets are encoded once into one template per
  * packet position of a frame; sending then only stamps the frame id, alert flags and column timestamps
  * into the template and refreshes the CRC through crc64-patch.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The four lidar packet profiles (udp-packets.md): header kind, channel block size and how one pixel's
+ * The four lidar packet profiles (docs/udp-packets.md): header kind, channel block size and how one pixel's
  * returns are packed into its channel block.
  */
 import type { LidarProfile } from '../model/index.js';
@@ -157,7 +157,7 @@ export function columnBytes(layout: ProfileLayout, pixelsPerColumn: number): num
   return COLUMN_HEADER_BYTES + layout.bytesPerChannel * pixelsPerColumn;
 }
 
-/** Datagram size of a lidar packet (udp-packets.md, Sizes). */
+/** Datagram size of a lidar packet (docs/udp-packets.md, Lidar packets). */
 export function lidarPacketBytes(layout: ProfileLayout, pixelsPerColumn: number): number {
   return PACKET_HEADER_BYTES + COLUMNS_PER_PACKET * columnBytes(layout, pixelsPerColumn) + PACKET_FOOTER_BYTES;
 }

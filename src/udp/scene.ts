@@ -5,7 +5,7 @@
  * a flat floor, four walls that stop below the top beams (so the upper rows see sky), a crate, a
  * pillar, a thin pole beside the unit (inside the 50 cm minimum range), a retro-reflective sign and
  * a glass pane that returns a weak first echo while the wall behind it gives the second. Every beam
- * follows the geometry clients use to turn ranges into points (udp-packets.md, Geometry), so a
+ * follows the geometry clients use to turn ranges into points (docs/udp-packets.md, From range to point), so a
  * client's point cloud shows a flat floor and straight walls.
  *
  * The beams are cast once per product, on the finest frame width its modes share (every mode's

@@ -23,7 +23,7 @@ function database() {
 }
 
 describe('catalogue', () => {
-  it('holds every id of sensor-facts.md with its category and level, plus OVERTEMP warning and error', () => {
+  it('holds every id of docs/http-api.md (Alerts) with its category and level, plus OVERTEMP warning and error', () => {
     const expected: [string, string, string][] = [
       ['0x01000011', 'ETHERNET_LINK_BAD', 'WARNING'],
       ['0x01000015', 'UDP_TRANSMISSION', 'WARNING'],

@@ -8,7 +8,7 @@ import { nominalPacketRate, packetsPerFrame, readLidarIds, SequenceTracker } fro
 import { figureWithReferences, renderMarkdown, unavailable } from '../../bench/report.js';
 import { percentile, spread } from '../../bench/stats.js';
 
-/** A lidar packet with just the fields the bench reads, laid out as udp-packets.md says. */
+/** A lidar packet with just the fields the bench reads, laid out as docs/udp-packets.md says. */
 function packet(layout: 'standard' | 'fusa', initId: number, frameId: number, measurementId: number): Buffer {
   const buf = Buffer.alloc(32 + 12 + 12 * 16);
   if (layout === 'standard') {
@@ -39,7 +39,7 @@ describe('bench packet reading', () => {
     expect(readLidarIds(Buffer.alloc(48), 'standard')).toBeNull(); // an IMU-sized datagram
   });
 
-  it('knows the nominal rates of udp-packets.md', () => {
+  it('knows the nominal rates of docs/udp-packets.md', () => {
     expect(nominalPacketRate('2048x10')).toBe(1280);
     expect(nominalPacketRate('1024x20')).toBe(1280);
     expect(nominalPacketRate('1024x10')).toBe(640);

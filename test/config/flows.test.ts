@@ -1,4 +1,4 @@
-/** The staged/active/persisted flows of client-contract.md, atomic POSTs, reinit and the legacy commands. */
+/** The staged/active/persisted flows of docs/client-behaviour.md, atomic POSTs, reinit and the legacy commands. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 
@@ -107,7 +107,7 @@ describe('POST /api/v1/sensor/config', () => {
   });
 });
 
-describe('staging flows (client-contract.md)', () => {
+describe('staging flows (docs/client-behaviour.md)', () => {
   it('stage only, read staged, then apply what was staged', async () => {
     const initBefore = unit.sensor.initializationId;
     expect((await post({ lidar_mode: '512x10' }, '?staging=true&reinit=false&persist=false')).statusCode).toBe(204);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { parameterTableMarkdown } from '../../src/config/parameter-table.js';
-import { OPTION_SPECS, optionsTableMarkdown } from '../../src/main/cli-options.js';
+import { CLI_OPTIONS, optionsTableMarkdown } from '../../src/main/cli-options.js';
 
 const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
 const usage = readFileSync(resolve(import.meta.dirname, '../../docs/usage.md'), 'utf8');
@@ -18,5 +18,5 @@ it('README option table equals the one generated from the option specs', () => {
   const section = /<!-- options-table:start -->\n([\s\S]*?)\n<!-- options-table:end -->/.exec(readme);
   expect(section, 'README lacks the options-table markers').not.toBeNull();
   expect(section![1].trim()).toBe(optionsTableMarkdown().trim());
-  for (const option of OPTION_SPECS) expect(section![1]).toContain(option.env);
+  for (const option of Object.values(CLI_OPTIONS)) expect(section![1]).toContain(option.env);
 });

@@ -1,5 +1,5 @@
 /**
- * A reinit whose HAL step fails (DESIGN.md, "Reinit is one operation"): the previous active
+ * A reinit whose HAL step fails (docs/architecture.md, "Reinit is one operation"): the previous active
  * configuration keeps running, the store keeps the previous persisted one, initialization_id comes
  * back, and the client gets a problem+json error instead of a half-applied change.
  */

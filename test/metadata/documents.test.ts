@@ -37,7 +37,7 @@ function source(productName: string, config: SensorConfig, status: SensorStatus 
   return s;
 }
 
-/** client-contract.md, Metadata, written out here independently of src/model/lidar-geometry.ts. */
+/** docs/client-behaviour.md, Metadata, written out here independently of src/model/lidar-geometry.ts. */
 function expectedColumnWindow([a0, a1]: [number, number], cpf: number): [number, number] {
   if (a0 === 0 && a1 === TURN) return [0, cpf - 1];
   return [(Math.floor(((TURN - a1) * cpf) / TURN) + 1) % cpf, Math.floor(((TURN - a0) * cpf) / TURN) % cpf];

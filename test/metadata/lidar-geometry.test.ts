@@ -12,7 +12,7 @@ import {
 
 const TURN = 360_000;
 
-/** The azimuth of column j on a real unit: column indices count clockwise from azimuth 0 (client-contract.md). */
+/** The azimuth of column j on a real unit: column indices count clockwise from azimuth 0 (docs/client-behaviour.md, Metadata). */
 const columnAzimuthMdeg = (j: number, cpf: number) => ((TURN * (cpf - j)) / cpf) % TURN;
 
 /** Columns whose azimuth lies in [a0, a1) — wrapping through 0 when a0 > a1 — enumerated one by one. */
@@ -43,7 +43,7 @@ describe('columns_per_frame and frame rate', () => {
 });
 
 describe('column_window', () => {
-  it('reproduces the sample pair of client-contract.md exactly', () => {
+  it('reproduces the sample pair of docs/client-behaviour.md exactly', () => {
     expect(columnWindow([300_000, 100_000], 512)).toEqual([370, 85]);
   });
 
@@ -52,7 +52,7 @@ describe('column_window', () => {
     expect(columnWindow([0, TURN], cpf)).toEqual([0, cpf - 1]);
   });
 
-  it('follows the formula of client-contract.md, written out independently', () => {
+  it('follows the formula of docs/client-behaviour.md, written out independently', () => {
     const formula = ([a0, a1]: [number, number], cpf: number) => [
       (Math.floor(((TURN - a1) * cpf) / TURN) + 1) % cpf,
       Math.floor(((TURN - a0) * cpf) / TURN) % cpf,

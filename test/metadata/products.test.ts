@@ -3,7 +3,7 @@ import { LIDAR_MODES } from '../../src/config/registry.js';
 import { DEFAULT_PRODUCT, PRODUCT_MODELS, PRODUCT_NAMES, findProduct } from '../../src/model/products.js';
 
 const FIELD_OF_VIEW_DEG = { 'OS-0': 90, 'OS-1': 45, 'OS-2': 22.5 } as const;
-// sensor-facts.md: the four-row azimuth pattern of each line, about these values.
+// docs/usage.md, Product models: the four-row azimuth pattern of each line, about these values.
 const AZIMUTH_PATTERN_DEG = {
   'OS-0': [10.8, 3.6, -3.6, -10.8],
   'OS-1': [4.2, 1.4, -1.4, -4.1],

@@ -23,7 +23,7 @@ async function getJson(url: string): Promise<Json> {
   return res.json();
 }
 
-/** Everything a client checks when it collects metadata (client-contract.md, Firmware identity and Metadata). */
+/** Everything a client checks when it collects metadata (docs/client-behaviour.md, Firmware identity and Metadata). */
 function expectConsistentMetadata(all: Json, productLine: string) {
   const n = Number(productLine.split('-')[2]);
   expect(all.sensor_info.prod_line).toBe(productLine);

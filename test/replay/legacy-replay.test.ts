@@ -11,10 +11,10 @@ import { OS2_LEGACY, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit } from './helpers/replay-unit.js';
 
 const PIXELS = 32;
-/** LEGACY column: 16-byte header, 12-byte blocks, u32 status (udp-packets.md). */
+/** LEGACY column: 16-byte header, 12-byte blocks, u32 status (docs/udp-packets.md). */
 const COLUMN_BYTES = 16 + 12 * PIXELS + 4;
 
-/** The test's own reading of a LEGACY packet, from udp-packets.md alone. */
+/** The test's own reading of a LEGACY packet, from docs/udp-packets.md alone. */
 function readLegacy(b: Buffer) {
   return Array.from({ length: 16 }, (_, c) => {
     const o = c * COLUMN_BYTES;

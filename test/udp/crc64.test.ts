@@ -7,7 +7,7 @@ import { crc64xz } from './decoder/crc64-xz.js';
 const ascii = (s: string) => new Uint8Array(Buffer.from(s, 'ascii'));
 
 describe('CRC-64/XZ', () => {
-  it('has the check value of udp-packets.md, in the emitter and in the test decoder', () => {
+  it('has the check value of docs/udp-packets.md, in the emitter and in the test decoder', () => {
     expect(crc64BigInt(ascii('123456789'))).toBe(0x995dc9bbdf1939fan);
     expect(crc64xz(ascii('123456789'))).toBe(0x995dc9bbdf1939fan);
   });

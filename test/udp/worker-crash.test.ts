@@ -20,7 +20,7 @@ afterAll(async () => {
   await rx?.close();
 });
 
-// STANDARD header (udp-packets.md): frame_id u16 at byte 2, init_id u24 at byte 4.
+// STANDARD header (docs/udp-packets.md): frame_id u16 at byte 2, init_id u24 at byte 4.
 const frameIdOf = (d: Buffer) => d.readUInt16LE(2);
 const initIdOf = (d: Buffer) => d.readUIntLE(4, 3);
 

@@ -3,7 +3,7 @@
  * way the unit reads them (its own command line, then SENSOR_* variables, then the defaults), so a
  * `--port 8081` after the image name or `-e SENSOR_PORT=8081` are both followed.
  */
-import { parseCliOptions } from '../cli-options.js';
+import { parseCliOptions, type OptionsOf } from '../cli-options.js';
 import { parseFleetOptions } from '../fleet/fleet-options.js';
 
 export interface HealthTarget {
@@ -26,8 +26,9 @@ export function healthTarget(args: readonly string[], env: NodeJS.ProcessEnv): H
     if (options === 'help') throw new Error('the command only prints help');
     return { kind: 'fleet', url: `http://${reachableHost(options.metricsAddress)}:${options.metricsPort}/units` };
   }
-  const options = parseCliOptions(args, env);
-  if (options === 'help') throw new Error('the command only prints help');
+  const parsed = parseCliOptions(args, env);
+  if (parsed === 'help') throw new Error('the command only prints help');
+  const options: OptionsOf<'listen'> = parsed;
   return {
     kind: 'unit',
     url: `http://${reachableHost(options.host)}:${options.port}/api/v1/sensor/metadata/sensor_info`,

@@ -1,7 +1,7 @@
 /**
  * A narrower `azimuth_window` on recorded packets: columns outside the active column window get status 0
  * and zeroed channel data (timestamp and measurement id stay), packets wholly outside it are not sent,
- * as a live unit does (udp-packets.md, Column). Pure.
+ * as a live unit does (docs/udp-packets.md, Columns). Pure.
  */
 import { isColumnInWindow } from '../../model/index.js';
 import { COLUMNS_PER_PACKET } from '../lidar-profiles.js';

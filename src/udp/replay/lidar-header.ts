@@ -1,5 +1,5 @@
 /**
- * Reading and rewriting the per-packet fields of recorded lidar packets (udp-packets.md): frame id,
+ * Reading and rewriting the per-packet fields of recorded lidar packets (docs/udp-packets.md): frame id,
  * init id, serial, column timestamps and measurement ids, for every header kind (LEGACY packets carry
  * the frame id in each column and no init id or serial). Pure.
  */

@@ -1,7 +1,7 @@
 /**
  * The packet layouts a recording can hold: the four current profiles (src/udp/lidar-profiles.ts) and
- * LEGACY, the firmware 2.x layout a unit sends only when it replays such a recording (udp-packets.md,
- * LEGACY lidar packet): no packet header or footer; each column is a 16-byte header (timestamp,
+ * LEGACY, the firmware 2.x layout a unit sends only when it replays such a recording (docs/udp-packets.md,
+ * LEGACY lidar packets): no packet header or footer; each column is a 16-byte header (timestamp,
  * measurement id, frame id, encoder count), 12-byte channel blocks and a u32 status. Where the replay
  * code reads or rewrites packets it asks these helpers for offsets, so both families share it. Pure.
  */
@@ -66,7 +66,7 @@ export function recordedColumnBytes(layout: RecordedLayout, pixels: number): num
     : columnBytes(layout, pixels);
 }
 
-/** Datagram size of a lidar packet of this layout (udp-packets.md, Sizes). */
+/** Datagram size of a lidar packet of this layout (docs/udp-packets.md, Lidar packets). */
 export function recordedPacketBytes(layout: RecordedLayout, pixels: number): number {
   const footer = isLegacy(layout) ? 0 : PACKET_FOOTER_BYTES;
   return packetHeaderBytes(layout) + COLUMNS_PER_PACKET * recordedColumnBytes(layout, pixels) + footer;

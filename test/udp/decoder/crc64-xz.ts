@@ -1,5 +1,5 @@
 /**
- * CRC-64/XZ written straight from udp-packets.md (reflected polynomial 0xC96C5795D7870F42, init and
+ * CRC-64/XZ written straight from docs/udp-packets.md (reflected polynomial 0xC96C5795D7870F42, init and
  * final XOR all ones, LSB first). The table is derived bit by bit with BigInt (obviously right); the
  * byte loop keeps the register as two 32-bit numbers only for speed. Shares nothing with the emitter.
  */

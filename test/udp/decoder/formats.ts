@@ -1,4 +1,4 @@
-/** Packet sizes and channel layouts, as udp-packets.md tabulates them. */
+/** Packet sizes and channel layouts, as docs/udp-packets.md tabulates them. */
 
 export type Profile =
   | 'RNG19_RFL8_SIG16_NIR16'

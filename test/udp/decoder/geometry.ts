@@ -1,4 +1,4 @@
-/** Range → point, the formula of udp-packets.md, Geometry (millimetres, lidar frame). */
+/** Range → point, the formula of docs/udp-packets.md, From range to point (millimetres, lidar frame). */
 export interface BeamIntrinsics {
   beamAltitudeDeg: readonly number[];
   beamAzimuthDeg: readonly number[];

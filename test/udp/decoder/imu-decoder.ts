@@ -1,4 +1,4 @@
-/** Decodes LEGACY IMU packets (udp-packets.md). */
+/** Decodes LEGACY IMU packets (docs/udp-packets.md). */
 import { IMU_PACKET_SIZE } from './formats.js';
 
 export interface DecodedImuPacket {

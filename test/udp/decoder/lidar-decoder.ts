@@ -1,5 +1,5 @@
 /**
- * Decodes lidar packets the way a client does, from udp-packets.md alone.
+ * Decodes lidar packets the way a client does, from docs/udp-packets.md alone.
  */
 import { crc64xz } from './crc64-xz.js';
 import { BYTES_PER_CHANNEL, COLUMNS_PER_PACKET, isFusa, packetSize, type Profile } from './formats.js';

@@ -1,6 +1,6 @@
 /**
  * What every lidar stream must satisfy, checked on captured datagrams with the independent decoder
- * (udp-packets.md; client-contract.md, UDP data).
+ * (docs/udp-packets.md; docs/client-behaviour.md, UDP data).
  */
 import { expect } from 'vitest';
 import { assembleFrames, isComplete, windowColumns, type AssembledFrame } from '../decoder/frames.js';

@@ -1,0 +1,201 @@
+/**
+ * The parts a table of command-line options is built from: one declaration per option (flag, environment
+ * variable, default, help, the group of consumers it belongs to, and the parser that turns its text into a
+ * typed value or a usage error), and what reads argv and the environment through such a table and renders
+ * its `--help` lines and its Markdown table. The options themselves are in cli-options.ts.
+ *
+ * Arguments are read by node:util `parseArgs`: a CLI library (commander, cleye, convict) would bring its own
+ * help layout and error wording, and both are part of what users and tests already rely on.
+ */
+import { parseArgs } from 'node:util';
+
+export class UsageError extends Error {}
+
+/** How an option is written: `--flag VALUE`, a switch `--flag`, or `--flag` / `--no-flag` (value words on/off). */
+export type OptionKind = 'value' | 'switch' | 'negatable';
+
+/** Turns an option's text (flag, else environment, else default; undefined without any) into its value. */
+export type OptionParser<V> = (text: string | undefined, name: string) => V;
+
+export interface OptionDef<V, G extends string> {
+  flag: string;
+  /** Derived from the flag: `--data-dir` is `SENSOR_DATA_DIR`. */
+  env: string;
+  kind: OptionKind;
+  /** What the value looks like in `--help` (`PORT`, `CIDR[,CIDR...]`); empty for a switch. */
+  valueName: string;
+  /** The text used when neither flag nor environment gives one, as `--help` shows it. */
+  default: string | undefined;
+  help: string;
+  /** The consumers that read it (a slice of the options: `OptionsOf<'http'>`). */
+  group: G;
+  parse: OptionParser<V>;
+}
+
+/** The name a usage error gives: the flag, or for a switch (whose flag takes no text) its variable. */
+export function nameOf(def: OptionDef<unknown, string>): string {
+  return def.kind === 'value' ? `--${def.flag}` : def.env;
+}
+
+/** Declares one option; the value type comes from its parser, the group stays a literal type. */
+export function option<V, const G extends string>(
+  def: Omit<OptionDef<V, G>, 'env' | 'kind' | 'valueName' | 'default'> & {
+    kind?: OptionKind;
+    valueName?: string;
+    default?: string;
+  },
+): OptionDef<V, G> {
+  return {
+    kind: 'value',
+    valueName: '',
+    default: undefined,
+    ...def,
+    env: `SENSOR_${def.flag.toUpperCase().replace(/-/g, '_')}`,
+  };
+}
+
+export type OptionTable = Record<string, OptionDef<unknown, string>>;
+
+/** The parsed options of a table, each typed by its parser. */
+export type OptionValues<T extends OptionTable> = {
+  [K in keyof T]: T[K] extends OptionDef<infer V, string> ? V : never;
+};
+
+/** The options of the groups `G` only. */
+export type GroupValues<T extends OptionTable, G extends string> = {
+  [K in keyof T as T[K]['group'] extends G ? K : never]: T[K] extends OptionDef<infer V, string> ? V : never;
+};
+
+const got = (text: string | undefined) => `got ${JSON.stringify(text)}`;
+
+/** Parsers with the wording every usage error follows: what the option must be, then what it got. */
+export const parsers = {
+  text: (text: string | undefined) => text ?? '',
+  /** Unset when empty. */
+  optionalText: (text: string | undefined) => text || undefined,
+  nonEmpty: (text: string | undefined, name: string) => {
+    if (!text) throw new UsageError(`${name} must not be empty`);
+    return text;
+  },
+  integer:
+    (min: number, max: number) =>
+    (text: string | undefined, name: string): number => {
+      const value = Number(text);
+      if (!Number.isInteger(value) || value < min || value > max)
+        throw new UsageError(`${name} must be an integer ${min}..${max}; ${got(text)}`);
+      return value;
+    },
+  /** A number within [min, max]; `must` says what in the error (e.g. "a number of seconds > 0"). */
+  number:
+    (accepts: (value: number) => boolean, must: string) =>
+    (text: string | undefined, name: string): number => {
+      const value = Number(text);
+      if (!Number.isFinite(value) || !accepts(value)) throw new UsageError(`${name} must be ${must}; ${got(text)}`);
+      return value;
+    },
+  oneOf:
+    <const W extends string>(words: readonly W[]) =>
+    (text: string | undefined, name: string): W => {
+      if (!(words as readonly string[]).includes(text ?? ''))
+        throw new UsageError(`${name} must be one of ${words.join(', ')}; ${got(text)}`);
+      return text as W;
+    },
+  /** A switch: on with 1/true/yes, off with 0/false/no or empty, any case; absent is off. */
+  switch: (text: string | undefined, name: string): boolean => {
+    const word = (text ?? 'false').toLowerCase();
+    if (['1', 'true', 'yes'].includes(word)) return true;
+    if (['0', 'false', 'no', ''].includes(word)) return false;
+    throw new UsageError(`${name} must be 1/true/yes or 0/false/no; ${got(text)}`);
+  },
+  /** Unset when empty; otherwise `read` gives the value or throws, and its message follows the option's name. */
+  optional:
+    <V>(read: (text: string) => V, separator = ': ') =>
+    (text: string | undefined, name: string): V | undefined => {
+      if (!text) return undefined;
+      try {
+        return read(text);
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        throw new UsageError(`${name}${separator}${(error as Error).message}`);
+      }
+    },
+};
+
+/**
+ * The text of each option (flag, else environment, else default) and which ones the user gave; `'help'`
+ * for `-h`/`--help`. Unknown flags and positional arguments are usage errors.
+ */
+export function readOptionTexts(
+  table: OptionTable,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { texts: Record<string, string | undefined>; given: Set<string> } | 'help' {
+  const defs = Object.values(table);
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        ...Object.fromEntries(defs.map((o) => [o.flag, { type: o.kind === 'value' ? 'string' : 'boolean' } as const])),
+        ...Object.fromEntries(
+          defs.filter((o) => o.kind === 'negatable').map((o) => [`no-${o.flag}`, { type: 'boolean' } as const]),
+        ),
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return 'help';
+  const texts: Record<string, string | undefined> = {};
+  const given = new Set<string>();
+  for (const [key, o] of Object.entries(table)) {
+    const flag = values[o.flag];
+    // A negatable switch gives its value words (on/off); a plain switch true/false; an option its text.
+    const switched = o.kind === 'negatable' ? (values[`no-${o.flag}`] ? 'off' : flag ? 'on' : undefined) : undefined;
+    const stated = switched ?? (typeof flag === 'boolean' ? String(flag) : flag) ?? env[o.env];
+    if (stated !== undefined) given.add(key);
+    texts[key] = stated ?? o.default;
+  }
+  return { texts, given };
+}
+
+/** Each option's text through its parser, in table order (the first option at fault is the one reported). */
+export function parseOptionTexts<T extends OptionTable>(
+  table: T,
+  texts: Record<string, string | undefined>,
+): OptionValues<T> {
+  const values: Record<string, unknown> = {};
+  for (const [key, def] of Object.entries(table)) values[key] = def.parse(texts[key], nameOf(def));
+  return values as OptionValues<T>;
+}
+
+function usageOf(o: OptionDef<unknown, string>): string {
+  if (o.kind === 'negatable') return `--${o.flag}, --no-${o.flag}`;
+  return o.kind === 'switch' ? `--${o.flag}` : `--${o.flag} ${o.valueName}`;
+}
+
+/** One `--help` line per option: how to write it, what it does, its default and its variable. */
+export function helpLines(table: OptionTable): string[] {
+  return Object.values(table).map((o) => {
+    const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
+    return `${`  ${usageOf(o)}`.padEnd(30)} ${o.help}${dflt}; env ${o.env}`;
+  });
+}
+
+/** The table as Markdown (the README's option list). */
+export function markdownTable(table: OptionTable): string {
+  const escapePipes = (text: string) => text.replace(/\|/g, '\\|');
+  const written = (o: OptionDef<unknown, string>) =>
+    o.kind === 'negatable' ? `--${o.flag}\` / \`--no-${o.flag}` : escapePipes(usageOf(o));
+  return [
+    '| Option | Environment | Default | Meaning |',
+    '|---|---|---|---|',
+    ...Object.values(table).map(
+      (o) =>
+        `| \`${written(o)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escapePipes(o.help)} |`,
+    ),
+  ].join('\n');
+}
