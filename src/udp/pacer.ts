@@ -1,7 +1,8 @@
 /**
  * The emitter's clock: one for every stream of every unit in the worker. It wakes when the next packet
  * of any stream is due and lets every stream send what is due then, so units whose packets fall due
- * together (frames sit on the sensor clock's grid) share one wake-up.
+ * together (frames sit on the sensor clock's grid), or while the last ones were being sent, share one
+ * wake-up.
  *
  * Node timers have millisecond granularity, too coarse for packets 0.78 ms apart. Long waits use
  * setTimeout and wake a little early; the last stretch (under WAIT_WINDOW_MS) is slept with
@@ -18,11 +19,6 @@ export interface PacedSource {
 }
 
 const WAIT_WINDOW_MS = 2;
-/**
- * Packets due this soon after a wake-up go out with it instead of costing a wake-up of their own
- * (a thread wake-up costs more than a packet). Small against the jitter a wake-up itself has.
- */
-export const COALESCE_MS = 0.05;
 
 export class Pacer {
   private sources: PacedSource[] = [];
@@ -61,7 +57,9 @@ export class Pacer {
     this.immediate = null;
     const sources = this.sources;
     if (sources.length === 0) return;
-    const now = performance.now() + COALESCE_MS;
+    // Never early: a packet leaves at or after the instant its timestamps say (an IMU sample is stamped
+    // with the end of its period), so only packets already due share this wake-up.
+    const now = performance.now();
     let next = Infinity;
     for (let i = 0; i < sources.length; i++) {
       const s = sources[i];
@@ -75,7 +73,7 @@ export class Pacer {
       this.timer = setTimeout(this.tick, Math.floor(wait - WAIT_WINDOW_MS / 2));
       return;
     }
-    if (wait > COALESCE_MS) Atomics.wait(this.wake.array, this.wake.index, 0, wait - COALESCE_MS);
+    if (wait > 0) Atomics.wait(this.wake.array, this.wake.index, 0, wait);
     this.immediate = setImmediate(this.tick);
   };
 }
