@@ -23,7 +23,10 @@ export const TOLERANCE = 0.005;
 export const SENSORS_PER_RECEIVER = 4;
 /** Sensor i listens on 127.0.0.(FIRST_HOST + i); 127.0.0.1 stays free for the receivers. */
 const FIRST_HOST = 10;
-const MAX_SENSORS = 64;
+/** 127.0.0.(10 + i) ends at .254. */
+const MAX_SENSORS = 244;
+/** Past the listed steps the fleet grows by this many sensors per step until a step fails. */
+const GROWTH_BEYOND = 16;
 
 interface Member {
   index: number;
@@ -135,7 +138,9 @@ function stepRow(s: StepResult): TableRow {
 }
 
 export async function benchFleet(ctx: BenchContext): Promise<Section> {
-  const steps = ctx.quick ? [4, 8] : [2, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64];
+  const listed = ctx.quick ? [4, 8] : [2, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64];
+  const steps = [...listed];
+  if (!ctx.quick) for (let n = 64 + GROWTH_BEYOND; n <= MAX_SENSORS; n += GROWTH_BEYOND) steps.push(n);
   const windowS = ctx.quick ? 1.5 : 5;
   const settleMs = ctx.quick ? 1000 : 2000;
   const budgetMs = ctx.quick ? 20_000 : 120_000;

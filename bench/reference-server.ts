@@ -6,7 +6,13 @@
  */
 import { createServer } from 'node:http';
 import Fastify from 'fastify';
-import type { FromReference, RecordedResponse, ToReference } from './reference-protocol.js';
+import {
+  type FromReference,
+  LIVE_TIME_PREFIX,
+  type RecordedResponse,
+  TIME_PATH,
+  type ToReference,
+} from './reference-protocol.js';
 
 const kind = process.argv[2];
 const host = process.argv[3];
@@ -15,8 +21,38 @@ function headersOf(route: RecordedResponse): Record<string, string> {
   return route.contentType ? { 'content-type': route.contentType } : {};
 }
 
+/**
+ * GET /api/v1/time as a plain Fastify route would make it: the recorded document as an object, its six
+ * live clock readings (the sensor's timestamp and time options, the system's monotonic and realtime
+ * clocks) read per request, serialized by Fastify's default JSON serializer.
+ */
+interface LiveTimeDocument {
+  sensor: {
+    timestamp: { time: number; time_options: { internal_osc: number; ptp_1588: number; sync_pulse_in: number } };
+  };
+  system: { monotonic: number; realtime: number };
+}
+
+function liveTimeHandler(recorded: Buffer) {
+  const doc = JSON.parse(recorded.toString()) as LiveTimeDocument;
+  return () => {
+    const ns = process.hrtime.bigint();
+    const sensorNs = Number(ns);
+    const timestamp = doc.sensor.timestamp;
+    timestamp.time = sensorNs;
+    timestamp.time_options.internal_osc = sensorNs;
+    timestamp.time_options.ptp_1588 = Number(ns + 37_000_000_000n);
+    timestamp.time_options.sync_pulse_in = 0;
+    doc.system.monotonic = performance.now() / 1000;
+    doc.system.realtime = Date.now() / 1000;
+    return doc;
+  };
+}
+
 async function serveFastify(routes: RecordedResponse[]): Promise<number> {
   const app = Fastify({ logger: false });
+  const time = routes.find((r) => r.method === 'GET' && r.path === TIME_PATH && r.status === 200);
+  if (time) app.get(LIVE_TIME_PREFIX + TIME_PATH, liveTimeHandler(Buffer.from(time.bodyBase64, 'base64')));
   for (const route of routes) {
     const body = Buffer.from(route.bodyBase64, 'base64');
     app.route({

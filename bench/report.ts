@@ -108,8 +108,10 @@ const escapeCell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, '
 
 export function renderMarkdown(rows: TableRow[]): string {
   const header = '| Figure | Value | Reference | Ratio | Target | Met |\n|---|---|---|---|---|---|';
+  // Every row names the target it checks; a row that checks none says so (it is context for the others).
   const lines = rows.map(
-    (r) => `| ${[r.figure, r.value, r.reference, r.ratio, r.target, r.met].map(escapeCell).join(' | ')} |`,
+    (r) =>
+      `| ${[r.figure, r.value, r.reference, r.ratio, r.target || 'none (context)', r.met].map(escapeCell).join(' | ')} |`,
   );
   return [header, ...lines].join('\n');
 }

@@ -12,6 +12,7 @@
  * makes any earlier group-committed frames durable, as they precede it in the WAL.
  */
 import { open, type FileHandle } from 'node:fs/promises';
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 
 /** Makes everything written to the WAL file so far durable. */
@@ -74,15 +75,43 @@ export class GroupCommit {
     await this.held.close();
   }
 
+  /**
+   * The statements around every write, prepared once: `db.pragma()` and `db.transaction()` prepare
+   * (and wrap) anew on every call, which cost more CPU than the write itself.
+   */
+  private statements:
+    | { normal: Statement; full: Statement; begin: Statement; commit: Statement; rollback: Statement }
+    | undefined;
+
+  private prepared() {
+    this.statements ??= {
+      normal: this.db.prepare('PRAGMA synchronous = NORMAL'),
+      full: this.db.prepare('PRAGMA synchronous = FULL'),
+      begin: this.db.prepare('BEGIN'),
+      commit: this.db.prepare('COMMIT'),
+      rollback: this.db.prepare('ROLLBACK'),
+    };
+    return this.statements;
+  }
+
   /** Runs `write` as one transaction; resolves with its result once the transaction is durable. */
   async commit<T>(write: () => T): Promise<T> {
     if (this.db.inTransaction) return write(); // part of a caller's transaction: its commit decides
-    this.db.pragma('synchronous = NORMAL');
+    const sql = this.prepared();
+    sql.normal.run();
     let result: T;
     try {
-      result = this.db.transaction(write)();
+      sql.begin.run();
+      try {
+        result = write();
+        sql.commit.run();
+      } catch (error) {
+        // A failed write (or commit) leaves nothing behind; SQLite may have rolled back already.
+        if (this.db.inTransaction) sql.rollback.run();
+        throw error;
+      }
     } finally {
-      this.db.pragma('synchronous = FULL');
+      sql.full.run();
     }
     await this.durable();
     return result;

@@ -62,33 +62,44 @@ export interface ReplayPlan {
   source: ReplaySourcePlan;
 }
 
+/**
+ * One worker serves every unit of a process (src/udp/emitter-host.ts): each message names its unit, and
+ * a unit's messages are handled one after the other, apart from the other units'.
+ */
 export type ToWorker =
-  | { type: 'apply'; seq: number; plan: EmitterPlan | null }
-  | { type: 'stats'; seq: number }
+  /** A unit joins: `flags` is its Int32 slot of the `alert_flags` byte (SHARED_ALERT_FLAGS), written by the main thread. */
+  | { type: 'attach'; unit: number; flags: SharedArrayBuffer }
+  | { type: 'apply'; unit: number; seq: number; plan: EmitterPlan | null }
+  | { type: 'stats'; unit: number; seq: number }
   /** Fault injection: the UDP rules from now on (empty: none). */
-  | { type: 'faults'; rules: UdpFaultRule[] }
-  /** Counters since the worker started, across runs (src/udp/stream-totals.ts). */
-  | { type: 'totals'; seq: number }
+  | { type: 'faults'; unit: number; rules: UdpFaultRule[] }
+  /** Counters since the unit joined this worker, across runs (src/udp/stream-totals.ts). */
+  | { type: 'totals'; unit: number; seq: number }
   /** The live view's tap (src/udp/preview-tap.ts): on while somebody watches. */
-  | { type: 'preview'; on: boolean }
+  | { type: 'preview'; unit: number; on: boolean }
+  /** Fault injection: the unit's part of the worker dies as in a crash (its runs and counters are gone). */
+  | { type: 'crash'; unit: number; seq: number }
+  /** The unit leaves: its streams stop before the answer. */
+  | { type: 'detach'; unit: number; seq: number }
+  /** The last unit has left: the worker ends. */
   | { type: 'close' };
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'applied'; seq: number; error?: string }
-  | { type: 'stats'; seq: number; stats: EmitterStats }
-  | { type: 'alert'; runSeq: number; event: AlertEvent }
-  | { type: 'faultCounts'; counts: UdpFaultCount[]; spent: string[] }
-  | { type: 'totals'; seq: number; totals: StreamTotals }
-  | { type: 'preview'; frame: PreviewFrame | null };
+  | { type: 'applied'; unit: number; seq: number; error?: string }
+  | { type: 'stats'; unit: number; seq: number; stats: EmitterStats }
+  | { type: 'alert'; unit: number; runSeq: number; event: AlertEvent }
+  | { type: 'faultCounts'; unit: number; counts: UdpFaultCount[]; spent: string[] }
+  | { type: 'totals'; unit: number; seq: number; totals: StreamTotals }
+  | { type: 'preview'; unit: number; frame: PreviewFrame | null }
+  | { type: 'done'; unit: number; seq: number };
 
-/** Layout of the SharedArrayBuffer both threads hold (Int32 slots). */
+/** Slot of a unit's own SharedArrayBuffer: the `alert_flags` byte of its packets. */
 export const SHARED_ALERT_FLAGS = 0;
-/** Slot the worker sleeps on between closely spaced packets; the main thread notifies it to hurry a message. */
-export const SHARED_WAKE = 1;
-/**
- * Bytes 16-19 of the lidar packet header as one little-endian u32 (docs/udp-packets.md): countdown_thermal_shutdown,
- * countdown_shot_limiting, thermal_shutdown, shot_limiting.
- */
-export const SHARED_THERMAL_HEADER = 2;
-export const SHARED_SLOTS = 3;
+/** Slot of a unit's own SharedArrayBuffer: header bytes 16-19 of its lidar packets as one little-endian u32
+ * (docs/udp-packets.md): countdown_thermal_shutdown, countdown_shot_limiting, thermal_shutdown, shot_limiting. */
+export const SHARED_THERMAL_HEADER = 1;
+/** Int32 slots of a unit's own SharedArrayBuffer. */
+export const UNIT_SLOTS = 2;
+/** Slot of the worker's SharedArrayBuffer it sleeps on between closely spaced packets; the main thread notifies it to hurry a message. */
+export const SHARED_WAKE = 0;

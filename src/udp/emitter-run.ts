@@ -5,11 +5,12 @@
 import type { AlertEvent, EmitterPlan, EmitterStats } from './emitter-protocol.js';
 import { ImuStream } from './imu-stream.js';
 import { LidarStream } from './lidar-stream.js';
-import { Pacer } from './pacer.js';
+import type { PacedSource, Pacer } from './pacer.js';
 import { ReplayStream } from './replay/replay-stream.js';
 import { castScene, type SceneReturns } from './scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
 import { UdpTarget } from './udp-target.js';
+import type { UdpFaultHook } from './udp-fault-filter.js';
 import type { PreviewSource } from './preview-tap.js';
 
 /** How long a start waits for its sockets before it starts the clock regardless. */
@@ -28,20 +29,22 @@ export interface RunContext {
   /** Header bytes 16-19 as a little-endian u32 (thermal and shot-limiting state). */
   thermalHeader(): number;
   report(event: AlertEvent): void;
-  wake: { array: Int32Array; index: number };
+  /** The worker's one clock, shared with the other units' runs. */
+  pacer: Pacer;
+  /** The unit's UDP fault rules (src/main/faults), as a filter; null without rules. */
+  faults: UdpFaultHook;
 }
 
 export class EmitterRun {
-  private readonly pacer: Pacer;
+  private readonly paced: PacedSource[];
 
   private constructor(
     private readonly plan: EmitterPlan,
     private readonly streams: { lidar: LidarStream | null; imu: ImuStream | null; replay: ReplayStream | null },
     private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null },
-    wake: RunContext['wake'],
+    private readonly pacer: Pacer,
   ) {
-    const paced = [streams.lidar, streams.imu, streams.replay].filter((s): s is NonNullable<typeof s> => s !== null);
-    this.pacer = new Pacer(paced, wake);
+    this.paced = [streams.lidar, streams.imu, streams.replay].filter((s): s is NonNullable<typeof s> => s !== null);
   }
 
   /** Prepares packets, opens sockets, and starts sending. */
@@ -56,6 +59,7 @@ export class EmitterRun {
         alerts: p.alerts,
         portParameter,
         report: ctx.report,
+        faults: ctx.faults,
       });
     const replayPlan = plan.replay;
     const targets = {
@@ -84,13 +88,13 @@ export class EmitterRun {
     await Promise.race([opened, new Promise<void>((resolve) => (timer = setTimeout(resolve, OPEN_WAIT_MS)))]);
     clearTimeout(timer);
 
-    const run = new EmitterRun(plan, { lidar, imu, replay }, targets, ctx.wake);
+    const run = new EmitterRun(plan, { lidar, imu, replay }, targets, ctx.pacer);
     // Both streams share one start instant, read after all the preparation.
     const start = { sensorNs: process.hrtime.bigint() + plan.timestampOffsetNs, localMs: performance.now() };
     lidar?.begin(start);
     imu?.begin(start);
     replay?.begin(start.localMs);
-    run.pacer.start();
+    ctx.pacer.add(run.paced);
     return run;
   }
 
@@ -104,7 +108,7 @@ export class EmitterRun {
 
   /** Synchronous: once it returns, no datagram of this run can leave any more. */
   stop(): void {
-    this.pacer.stop();
+    this.pacer.remove(this.paced);
     this.targets.lidar?.close();
     this.targets.imu?.close();
   }

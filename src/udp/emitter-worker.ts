@@ -1,8 +1,8 @@
 /**
- * Entry of the emitter worker thread: runs the streams of the active initialization, away from the
- * main event loop, so HTTP and SQLite work cannot delay packets. Messages are handled one after the
- * other: an apply stops the old run completely before the new one starts, so datagrams of two
- * initializations never interleave.
+ * Entry of the emitter worker thread: runs the streams of the active initialization of every unit of
+ * the process (emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
+ * packets. A unit's messages are handled one after the other: an apply stops the old run completely
+ * before the new one starts, so datagrams of two initializations never interleave.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -16,6 +16,8 @@ import {
   type ToWorker,
 } from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
+import { Pacer } from './pacer.js';
+import type { UdpFaultHook } from './udp-fault-filter.js';
 import { setUdpFaultRules } from './udp-fault-worker.js';
 import { faultFrameRateHz } from '../model/index.js';
 import { addRun, emptyTotals } from './stream-totals.js';
@@ -43,14 +45,10 @@ function raiseThreadPriority(): void {
 }
 
 raiseThreadPriority();
-const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shared);
+const wakeSlot = new Int32Array((workerData as { wake: SharedArrayBuffer }).wake);
 const post = (message: FromWorker) => port.postMessage(message);
-
-let run: EmitterRun | null = null;
-/** The lidar frame rate UDP fault rules set (frame_rate), for this run and the next ones; undefined: none. */
-let faultFrameRate: number | undefined;
-/** Counters of the runs that have ended (the running one is added when asked). */
-let finished = emptyTotals();
+/** One clock for the streams of every unit in this thread. */
+const pacer = new Pacer({ array: wakeSlot, index: SHARED_WAKE });
 
 /**
  * ArrayBuffer bytes of this thread above which an ended run's buffers are collected at once
@@ -60,66 +58,119 @@ let finished = emptyTotals();
  */
 const DEAD_RUNS_BOUND_BYTES = 16 * 1024 * 1024;
 
-/** Ends the running run, keeping its counters. */
-function endRun(): void {
-  if (!run) return;
-  run.stop();
-  finished = addRun(finished, run.stats());
-  run = null;
-  if (process.memoryUsage().arrayBuffers > DEAD_RUNS_BOUND_BYTES) collectGarbage();
-}
-let queue: Promise<void> = Promise.resolve();
-const preview = new PreviewTap(
-  () => run?.previewSource() ?? null,
-  (frame) => post({ type: 'preview', frame }),
-);
+/** What the worker holds of one unit: its running streams, counters, live-view tap and fault rules. */
+class UnitStreams {
+  run: EmitterRun | null = null;
+  /** Counters of the runs that have ended (the running one is added when asked). */
+  finished = emptyTotals();
+  /** The unit's messages, one after the other (an apply stops the old run completely before the new one starts). */
+  queue: Promise<void> = Promise.resolve();
+  readonly faults: UdpFaultHook = { filter: null };
+  /** The lidar frame rate this unit's UDP fault rules set (frame_rate), for this run and the next ones; undefined: none. */
+  faultFrameRate: number | undefined;
+  readonly preview: PreviewTap;
+  private readonly flags: Int32Array;
 
-async function handle(message: ToWorker): Promise<void> {
+  constructor(
+    readonly unit: number,
+    flags: SharedArrayBuffer,
+  ) {
+    this.flags = new Int32Array(flags);
+    this.preview = new PreviewTap(
+      () => this.run?.previewSource() ?? null,
+      (frame) => post({ type: 'preview', unit, frame }),
+    );
+  }
+
+  readonly alertFlags = () => Atomics.load(this.flags, SHARED_ALERT_FLAGS);
+  readonly thermalHeader = () => Atomics.load(this.flags, SHARED_THERMAL_HEADER);
+
+  /** Ends the running run, keeping its counters. */
+  endRun(): void {
+    if (!this.run) return;
+    this.run.stop();
+    this.finished = addRun(this.finished, this.run.stats());
+    this.run = null;
+    if (process.memoryUsage().arrayBuffers > DEAD_RUNS_BOUND_BYTES) collectGarbage();
+  }
+
+  /** Stops everything of this unit: nothing of it leaves after this. */
+  end(): void {
+    this.preview.set(false);
+    setUdpFaultRules(this.faults, [], () => undefined);
+    this.endRun();
+  }
+}
+
+const units = new Map<number, UnitStreams>();
+
+async function handle(streams: UnitStreams, message: ToWorker): Promise<void> {
+  const unit = streams.unit;
   switch (message.type) {
     case 'apply': {
-      endRun();
+      streams.endRun();
       if (message.plan) {
         const seq = message.seq;
         try {
-          run = await EmitterRun.start(message.plan, {
-            alertFlags: () => Atomics.load(shared, SHARED_ALERT_FLAGS),
-            thermalHeader: () => Atomics.load(shared, SHARED_THERMAL_HEADER),
-            report: (event: AlertEvent) => post({ type: 'alert', runSeq: seq, event }),
-            wake: { array: shared, index: SHARED_WAKE },
+          streams.run = await EmitterRun.start(message.plan, {
+            alertFlags: streams.alertFlags,
+            thermalHeader: streams.thermalHeader,
+            report: (event: AlertEvent) => post({ type: 'alert', unit, runSeq: seq, event }),
+            pacer,
+            faults: streams.faults,
           });
-          if (faultFrameRate !== undefined) run.setLidarFrameRate(faultFrameRate);
+          if (streams.faultFrameRate !== undefined) streams.run.setLidarFrameRate(streams.faultFrameRate);
         } catch (err) {
-          post({ type: 'applied', seq, error: err instanceof Error ? err.message : String(err) });
+          post({ type: 'applied', unit, seq, error: err instanceof Error ? err.message : String(err) });
           return;
         }
       }
-      post({ type: 'applied', seq: message.seq });
+      post({ type: 'applied', unit, seq: message.seq });
       return;
     }
     case 'stats':
-      post({ type: 'stats', seq: message.seq, stats: run?.stats() ?? { initId: null, lidar: null, imu: null } });
+      post({
+        type: 'stats',
+        unit,
+        seq: message.seq,
+        stats: streams.run?.stats() ?? { initId: null, lidar: null, imu: null },
+      });
       return;
     case 'faults':
-      setUdpFaultRules(message.rules, (counts, spent) => post({ type: 'faultCounts', counts, spent }));
-      faultFrameRate = faultFrameRateHz(message.rules);
-      run?.setLidarFrameRate(faultFrameRate);
+      setUdpFaultRules(streams.faults, message.rules, (counts, spent) =>
+        post({ type: 'faultCounts', unit, counts, spent }),
+      );
+      streams.faultFrameRate = faultFrameRateHz(message.rules);
+      streams.run?.setLidarFrameRate(streams.faultFrameRate);
       return;
     case 'totals':
-      post({ type: 'totals', seq: message.seq, totals: addRun(finished, run?.stats() ?? null) });
+      post({ type: 'totals', unit, seq: message.seq, totals: addRun(streams.finished, streams.run?.stats() ?? null) });
       return;
     case 'preview':
-      preview.set(message.on);
+      streams.preview.set(message.on);
       return;
-    case 'close':
-      preview.set(false);
-      setUdpFaultRules([], () => undefined);
-      endRun();
-      port.close();
+    case 'crash':
+    case 'detach':
+      streams.end();
+      units.delete(unit);
+      post({ type: 'done', unit, seq: message.seq });
       return;
   }
 }
 
 port.on('message', (message: ToWorker) => {
-  queue = queue.then(() => handle(message));
+  if (message.type === 'close') {
+    for (const streams of units.values()) streams.end();
+    units.clear();
+    port.close();
+    return;
+  }
+  if (message.type === 'attach') {
+    if (!units.has(message.unit)) units.set(message.unit, new UnitStreams(message.unit, message.flags));
+    return;
+  }
+  const streams = units.get(message.unit);
+  if (!streams) return; // a unit that has left (its answer was sent then)
+  streams.queue = streams.queue.then(() => handle(streams, message));
 });
 post({ type: 'ready' });

@@ -1,21 +1,20 @@
 /**
- * The main thread's handle on the emitter worker. The worker is started on the first plan that sends
- * anything and kept for later runs (starting a thread costs more than a reinit may take).
+ * A unit's handle on the data plane. The streams run in the process's one emitter worker
+ * (emitter-host.ts), started on the first plan that sends anything and kept for later runs (starting
+ * a thread costs more than a reinit may take); this unit joins it then and leaves it on close.
  */
-import type { Worker } from 'node:worker_threads';
 import {
   SHARED_ALERT_FLAGS,
   SHARED_THERMAL_HEADER,
-  SHARED_SLOTS,
-  SHARED_WAKE,
+  UNIT_SLOTS,
   type AlertEvent,
   type EmitterPlan,
   type EmitterStats,
   type FromWorker,
   type ToWorker,
 } from './emitter-protocol.js';
+import { emitterHost, type HostMember } from './emitter-host.js';
 import type { PreviewFrame } from './preview-frame.js';
-import { startSiblingWorker } from './worker-file.js';
 import type { UdpFaultRule } from '../model/index.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
 import { emptyTotals, type StreamTotals } from './stream-totals.js';
@@ -36,9 +35,12 @@ interface Waiter {
   reject(error: Error): void;
 }
 
-export class Emitter {
-  private worker: Worker | null = null;
-  private readonly shared = new Int32Array(new SharedArrayBuffer(SHARED_SLOTS * 4));
+/** How long close() waits for the worker to stop this unit's streams. */
+const DETACH_WAIT_MS = 2000;
+
+export class Emitter implements HostMember {
+  readonly unit = emitterHost.newUnit();
+  private readonly flags = new Int32Array(new SharedArrayBuffer(4 * UNIT_SLOTS));
   private seq = 0;
   private readonly waiting = new Map<number, Waiter>();
   private closing = false;
@@ -52,110 +54,115 @@ export class Emitter {
     return this.seq + 1;
   }
 
+  private get joined(): boolean {
+    return emitterHost.isMember(this.unit);
+  }
+
   /**
    * Stops the current run and starts `plan` (null: nothing). Resolves when the old run can send
    * nothing more and the new one is sending.
    */
   async apply(plan: EmitterPlan | null): Promise<void> {
     if (this.closing) throw new Error('emitter closed');
-    if (!plan && !this.worker) return;
+    if (!plan && !this.joined) return;
     const seq = ++this.seq;
-    const reply = this.request(seq, { type: 'apply', seq, plan }) as Promise<{ error?: string }>;
+    const reply = this.request(seq, { type: 'apply', unit: this.unit, seq, plan }) as Promise<{ error?: string }>;
     const { error } = await reply;
     if (error) throw new Error(`data streams could not start: ${error}`);
   }
 
   /** The `alert_flags` byte of the packets sent from now on. */
   setAlertFlags(flags: number): void {
-    Atomics.store(this.shared, SHARED_ALERT_FLAGS, flags & 0xff);
+    Atomics.store(this.flags, SHARED_ALERT_FLAGS, flags & 0xff);
   }
 
   /** Header bytes 16-19 (thermal and shot-limiting countdowns and states) of the packets sent from now on. */
   setThermalHeader(bytes16to19: number): void {
-    Atomics.store(this.shared, SHARED_THERMAL_HEADER, bytes16to19 | 0);
+    Atomics.store(this.flags, SHARED_THERMAL_HEADER, bytes16to19 | 0);
   }
 
   /** Fault injection: the UDP rules from now on; kept for a worker started later. */
   setFaultRules(rules: UdpFaultRule[]): void {
     this.faultRules = rules;
-    if (this.worker || rules.length) this.ensureWorker().postMessage({ type: 'faults', rules } satisfies ToWorker);
+    if (this.joined || rules.length) this.send({ type: 'faults', unit: this.unit, rules });
   }
 
   /** Starts or stops the live-view pictures; without a worker (nothing streams) there are none to send. */
   setPreview(on: boolean): void {
     this.previewOn = on;
-    if (!this.worker) return;
-    this.worker.postMessage({ type: 'preview', on } satisfies ToWorker);
-    this.wake();
+    if (this.joined) emitterHost.post({ type: 'preview', unit: this.unit, on });
   }
 
   async stats(): Promise<EmitterStats> {
-    if (!this.worker) return { initId: null, lidar: null, imu: null };
+    if (!this.joined) return { initId: null, lidar: null, imu: null };
     const seq = ++this.seq;
-    return (await this.request(seq, { type: 'stats', seq })) as EmitterStats;
+    return (await this.request(seq, { type: 'stats', unit: this.unit, seq })) as EmitterStats;
   }
 
-  /** Fault injection: ends the worker as a crash would (the owner hears `crashed`); resolves once it is gone. */
+  /**
+   * Fault injection: this unit's streams die as in a crash of the worker (the owner hears `crashed`);
+   * resolves once they are gone. Alone in the worker, the thread itself is ended; beside other units
+   * only this unit's part of it, so that one unit's fault does not stop a fleet.
+   */
   async simulateCrash(): Promise<void> {
-    await this.worker?.terminate();
+    if (!this.joined) return;
+    if (emitterHost.memberCount === 1) return emitterHost.terminate();
+    const seq = ++this.seq;
+    await this.request(seq, { type: 'crash', unit: this.unit, seq });
+    // The worker has forgotten the unit, as a new worker would not know it: join it again.
+    for (const message of this.joinMessages()) emitterHost.post(message);
+    this.onWorkerExit(new Error('emitter worker exited with code 1'));
   }
 
-  /** Counters since the worker started, across runs; zero before any stream ran. */
+  /** Counters since this unit joined the worker, across runs; zero before any stream ran. */
   async totals(): Promise<StreamTotals> {
-    if (!this.worker) return emptyTotals();
+    if (!this.joined) return emptyTotals();
     const seq = ++this.seq;
-    return (await this.request(seq, { type: 'totals', seq })) as StreamTotals;
+    return (await this.request(seq, { type: 'totals', unit: this.unit, seq })) as StreamTotals;
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    const worker = this.worker;
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ type: 'close' } satisfies ToWorker);
-    this.wake();
-    const timer = setTimeout(() => void worker.terminate(), 2000);
-    await exited;
+    if (!this.joined) return;
+    if (!emitterHost.running) return emitterHost.leave(this.unit);
+    const seq = ++this.seq;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.request(seq, { type: 'detach', unit: this.unit, seq }).catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, DETACH_WAIT_MS))),
+    ]);
     clearTimeout(timer);
+    this.waiting.delete(seq);
+    await emitterHost.leave(this.unit);
+  }
+
+  /** HostMember: what a newly started worker must hear to know this unit. */
+  joinMessages(): ToWorker[] {
+    const messages: ToWorker[] = [{ type: 'attach', unit: this.unit, flags: this.flags.buffer as SharedArrayBuffer }];
+    if (this.faultRules.length) messages.push({ type: 'faults', unit: this.unit, rules: this.faultRules });
+    if (this.previewOn) messages.push({ type: 'preview', unit: this.unit, on: true });
+    return messages;
+  }
+
+  private send(message: ToWorker): void {
+    if (!this.joined) emitterHost.join(this);
+    emitterHost.post(message);
   }
 
   private request(seq: number, message: ToWorker): Promise<unknown> {
-    const worker = this.ensureWorker();
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
-      worker.postMessage(message);
-      this.wake();
+      this.send(message);
     });
   }
 
-  /** Cuts the worker's sub-millisecond sleep short so it reads the message at once. */
-  private wake() {
-    Atomics.notify(this.shared, SHARED_WAKE);
-  }
-
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const worker = startSiblingWorker(import.meta.url, './emitter-worker.js', {
-      workerData: { shared: this.shared.buffer },
-      name: 'udp-emitter',
-      // The worker's garbage is small per packet (send requests): V8's smallest young generation keeps
-      // the process lean (fleets of simulated units) at the price of more, very short scavenges.
-      resourceLimits: { maxYoungGenerationSizeMb: 1 },
-    });
-    worker.on('message', (m: FromWorker) => this.onMessage(m));
-    if (this.faultRules.length) worker.postMessage({ type: 'faults', rules: this.faultRules } satisfies ToWorker);
-    worker.on('error', (err) => this.onExit(worker, err));
-    worker.on('exit', (code) => this.onExit(worker, new Error(`emitter worker exited with code ${code}`)));
-    this.worker = worker;
-    if (this.previewOn) worker.postMessage({ type: 'preview', on: true } satisfies ToWorker);
-    return worker;
-  }
-
-  private onMessage(m: FromWorker) {
+  /** HostMember: a message of the worker about this unit. */
+  onMessage(m: FromWorker): void {
     switch (m.type) {
       case 'applied':
       case 'stats':
-      case 'totals': {
+      case 'totals':
+      case 'done': {
         const w = this.waiting.get(m.seq);
         this.waiting.delete(m.seq);
         w?.resolve(m.type === 'stats' ? m.stats : m.type === 'totals' ? m.totals : m);
@@ -175,9 +182,8 @@ export class Emitter {
     }
   }
 
-  private onExit(worker: Worker, error: Error) {
-    if (this.worker !== worker) return;
-    this.worker = null;
+  /** HostMember: the worker died (or, in simulateCrash, this unit's part of it). */
+  onWorkerExit(error: Error): void {
     for (const w of this.waiting.values()) w.reject(error);
     this.waiting.clear();
     if (!this.closing) this.events.crashed(error);

@@ -1,5 +1,8 @@
 /**
- * The emitter's clock: wakes when the next packet of any stream is due and lets the streams send.
+ * The emitter's clock: one for every stream of every unit in the worker. It wakes when the next packet
+ * of any stream is due and lets every stream send what is due then, so units whose packets fall due
+ * together (frames sit on the sensor clock's grid), or while the last ones were being sent, share one
+ * wake-up.
  *
  * Node timers have millisecond granularity, too coarse for packets 0.78 ms apart. Long waits use
  * setTimeout and wake a little early; the last stretch (under WAIT_WINDOW_MS) is slept with
@@ -18,39 +21,53 @@ export interface PacedSource {
 const WAIT_WINDOW_MS = 2;
 
 export class Pacer {
+  private sources: PacedSource[] = [];
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
-  private stopped = false;
 
   /**
    * @param wake an Int32Array slot shared with the main thread, which notifies it to cut a sleep short
    */
-  constructor(
-    private readonly streams: readonly PacedSource[],
-    private readonly wake: { array: Int32Array; index: number },
-  ) {}
+  constructor(private readonly wake: { array: Int32Array; index: number }) {}
 
-  start(): void {
-    this.tick();
+  /** Drives these sources from now on (their schedules have begun). */
+  add(sources: readonly PacedSource[]): void {
+    if (sources.length === 0) return;
+    this.sources = [...this.sources, ...sources];
+    // A newcomer may be due before the pending wake-up.
+    this.cancel();
+    this.immediate = setImmediate(this.tick);
   }
 
-  stop(): void {
-    this.stopped = true;
+  /** Synchronous: once it returns, none of these sources is driven any more. */
+  remove(sources: readonly PacedSource[]): void {
+    this.sources = this.sources.filter((s) => !sources.includes(s));
+    if (this.sources.length === 0) this.cancel();
+  }
+
+  private cancel(): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.immediate) clearImmediate(this.immediate);
+    this.timer = null;
+    this.immediate = null;
   }
 
   private readonly tick = () => {
     this.timer = null;
     this.immediate = null;
-    if (this.stopped || this.streams.length === 0) return;
+    const sources = this.sources;
+    if (sources.length === 0) return;
+    // Never early: a packet leaves at or after the instant its timestamps say (an IMU sample is stamped
+    // with the end of its period), so only packets already due share this wake-up.
     const now = performance.now();
     let next = Infinity;
-    for (const s of this.streams) {
+    for (let i = 0; i < sources.length; i++) {
+      const s = sources[i];
       s.sendDue(now);
-      next = Math.min(next, s.nextDueMs());
+      const due = s.nextDueMs();
+      if (due < next) next = due;
     }
-    if (next === Infinity) return; // a replay that has sent its last packet
+    if (next === Infinity) return; // only replays that have sent their last packet
     const wait = next - performance.now();
     if (wait > WAIT_WINDOW_MS) {
       this.timer = setTimeout(this.tick, Math.floor(wait - WAIT_WINDOW_MS / 2));

@@ -1,7 +1,7 @@
 /**
  * The data-plane half of fault injection, inside the emitter worker: every datagram a stream sends
- * passes through `intercept` while at least one UDP rule is set. With no rule the hook
- * (`udpFaultHook.filter`) is null and a send costs one property read more.
+ * passes through `intercept` while at least one UDP rule is set. With no rule the unit's hook
+ * (`UdpFaultHook.filter`) is null and a send costs one property read more.
  *
  * The first rule whose stream matches and whose dice say yes acts on a packet; later rules do not
  * see it. Rules with a count are spent after that many packets and report it at once.
@@ -50,6 +50,8 @@ export class UdpFaultFilter {
   private dirty = false;
   /** Packets a removed reorder rule held: they still go out after their successor. */
   private readonly orphans: Partial<Record<StreamName, Held>> = {};
+  /** The hook this filter is installed in: it takes itself out once idle. */
+  owner: UdpFaultHook | null = null;
 
   constructor(
     rules: readonly UdpFaultRule[],
@@ -78,9 +80,9 @@ export class UdpFaultFilter {
       delete this.orphans[stream];
       send(bytes);
       orphan.send(orphan.bytes);
-      if (this.idle && udpFaultHook.filter === this) {
+      if (this.idle && this.owner?.filter === this) {
         this.close();
-        udpFaultHook.filter = null;
+        this.owner.filter = null;
       }
       return true;
     }
@@ -203,5 +205,7 @@ export class UdpFaultFilter {
   }
 }
 
-/** The worker's current filter; null when no UDP rule is set (the common case: nothing to check per packet). */
-export const udpFaultHook: { filter: UdpFaultFilter | null } = { filter: null };
+/** A unit's current filter in the worker; null when no UDP rule is set (the common case: nothing to check per packet). */
+export interface UdpFaultHook {
+  filter: UdpFaultFilter | null;
+}

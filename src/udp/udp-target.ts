@@ -11,7 +11,7 @@ import dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { StreamStats } from './stream-totals.js';
-import { udpFaultHook } from './udp-fault-filter.js';
+import type { UdpFaultHook } from './udp-fault-filter.js';
 import {
   type AlertEvent,
   classifyOpenError,
@@ -34,6 +34,8 @@ export interface UdpTargetOptions {
   /** Parameter names for msg_verbose ("udp_port_lidar"). */
   portParameter: string;
   report(event: AlertEvent): void;
+  /** The unit's UDP fault rules (src/main/faults); `filter` is null without rules. */
+  faults: UdpFaultHook;
 }
 
 const errorCode = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
@@ -44,15 +46,13 @@ export class UdpTarget {
   private connected = false;
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
-  private readonly checkTimer: NodeJS.Timeout;
+  /** Runs only while an alert about sending is up: a healthy stream has no timer of its own. */
+  private checkTimer: NodeJS.Timeout | null = null;
   /** Active alert id → when its condition was last seen (performance.now()). */
   private readonly active = new Map<string, number>();
   private sentSinceProblem = false;
 
-  constructor(private readonly options: UdpTargetOptions) {
-    this.checkTimer = setInterval(() => this.clearQuietAlerts(), CHECK_MS);
-    this.checkTimer.unref();
-  }
+  constructor(private readonly options: UdpTargetOptions) {}
 
   get isConnected(): boolean {
     return this.connected;
@@ -109,7 +109,7 @@ export class UdpTarget {
   /** Sends one datagram if the socket is up; the buffer must stay untouched until the next frame. */
   send(bytes: Buffer): void {
     // Fault injection (src/main/faults): null unless a UDP rule is set.
-    if (udpFaultHook.filter?.intercept(this.stream, bytes, this.sendNow)) return;
+    if (this.options.faults.filter?.intercept(this.stream, bytes, this.sendNow)) return;
     this.sendNow(bytes);
   }
 
@@ -129,7 +129,7 @@ export class UdpTarget {
   close(): void {
     this.closed = true;
     this.connected = false;
-    clearInterval(this.checkTimer);
+    this.stopChecking();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     // Closing cancels sends libuv still queues: nothing of this stream leaves after close().
     this.socket?.close();
@@ -192,13 +192,23 @@ export class UdpTarget {
     this.active.set(id, performance.now());
     this.sentSinceProblem = false;
     if (!first) return;
+    if (!this.checkTimer) {
+      this.checkTimer = setInterval(() => this.clearQuietAlerts(), CHECK_MS);
+      this.checkTimer.unref();
+    }
     const { host, port, portParameter } = this.options;
     this.options.report({ action: 'raise', id, vars: { host, port, port_parameter: portParameter, ...extra } });
   }
 
   private clear(id: string, reason: string) {
     if (!this.active.delete(id)) return;
+    if (this.active.size === 0) this.stopChecking();
     this.options.report({ action: 'clear', id, reason });
+  }
+
+  private stopChecking() {
+    if (this.checkTimer) clearInterval(this.checkTimer);
+    this.checkTimer = null;
   }
 
   private clearQuietAlerts() {

@@ -1,7 +1,8 @@
 /**
  * A unit inside the supervisor's process (process model `shared`): each unit still has its own
- * database, HTTP server and data-plane worker thread, but they share one V8 heap and one event loop,
- * and an uncaught error ends them all. Chosen for memory per unit, not for isolation.
+ * database and HTTP server, but they share one V8 heap, one event loop and one data-plane worker
+ * thread (src/udp/emitter-host.ts), and an uncaught error ends them all. Chosen for memory and CPU per
+ * unit, not for isolation.
  */
 import type { Logger } from 'pino';
 import { parseCliOptions } from '../cli-options.js';
