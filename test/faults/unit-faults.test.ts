@@ -111,14 +111,11 @@ describe('unit-state fault rules', () => {
   it('a temperature ramp crosses the threshold on its way', async () => {
     const { id } = plane.add(unitRule({ type: 'temperature', ambient_c: 70, ramp_ms: 300 }));
     expect((await get('/api/v1/sensor/telemetry')).internal_temperature_deg_c).toBeLessThan(85);
-    await waitFor(
-      async () => (await get('/api/v1/sensor/telemetry')).internal_temperature_deg_c >= 100,
-      10_000,
-      'the ramp to reach its end',
-    );
-    expect((await alertLog()).active.map((a) => a.id)).toEqual(
-      expect.arrayContaining([ALERT_IDS.OVERTEMP_WARNING, ALERT_IDS.OVERTEMP_ERROR]),
-    );
+    // The log, not the reading: once the shutdown level is crossed the unit stops its lidar and cools
+    // (docs/faults.md), so the reading need not stay above the threshold long enough to be polled.
+    const raised = async (id: string) => (await alertLog()).log.some((e) => e.id === id && e.active);
+    await waitFor(() => raised(ALERT_IDS.OVERTEMP_ERROR), 10_000, 'the ramp to cross the shutdown threshold');
+    expect(await raised(ALERT_IDS.OVERTEMP_WARNING)).toBe(true);
     plane.remove(id);
     await get('/api/v1/sensor/telemetry');
     await expectTriggerThenClear(ALERT_IDS.OVERTEMP_ERROR);
