@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/cli-process.js';
 import { startFleet } from '../helpers/fleet-process.js';
 import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
-import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
+import { decodeLidarPacket, lidarInitId } from '../udp/decoder/lidar-decoder.js';
 import { waitFor } from '../helpers/poll.js';
 
 const UNITS = 8;
@@ -35,7 +35,7 @@ class CountingReceiver {
       this.count++;
       this.last = data;
       this.sources.add(rinfo.address);
-      const initId = data.readUIntLE(4, 3);
+      const initId = lidarInitId(data);
       this.byInitId.set(initId, (this.byInitId.get(initId) ?? 0) + 1);
       this.measurementIds.add(data.readUInt16LE(32 + 8));
     });

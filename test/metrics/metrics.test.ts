@@ -9,6 +9,7 @@ import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
 import { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
+import { lidarInitId } from '../udp/decoder/lidar-decoder.js';
 
 const IMU_PORT_UNREACHABLE = '0x01000018';
 
@@ -24,8 +25,6 @@ async function closedPort(): Promise<number> {
 describe('GET /metrics', () => {
   let unit: TestSensor;
   let capture: UdpCapture;
-  /** The 24-bit init_id of a lidar packet header (offset 4, little-endian). */
-  const initIdOf = (packet: Buffer) => packet.readUIntLE(4, 3);
 
   beforeAll(async () => {
     unit = await createTestSensor({ serial: '122201000777' });
@@ -120,7 +119,7 @@ describe('GET /metrics', () => {
     expect(put.statusCode).toBe(204);
     // Counted by the header's init_id: the receiver may still be reading the old run's datagrams after the PUT.
     const newRun = unit.sensor.initializationId;
-    const ofNewRun = () => capture.datagrams.filter((d) => initIdOf(d.data) === newRun).length;
+    const ofNewRun = () => capture.datagrams.filter((d) => lidarInitId(d.data) === newRun).length;
     await waitFor(() => ofNewRun() > 50, 10_000, 'packets of the new run');
     const second = sampleValue(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });
     expect(second).toBeGreaterThan(first + 50);

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import type { Profile } from './decoder/formats.js';
 import { pointOf } from './decoder/geometry.js';
+import { lidarInitId } from './decoder/lidar-decoder.js';
 import { checkLidarStream, expectationsFrom, packetsInWindow, type StreamMetadata } from './helpers/stream-checks.js';
 import { columnTowards, expectedAlong, WALL_BACK_X } from './helpers/known-rays.js';
 import { StreamClock } from './helpers/stream-clock.js';
@@ -67,7 +67,6 @@ async function get<T>(url: string): Promise<T> {
   return res.json() as T;
 }
 const sensorSeconds = async () => (await get<{ timestamp: { time: number } }>('/api/v1/time/sensor')).timestamp.time;
-const initIdOf = (d: Buffer, profile: Profile) => d.readUIntLE(profile.startsWith('FUSA') ? 1 : 4, 3);
 
 describe('data plane through the HTTP interface', () => {
   it('sends what the metadata describes, from the moment udp_dest is set, timestamped by the sensor clock', async () => {
@@ -130,7 +129,7 @@ describe('data plane through the HTTP interface', () => {
     expect(md.sensor_info.initialization_id).not.toBe(old.sensor_info.initialization_id);
     const e = expectationsFrom(md);
     expect(e.columnsPerFrame).toBe(2048);
-    const firstNew = () => l.datagrams.findIndex((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === e.initId);
+    const firstNew = () => l.datagrams.findIndex((d) => lidarInitId(d.data, 'RNG19_RFL8_SIG16_NIR16') === e.initId);
     await waitFor(
       () => firstNew() >= 0 && l.count - firstNew() >= 3 * packetsInWindow(e) + 1,
       20_000,
@@ -140,7 +139,7 @@ describe('data plane through the HTTP interface', () => {
     expect(
       l.datagrams
         .slice(0, k)
-        .every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === old.sensor_info.initialization_id),
+        .every((d) => lidarInitId(d.data, 'RNG19_RFL8_SIG16_NIR16') === old.sensor_info.initialization_id),
     ).toBe(true);
     const { complete } = checkLidarStream(
       l.datagrams.slice(k).map((d) => d.data),
@@ -160,7 +159,7 @@ describe('data plane through the HTTP interface', () => {
     expect(
       l.datagrams
         .slice(0, lidarMarker)
-        .every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === running.sensor_info.initialization_id),
+        .every((d) => lidarInitId(d.data, 'RNG19_RFL8_SIG16_NIR16') === running.sensor_info.initialization_id),
     ).toBe(true);
     await clock.twoFrames();
     expect(l.count, 'lidar datagrams in STANDBY').toBe(lidarMarker + 1);
@@ -173,7 +172,7 @@ describe('data plane through the HTTP interface', () => {
     expect(
       l.datagrams
         .slice(lidarMarker + 1)
-        .every((d) => initIdOf(d.data, 'RNG19_RFL8_SIG16_NIR16') === md.sensor_info.initialization_id),
+        .every((d) => lidarInitId(d.data, 'RNG19_RFL8_SIG16_NIR16') === md.sensor_info.initialization_id),
     ).toBe(true);
   });
 

@@ -12,6 +12,7 @@ import { UdpCapture, drain } from './helpers/udp-capture.js';
 import { findProduct } from '../../src/model/products.js';
 import { resolveStreamPlan } from '../../src/model/stream-plan.js';
 import { waitFor } from '../helpers/poll.js';
+import { lidarInitId } from './decoder/lidar-decoder.js';
 
 const SERIAL = 122201000123n;
 let initId = 0x20000;
@@ -50,8 +51,6 @@ function runOf(config: Partial<SensorConfig>, bindAddress?: string): StreamRun {
   };
 }
 
-const initIdOf = (d: Buffer) => d.readUIntLE(4, 3);
-
 /** A port nothing listens on: bound once, then released. */
 async function closedPort(): Promise<number> {
   const c = await UdpCapture.listen();
@@ -71,7 +70,7 @@ describe('when data flows', () => {
     expect((await lidar.stats()).initId).toBeNull();
     // Read what was already queued when apply() resolved, then watch two frames' worth of time.
     const [lidarMarker, imuMarker] = [await drain(l), await drain(i)];
-    expect(l.datagrams.slice(0, lidarMarker).every((d) => initIdOf(d.data) === normal.initializationId)).toBe(true);
+    expect(l.datagrams.slice(0, lidarMarker).every((d) => lidarInitId(d.data) === normal.initializationId)).toBe(true);
     await clock.twoFrames();
     expect(l.count).toBe(lidarMarker + 1);
     expect(i.count).toBe(imuMarker + 1);
@@ -80,7 +79,7 @@ describe('when data flows', () => {
     const resumed = runOf({ udp_port_lidar: l.port, udp_port_imu: i.port });
     await lidar.apply(resumed);
     await waitFor(
-      () => l.datagrams.some((d) => initIdOf(d.data) === resumed.initializationId) && i.count > imuAfter,
+      () => l.datagrams.some((d) => lidarInitId(d.data) === resumed.initializationId) && i.count > imuAfter,
       10_000,
       'data after NORMAL',
     );
@@ -125,12 +124,12 @@ describe('when data flows', () => {
       runs.push(run);
       await lidar.apply(run);
       await waitFor(
-        () => l.datagrams.some((d) => initIdOf(d.data) === run.initializationId),
+        () => l.datagrams.some((d) => lidarInitId(d.data) === run.initializationId),
         10_000,
         `packets of init ${run.initializationId}`,
       );
     }
-    const order = l.datagrams.map((d) => runs.findIndex((r) => r.initializationId === initIdOf(d.data)));
+    const order = l.datagrams.map((d) => runs.findIndex((r) => r.initializationId === lidarInitId(d.data)));
     expect(order.every((o) => o >= 0)).toBe(true);
     for (let k = 1; k < order.length; k++) expect(order[k], `datagram ${k}`).toBeGreaterThanOrEqual(order[k - 1]);
     expect(new Set(order).size).toBe(changes.length);

@@ -10,6 +10,7 @@ import { resolveStreamPlan } from '../../src/model/stream-plan.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { UdpCapture } from './helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
+import { lidarInitId } from './decoder/lidar-decoder.js';
 
 const INIT_ID = 0x31337;
 const warnings: string[] = [];
@@ -21,9 +22,8 @@ afterAll(async () => {
   await rx?.close();
 });
 
-// STANDARD header (docs/udp-packets.md): frame_id u16 at byte 2, init_id u24 at byte 4.
+// STANDARD header (docs/udp-packets.md): frame_id u16 at byte 2 (init_id: lidarInitId).
 const frameIdOf = (d: Buffer) => d.readUInt16LE(2);
-const initIdOf = (d: Buffer) => d.readUIntLE(4, 3);
 
 describe('emitter worker crash', () => {
   it('restarts the worker with the same run and the stream resumes', async () => {
@@ -61,7 +61,7 @@ describe('emitter worker crash', () => {
     const resumedAt = crashedAt + restarted - 1;
     await waitFor(() => capture.count >= resumedAt + 2 * 32, 10_000, 'two frames after the restart');
     const after = capture.datagrams.slice(resumedAt).map((d) => d.data);
-    expect(after.every((d) => initIdOf(d) === INIT_ID)).toBe(true);
+    expect(after.every((d) => lidarInitId(d) === INIT_ID)).toBe(true);
     expect((await lidar.stats()).initId).toBe(INIT_ID);
     expect(warnings).toEqual(['the emitter worker died; a running stream restarts with the same run']);
   });

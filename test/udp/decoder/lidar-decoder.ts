@@ -104,6 +104,13 @@ function decodePixel(profile: Profile, b: Buffer, o: number): DecodedPixel {
   return px;
 }
 
+/**
+ * The init_id of a lidar packet, read without decoding the rest (tests that only tell runs apart): u24 at
+ * byte 4 of the header, at byte 1 in a FuSa profile's.
+ */
+export const lidarInitId = (packet: Buffer, profile?: Profile): number =>
+  packet.readUIntLE(profile && isFusa(profile) ? 1 : 4, 3);
+
 /** Throws when the datagram does not have the profile's exact size. */
 export function decodeLidarPacket(b: Buffer, profile: Profile, pixels: number): DecodedLidarPacket {
   const expected = packetSize(profile, pixels);
