@@ -3,7 +3,7 @@
  * against nominal, inter-arrival jitter, lost packets and the server's CPU, once idle and once while
  * the HTTP load of (1) runs against the same sensor.
  */
-import { LIDAR_PROFILES } from '../src/config/registry.js';
+import { LIDAR_PROFILES } from '../src/model/index.js';
 import type { BenchContext } from './context.js';
 import { LoadGenerator } from './load-client.js';
 import { nominalPacketRate } from './packet-fields.js';

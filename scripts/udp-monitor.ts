@@ -18,7 +18,7 @@ import {
   lidarPacketBytes,
   type ProfileLayout,
 } from '../src/udp/lidar-profiles.js';
-import { LIDAR_PROFILES, type LidarProfile } from '../src/config/registry.js';
+import { LIDAR_PROFILES, type LidarProfile } from '../src/model/index.js';
 
 const USAGE = `usage: udp-monitor [--port 7502] [--imu-port 7503] [--bind 0.0.0.0] [--sensor HOST[:PORT]] [--configure] [--duration SECONDS]
   --port       lidar UDP port to listen on (default 7502)

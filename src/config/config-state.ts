@@ -3,7 +3,7 @@
  * staged (what POSTs merge into), active (what the hardware runs) and persisted (what a power
  * cycle restores). This class only holds them; the device core decides when one becomes another.
  */
-import type { SensorConfig } from './registry.js';
+import type { SensorConfig } from '../model/index.js';
 
 export type ConfigView = 'staged' | 'active' | 'persisted';
 

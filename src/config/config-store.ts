@@ -4,7 +4,8 @@
  */
 import type { SqliteDatabase } from '../store/index.js';
 import { valueErrors } from './config-validation.js';
-import { PARAMETERS, defaultConfig, type SensorConfig } from './registry.js';
+import type { SensorConfig } from '../model/index.js';
+import { PARAMETERS, defaultConfig } from './registry.js';
 
 export class ConfigStore {
   private readonly selectStmt;

@@ -5,18 +5,18 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isIP } from 'node:net';
-import { type FieldError, MAX_FIELD_ERRORS, quote, shorten } from '../model/index.js';
 import {
-  PARAMETERS,
-  DEPRECATED_ALIASES,
-  findParameter,
-  findDeprecatedAlias,
+  type FieldError,
+  MAX_FIELD_ERRORS,
+  quote,
+  shorten,
   azimuthWindowWidthMdeg,
   maxAzimuthWidthMdeg,
   type ParameterName,
   type SensorConfig,
   type LidarMode,
-} from './registry.js';
+} from '../model/index.js';
+import { PARAMETERS, DEPRECATED_ALIASES, findParameter, findDeprecatedAlias } from './registry.js';
 
 /** Host names as RFC 1123 allows them: dot-separated labels of letters, digits and inner hyphens. */
 const HOST_NAME =

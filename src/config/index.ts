@@ -13,4 +13,5 @@ export {
   findParameter,
   isParameterName,
 } from './registry.js';
-export type { ParameterName, SensorConfig } from './registry.js';
+// The configuration's shape is plain data of the model layer; named here for the layers above.
+export type { ParameterName, SensorConfig } from '../model/index.js';

@@ -21,34 +21,6 @@ import {
   type SensorConfig,
 } from '../model/index.js';
 
-// The value lists and the configuration shape live in the model layer; re-exported for the layers above.
-export {
-  FULL_SCALE_RANGES,
-  FULL_TURN_MDEG,
-  LIDAR_MODES,
-  LIDAR_PROFILES,
-  MIN_RANGE_THRESHOLDS_CM,
-  MULTIPURPOSE_IO_MODES,
-  POLARITIES,
-  RETURN_ORDERS,
-  SIGNAL_MULTIPLIERS,
-  TIMESTAMP_MODES,
-  azimuthWindowWidthMdeg,
-  maxAzimuthWidthMdeg,
-} from '../model/index.js';
-export type {
-  FullScaleRange,
-  LidarMode,
-  LidarProfile,
-  MultipurposeIoMode,
-  OperatingMode,
-  ParameterName,
-  Polarity,
-  ReturnOrder,
-  SensorConfig,
-  TimestampMode,
-} from '../model/index.js';
-
 /** Largest 32-bit signed integer: the upper bound of integers the spec leaves open, so no value overflows firmware. */
 const INT32_MAX = 2_147_483_647;
 

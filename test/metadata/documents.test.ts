@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LIDAR_MODES, defaultConfig, type SensorConfig } from '../../src/config/registry.js';
+import { defaultConfig } from '../../src/config/registry.js';
+import { LIDAR_MODES, type SensorConfig } from '../../src/model/index.js';
 import { ApiError } from '../../src/model/errors.js';
 import {
   INIT_ID_LIMIT,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { LIDAR_MODES, maxAzimuthWidthMdeg, SIGNAL_MULTIPLIERS } from '../../src/config/registry.js';
+import { LIDAR_MODES, maxAzimuthWidthMdeg, SIGNAL_MULTIPLIERS } from '../../src/model/index.js';
 import {
   columnWindow,
   columnsInWindow,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIDAR_MODES } from '../../src/config/registry.js';
+import { LIDAR_MODES } from '../../src/model/index.js';
 import { DEFAULT_PRODUCT, PRODUCT_MODELS, PRODUCT_NAMES, findProduct } from '../../src/model/products.js';
 
 const FIELD_OF_VIEW_DEG = { 'OS-0': 90, 'OS-1': 45, 'OS-2': 22.5 } as const;

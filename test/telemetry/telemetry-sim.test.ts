@@ -1,6 +1,7 @@
 /** The simulated unit's physical model, on a clock the test controls. */
 import { describe, expect, it } from 'vitest';
-import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
+import { defaultConfig } from '../../src/config/registry.js';
+import type { SensorConfig } from '../../src/model/index.js';
 import { powerDrawW, SimTelemetry } from '../../src/hal/sim/telemetry-sim.js';
 
 const run = (changes: Partial<SensorConfig> = {}) => ({

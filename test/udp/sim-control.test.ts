@@ -3,7 +3,8 @@
  * reinit without interleaving, the source address, and UDP_TRANSMISSION alerts.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
+import { defaultConfig } from '../../src/config/registry.js';
+import type { SensorConfig } from '../../src/model/index.js';
 import type { StreamRun } from '../../src/hal/lidar.js';
 import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';

@@ -3,7 +3,8 @@
  * profile and several models and modes, decoded with the independent decoder in ./decoder.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
+import { defaultConfig } from '../../src/config/registry.js';
+import type { SensorConfig } from '../../src/model/index.js';
 import type { StreamRun } from '../../src/hal/lidar.js';
 import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { columnsPerFrame, columnWindow, frameRateHz } from '../../src/model/lidar-geometry.js';

@@ -3,7 +3,8 @@
  * the same run (same init id) and the stream resumes, starting over at frame 0 as a new worker does.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
+import { defaultConfig } from '../../src/config/registry.js';
+import type { SensorConfig } from '../../src/model/index.js';
 import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { findProduct } from '../../src/model/products.js';
 import { resolveStreamPlan } from '../../src/model/stream-plan.js';

@@ -3,7 +3,8 @@
  * applied) and the worker's tap that runs only while somebody watches.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig, type SensorConfig } from '../../src/config/registry.js';
+import { defaultConfig } from '../../src/config/registry.js';
+import type { SensorConfig } from '../../src/model/index.js';
 import type { StreamRun } from '../../src/hal/lidar.js';
 import { planStreams } from '../../src/hal/emitter-lidar.js';
 import { findProduct } from '../../src/model/products.js';
