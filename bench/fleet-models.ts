@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { CLI_PATH, freePort } from '../test/helpers/cli-process.js';
 import type { BenchContext } from './context.js';
-import { imuId, lidarId, MODE, openPorts, PROFILE, SENSORS_PER_RECEIVER, TOLERANCE } from './fleet.js';
+import { imuId, lidarId, MODE, openPorts, PROFILE, receiverFor, TOLERANCE } from './fleet.js';
 import { nominalPacketRate } from './packet-fields.js';
 import { sleep, stopProcess, track } from './processes.js';
 import { CpuMeter, machineCpu, pssBytes, rssBytes } from './proc-stats.js';
@@ -30,6 +30,8 @@ interface StepResult {
   machineBusy: number;
   /** CPU seconds per second of the whole fleet (supervisor and units), and per unit. */
   fleetCpu: number;
+  /** CPU seconds per second of the benchmark's receivers: not the product, but the same machine. */
+  receiversCpu: number;
   cpuPerSensor: number;
   pssPerSensorMb: number;
   rssPerSensorMb: number;
@@ -94,10 +96,10 @@ async function runStep(
   let fleet: RunningFleet | null = null;
   try {
     const ports: Record<string, number>[] = [];
+    const receiverOf: Receiver[] = [];
     for (let i = 0; i < size; i++) {
-      const r = Math.floor(i / SENSORS_PER_RECEIVER);
-      receivers[r] ??= await Receiver.start([]);
-      ports.push(await openPorts(i, receivers[r]));
+      receiverOf[i] = await receiverFor(i, receivers);
+      ports.push(await openPorts(i, receiverOf[i]));
     }
     const startedAt = performance.now();
     fleet = await startFleet(ctx, model, size);
@@ -106,7 +108,7 @@ async function runStep(
     const sentAt = process.hrtime.bigint();
     await Promise.all(
       running.units.map(async (unit, i) => {
-        const receiver = receivers[Math.floor(i / SENSORS_PER_RECEIVER)];
+        const receiver = receiverOf[i];
         await configureStream(unit.url, {
           udp_dest: '127.0.0.1',
           udp_port_lidar: ports[i][lidarId(i)],
@@ -120,12 +122,14 @@ async function runStep(
     await sleep(settleMs);
     const pids = fleetPids(running);
     const meters = pids.map((pid) => new CpuMeter(pid).start());
+    const receiverMeters = receivers.map((r) => new CpuMeter(r.pid).start());
     const machineBefore = machineCpu();
     await Promise.all(receivers.map((r) => r.startWindow()));
     await sleep(windowS * 1000);
     const reports = Object.assign({}, ...(await Promise.all(receivers.map((r) => r.stopWindow()))));
     const machineAfter = machineCpu();
     const fleetCpu = meters.reduce((sum, meter) => sum + meter.perSecond(), 0);
+    const receiversCpu = receiverMeters.reduce((sum, meter) => sum + meter.perSecond(), 0);
     const pss = pids.reduce((sum, pid) => sum + pssBytes(pid), 0);
     const rss = pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
     const nominal = nominalPacketRate(MODE);
@@ -137,6 +141,7 @@ async function runStep(
       lost: running.units.reduce((sum, _, i) => sum + reports[lidarId(i)].lost, 0),
       machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
       fleetCpu,
+      receiversCpu,
       cpuPerSensor: fleetCpu / size,
       pssPerSensorMb: pss / size / MB,
       rssPerSensorMb: rss / size / MB,
@@ -153,7 +158,8 @@ function stepRow(s: StepResult): TableRow {
   return {
     figure: `Fleet (${s.model} model): ${s.sensors} sensors`,
     value:
-      `worst stream ${fmt(s.worstRatio, 4)}; lost ${s.lost}; machine CPU ${fmt(s.machineBusy * 100, 0)}%; ` +
+      `worst stream ${fmt(s.worstRatio, 4)}; lost ${s.lost}; machine CPU ${fmt(s.machineBusy * 100, 0)}% ` +
+      `(units ${fmt(s.fleetCpu)}, receivers ${fmt(s.receiversCpu)} CPU s/s); ` +
       `per sensor ${fmt(s.cpuPerSensor, 3)} CPU s/s, PSS ${fmt(s.pssPerSensorMb, 1)} MB (RSS ${fmt(s.rssPerSensorMb, 1)} MB); started in ${fmt(s.startupS, 1)} s`,
     reference: `${nominalPacketRate(MODE)} pkt/s each`,
     ratio: fmt(s.worstRatio, 4),
@@ -280,7 +286,7 @@ export async function benchFleetModels(ctx: BenchContext): Promise<Section> {
     rows.push({
       figure: `Fleet (${model} model): sensors sustained (knee)`,
       value: `${sustained}; knee: ${kneeText(steps)} (stopped: ${limit})`,
-      reference: '',
+      reference: `receivers: ${Receiver.countingKind()}`,
       ratio: '',
       target: `>= ${FLEET_UNITS_TARGET} units, <= ${CPU_PER_UNIT_TARGET} CPU s/s per unit`,
       met: metText(unitsMet && cpuMet === true),

@@ -11,6 +11,7 @@ import type { BenchContext } from './context.js';
 import { headerLayout, nominalPacketRate, packetsPerFrame } from './packet-fields.js';
 import { sleep } from './processes.js';
 import { CpuMeter, machineCpu, udpReceiveBufferErrors } from './proc-stats.js';
+import { nativeReceiverBinary } from './native-receiver.js';
 import { Receiver } from './receiver-client.js';
 import { fmt, metText, type Figure, type Section, type TableRow } from './report.js';
 import { configureStream } from './sensor-api.js';
@@ -20,7 +21,17 @@ export const FLEET_TARGET = 8;
 export const MODE = '1024x10';
 export const PROFILE = 'RNG19_RFL8_SIG16_NIR16';
 export const TOLERANCE = 0.005;
-export const SENSORS_PER_RECEIVER = 4;
+/**
+ * The receiver that counts sensor `index`'s streams, started on first use. The C header counter takes
+ * 32 sensors in its one thread (a system call per 64 datagrams); the Node fallback takes 4, as one Node
+ * process cannot receive more 25 KB datagrams a second without falling behind.
+ */
+export async function receiverFor(index: number, receivers: Receiver[]): Promise<Receiver> {
+  const perReceiver = 'binary' in nativeReceiverBinary() ? 32 : 4;
+  const r = Math.floor(index / perReceiver);
+  receivers[r] ??= await Receiver.start([], { counting: true });
+  return receivers[r];
+}
 /** Sensor i listens on 127.0.0.(FIRST_HOST + i); 127.0.0.1 stays free for the receivers. */
 const FIRST_HOST = 10;
 /** 127.0.0.(10 + i) ends at .254. */
@@ -89,9 +100,8 @@ async function addMember(
 async function grow(ctx: BenchContext, size: number, members: Member[], receivers: Receiver[]): Promise<void> {
   const planned: { index: number; receiver: Receiver; ports: Record<string, number> }[] = [];
   for (let index = members.length; index < size; index++) {
-    const r = Math.floor(index / SENSORS_PER_RECEIVER);
-    if (!receivers[r]) receivers[r] = await Receiver.start([]);
-    planned.push({ index, receiver: receivers[r], ports: await openPorts(index, receivers[r]) });
+    const receiver = await receiverFor(index, receivers);
+    planned.push({ index, receiver, ports: await openPorts(index, receiver) });
   }
   const results = await Promise.allSettled(planned.map((p) => addMember(ctx, p.index, p.receiver, p.ports)));
   for (const result of results) if (result.status === 'fulfilled') members.push(result.value);

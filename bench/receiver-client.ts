@@ -1,5 +1,6 @@
 /** The orchestrator's handle on a UDP receiver child (bench/udp-receiver.ts). */
 import type { ChildProcess } from 'node:child_process';
+import { nativeReceiverBinary, spawnNativeReceiver } from './native-receiver.js';
 import { forkTs, nextMessage, stopProcess } from './processes.js';
 import type { FromReceiver, ReceiverSpec, StreamReport, ToReceiver } from './receiver-protocol.js';
 
@@ -10,6 +11,12 @@ const isType =
   (message: unknown): message is Extract<FromReceiver, { type: K }> =>
     typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 
+/** The Node receiver (bench/udp-receiver.ts), over IPC: it also keeps every inter-arrival time for jitter. */
+function forkNodeReceiver(): { child: ChildProcess; post: (message: ToReceiver) => void } {
+  const child = forkTs(new URL('./udp-receiver.ts', import.meta.url));
+  return { child, post: (message) => child.send(message) };
+}
+
 export class Receiver {
   /** The latest init_id change seen per stream. */
   private readonly lastInit = new Map<string, InitEvent>();
@@ -17,7 +24,10 @@ export class Receiver {
 
   private constructor(
     private readonly child: ChildProcess,
+    private readonly post: (message: ToReceiver) => void,
     readonly ports: Record<string, number>,
+    /** `native`: the C header counter (no jitter figures); `node`: bench/udp-receiver.ts. */
+    readonly kind: 'native' | 'node',
   ) {
     child.on('message', (message: unknown) => {
       if (!isType('init')(message)) return;
@@ -26,16 +36,29 @@ export class Receiver {
     });
   }
 
+  /** Which receiver a counting benchmark gets on this machine, and why not the C one. */
+  static countingKind(): string {
+    const native = nativeReceiverBinary();
+    return 'binary' in native ? 'C header counter' : `Node receiver: ${native.error}`;
+  }
+
   get pid(): number {
     return this.child.pid as number;
   }
 
-  static async start(streams: ReceiverSpec[]): Promise<Receiver> {
-    const child = forkTs(new URL('./udp-receiver.ts', import.meta.url));
+  /**
+   * `counting`: the streams are only counted (no jitter): the C receiver does that for a fraction of
+   * the CPU when a C compiler is at hand (see `Receiver.countingKind`).
+   */
+  static async start(streams: ReceiverSpec[], options: { counting?: boolean } = {}): Promise<Receiver> {
+    const native = options.counting ? nativeReceiverBinary() : undefined;
+    const { child, post } = native && 'binary' in native ? spawnNativeReceiver(native.binary) : forkNodeReceiver();
     try {
+      // Posted first: a message the receiver refuses throws here, before anyone waits for its answer
+      // (which can only arrive on a later turn of the event loop).
+      post({ type: 'open', streams });
       const opened = nextMessage(child, isType('opened'), 15_000, 'the UDP receiver to open its ports');
-      child.send({ type: 'open', streams } satisfies ToReceiver);
-      return new Receiver(child, (await opened).ports);
+      return new Receiver(child, post, (await opened).ports, native && 'binary' in native ? 'native' : 'node');
     } catch (error) {
       await stopProcess(child);
       throw error;
@@ -44,8 +67,8 @@ export class Receiver {
 
   /** Gives open streams new specs (same ports) or opens more; resolves with all ports. */
   async open(streams: ReceiverSpec[]): Promise<Record<string, number>> {
+    this.post({ type: 'open', streams });
     const opened = nextMessage(this.child, isType('opened'), 15_000, 'the UDP receiver to open its ports');
-    this.child.send({ type: 'open', streams } satisfies ToReceiver);
     Object.assign(this.ports, (await opened).ports);
     return this.ports;
   }
@@ -85,13 +108,13 @@ export class Receiver {
 
   async startWindow(): Promise<void> {
     const started = nextMessage(this.child, isType('started'), 10_000, 'the receiver to start counting');
-    this.child.send({ type: 'start' } satisfies ToReceiver);
+    this.post({ type: 'start' });
     await started;
   }
 
   async stopWindow(): Promise<Record<string, StreamReport>> {
     const stats = nextMessage(this.child, isType('stats'), 10_000, 'the receiver to report');
-    this.child.send({ type: 'stop' } satisfies ToReceiver);
+    this.post({ type: 'stop' });
     return (await stats).streams;
   }
 
