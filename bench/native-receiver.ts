@@ -45,7 +45,7 @@ function toLines(message: ToReceiver): string {
   );
   for (const s of message.streams)
     if (s.kind === 'lidar' && s.recordJitter) throw new Error('the C receiver counts; it keeps no jitter figures');
-  return `open ${streams.length}\n${streams.join('\n')}\n`;
+  return [`open ${streams.length}`, ...streams].map((line) => `${line}\n`).join('');
 }
 
 /**

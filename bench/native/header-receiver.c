@@ -247,6 +247,7 @@ static void handle_command(int epoll_fd) {
   char line[256];
   if (!fgets(line, sizeof line, stdin)) exit(0); /* the orchestrator went away: leave with it */
   int count;
+  if (line[0] == '\n') return;
   if (sscanf(line, "open %d", &count) == 1) handle_open(epoll_fd, count);
   else if (strncmp(line, "start", 5) == 0) handle_start();
   else if (strncmp(line, "stop", 4) == 0) handle_stop();
