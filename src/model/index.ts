@@ -63,7 +63,6 @@ export {
   LIDAR_PROFILES,
   MIN_RANGE_THRESHOLDS_CM,
   MULTIPURPOSE_IO_MODES,
-  PARAMETER_SCHEMAS,
   POLARITIES,
   RETURN_ORDERS,
   SIGNAL_MULTIPLIERS,
@@ -77,12 +76,12 @@ export type {
   LidarProfile,
   MultipurposeIoMode,
   OperatingMode,
-  ParameterName,
   Polarity,
   ReturnOrder,
-  SensorConfig,
   TimestampMode,
 } from './sensor-config.js';
+export { PARAMETER_SCHEMAS } from './parameter-schemas.js';
+export type { ParameterName, SensorConfig } from './parameter-schemas.js';
 export {
   DEFAULT_MAX_BOOT_ATTEMPTS,
   SLOT_NAMES,

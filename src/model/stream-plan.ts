@@ -5,7 +5,7 @@
  */
 import { columnsPerFrame, columnWindow, frameRateHz, type ColumnWindow } from './lidar-geometry.js';
 import type { ProductModel } from './products.js';
-import type { SensorConfig } from './sensor-config.js';
+import type { SensorConfig } from './parameter-schemas.js';
 
 export interface StreamPlan {
   product: ProductModel;
