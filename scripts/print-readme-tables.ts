@@ -1,14 +1,24 @@
 /**
- * Prints the generated tables: `npx tsx scripts/print-readme-tables.ts [parameters|options]`.
- * `--write` rewrites them between their markers: the options in README.md, the parameters in docs/usage.md.
+ * Prints the generated tables: `npx tsx scripts/print-readme-tables.ts [parameters|options|fleet]`.
+ * `--write` rewrites them between their markers: the options in README.md, the parameters in docs/usage.md,
+ * the fleet's options in docs/fleet.md.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parameterTableMarkdown } from '../src/config/parameter-table.js';
 import { optionsTableMarkdown } from '../src/main/cli-options.js';
+import { fleetOptionsTableMarkdown } from '../src/main/fleet/fleet-options.js';
 
-const TABLES: Record<string, () => string> = { parameters: parameterTableMarkdown, options: optionsTableMarkdown };
-const MARKERS: Record<string, string> = { parameters: 'parameter-table', options: 'options-table' };
-const FILES: Record<string, string> = { parameters: 'docs/usage.md', options: 'README.md' };
+const TABLES: Record<string, () => string> = {
+  parameters: parameterTableMarkdown,
+  options: optionsTableMarkdown,
+  fleet: fleetOptionsTableMarkdown,
+};
+const MARKERS: Record<string, string> = {
+  parameters: 'parameter-table',
+  options: 'options-table',
+  fleet: 'fleet-options-table',
+};
+const FILES: Record<string, string> = { parameters: 'docs/usage.md', options: 'README.md', fleet: 'docs/fleet.md' };
 
 const args = process.argv.slice(2);
 if (args.includes('--write')) {

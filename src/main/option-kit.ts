@@ -11,16 +11,24 @@ import { parseArgs } from 'node:util';
 
 export class UsageError extends Error {}
 
-/** How an option is written: `--flag VALUE`, a switch `--flag`, or `--flag` / `--no-flag` (value words on/off). */
-export type OptionKind = 'value' | 'switch' | 'negatable';
+/**
+ * How an option is written: `--flag VALUE`, a switch `--flag`, `--flag` / `--no-flag` (value words on/off),
+ * or a list: `--flag VALUE` repeated, its texts joined by LIST_SEPARATOR for the parser.
+ */
+export type OptionKind = 'value' | 'switch' | 'negatable' | 'list';
+
+/** Joins a list option's texts (NUL: no argument can hold it). */
+export const LIST_SEPARATOR = '\0';
 
 /** Turns an option's text (flag, else environment, else default; undefined without any) into its value. */
 export type OptionParser<V> = (text: string | undefined, name: string) => V;
 
 export interface OptionDef<V, G extends string> {
   flag: string;
-  /** Derived from the flag: `--data-dir` is `SENSOR_DATA_DIR`. */
-  env: string;
+  /** The flag's earlier name, still accepted (scripts use it); giving both is a usage error. */
+  former?: string;
+  /** Derived from the flag: `--data-dir` is `SENSOR_DATA_DIR`; none for a command that reads no environment. */
+  env: string | undefined;
   kind: OptionKind;
   /** What the value looks like in `--help` (`PORT`, `CIDR[,CIDR...]`); empty for a switch. */
   valueName: string;
@@ -32,25 +40,31 @@ export interface OptionDef<V, G extends string> {
   parse: OptionParser<V>;
 }
 
-/** The name a usage error gives: the flag, or for a switch (whose flag takes no text) its variable. */
+/** The name a usage error gives: the flag, or for a switch (whose flag takes no text) its variable if any. */
 export function nameOf(def: OptionDef<unknown, string>): string {
-  return def.kind === 'value' ? `--${def.flag}` : def.env;
+  const takesText = def.kind === 'value' || def.kind === 'list';
+  return takesText || def.env === undefined ? `--${def.flag}` : def.env;
 }
 
-/** Declares one option; the value type comes from its parser, the group stays a literal type. */
+/**
+ * Declares one option; the value type comes from its parser, the group stays a literal type.
+ * `environment: false`: no SENSOR_* variable (a command whose units read the environment themselves).
+ */
 export function option<V, const G extends string>(
   def: Omit<OptionDef<V, G>, 'env' | 'kind' | 'valueName' | 'default'> & {
     kind?: OptionKind;
     valueName?: string;
     default?: string;
+    environment?: false;
   },
 ): OptionDef<V, G> {
+  const { environment, ...rest } = def;
   return {
     kind: 'value',
     valueName: '',
     default: undefined,
-    ...def,
-    env: `SENSOR_${def.flag.toUpperCase().replace(/-/g, '_')}`,
+    ...rest,
+    env: environment === false ? undefined : `SENSOR_${def.flag.toUpperCase().replace(/-/g, '_')}`,
   };
 }
 
@@ -121,6 +135,35 @@ export const parsers = {
     },
 };
 
+/** What argv and the environment say of each option: its text, whether the user gave it, the name it came by. */
+export interface OptionTexts {
+  /** Flag, else environment, else default; undefined without any. A list's texts joined by LIST_SEPARATOR. */
+  texts: Record<string, string | undefined>;
+  given: Set<string>;
+  /** The name an error about the option uses: its former flag when that is how it was given. */
+  names: Record<string, string>;
+}
+
+type ArgSpec = { type: 'string' | 'boolean'; multiple?: true };
+
+/** The parseArgs entries of an option: its flag, its former flag, and for a negatable one `--no-flag`. */
+function argsOf(o: OptionDef<unknown, string>): [string, ArgSpec][] {
+  const spec: ArgSpec =
+    o.kind === 'list' ? { type: 'string', multiple: true } : { type: o.kind === 'value' ? 'string' : 'boolean' };
+  const entries: [string, ArgSpec][] = [[o.flag, spec]];
+  if (o.former) entries.push([o.former, spec]);
+  if (o.kind === 'negatable') entries.push([`no-${o.flag}`, { type: 'boolean' }]);
+  return entries;
+}
+
+/** The flag's text as the option's parser takes it (a list joined; a switch true/false; a negatable on/off). */
+function flagText(o: OptionDef<unknown, string>, values: Record<string, unknown>, flag: string): string | undefined {
+  const value = values[flag];
+  if (o.kind === 'negatable' && flag === o.flag) return values[`no-${o.flag}`] ? 'off' : value ? 'on' : undefined;
+  if (Array.isArray(value)) return value.join(LIST_SEPARATOR);
+  return typeof value === 'boolean' ? String(value) : (value as string | undefined);
+}
+
 /**
  * The text of each option (flag, else environment, else default) and which ones the user gave; `'help'`
  * for `-h`/`--help`. Unknown flags and positional arguments are usage errors.
@@ -129,18 +172,14 @@ export function readOptionTexts(
   table: OptionTable,
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
-): { texts: Record<string, string | undefined>; given: Set<string> } | 'help' {
-  const defs = Object.values(table);
-  let values: Record<string, string | boolean | undefined>;
+): OptionTexts | 'help' {
+  let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(defs.map((o) => [o.flag, { type: o.kind === 'value' ? 'string' : 'boolean' } as const])),
-        ...Object.fromEntries(
-          defs.filter((o) => o.kind === 'negatable').map((o) => [`no-${o.flag}`, { type: 'boolean' } as const]),
-        ),
+        ...Object.fromEntries(Object.values(table).flatMap(argsOf)),
       },
       strict: true,
       allowPositionals: false,
@@ -149,26 +188,28 @@ export function readOptionTexts(
     throw new UsageError((error as Error).message);
   }
   if (values.help) return 'help';
-  const texts: Record<string, string | undefined> = {};
-  const given = new Set<string>();
+  const result: OptionTexts = { texts: {}, given: new Set(), names: {} };
   for (const [key, o] of Object.entries(table)) {
-    const flag = values[o.flag];
-    // A negatable switch gives its value words (on/off); a plain switch true/false; an option its text.
-    const switched = o.kind === 'negatable' ? (values[`no-${o.flag}`] ? 'off' : flag ? 'on' : undefined) : undefined;
-    const stated = switched ?? (typeof flag === 'boolean' ? String(flag) : flag) ?? env[o.env];
-    if (stated !== undefined) given.add(key);
-    texts[key] = stated ?? o.default;
+    const now = flagText(o, values, o.flag);
+    const before = o.former ? flagText(o, values, o.former) : undefined;
+    if (now !== undefined && before !== undefined)
+      throw new UsageError(`--${o.former} is the former name of --${o.flag}; give one of them`);
+    const stated = now ?? before ?? (o.env ? env[o.env] : undefined);
+    if (stated !== undefined) result.given.add(key);
+    result.texts[key] = stated ?? o.default;
+    result.names[key] = before !== undefined ? `--${o.former}` : nameOf(o);
   }
-  return { texts, given };
+  return result;
 }
 
 /** Each option's text through its parser, in table order (the first option at fault is the one reported). */
 export function parseOptionTexts<T extends OptionTable>(
   table: T,
   texts: Record<string, string | undefined>,
+  names: Record<string, string> = {},
 ): OptionValues<T> {
   const values: Record<string, unknown> = {};
-  for (const [key, def] of Object.entries(table)) values[key] = def.parse(texts[key], nameOf(def));
+  for (const [key, def] of Object.entries(table)) values[key] = def.parse(texts[key], names[key] ?? nameOf(def));
   return values as OptionValues<T>;
 }
 
@@ -177,25 +218,32 @@ function usageOf(o: OptionDef<unknown, string>): string {
   return o.kind === 'switch' ? `--${o.flag}` : `--${o.flag} ${o.valueName}`;
 }
 
+const formerNote = (o: OptionDef<unknown, string>) =>
+  o.former ? ` (--${o.former}, its former name, is still accepted)` : '';
+
 /** One `--help` line per option: how to write it, what it does, its default and its variable. */
 export function helpLines(table: OptionTable): string[] {
   return Object.values(table).map((o) => {
     const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
-    return `${`  ${usageOf(o)}`.padEnd(30)} ${o.help}${dflt}; env ${o.env}`;
+    const variable = o.env ? `; env ${o.env}` : '';
+    return `${`  ${usageOf(o)}`.padEnd(30)} ${o.help}${dflt}${formerNote(o)}${variable}`;
   });
 }
 
-/** The table as Markdown (the README's option list). */
+/** The table as Markdown (the README's option list); no Environment column when no option has a variable. */
 export function markdownTable(table: OptionTable): string {
   const escapePipes = (text: string) => text.replace(/\|/g, '\\|');
   const written = (o: OptionDef<unknown, string>) =>
     o.kind === 'negatable' ? `--${o.flag}\` / \`--no-${o.flag}` : escapePipes(usageOf(o));
-  return [
-    '| Option | Environment | Default | Meaning |',
-    '|---|---|---|---|',
-    ...Object.values(table).map(
-      (o) =>
-        `| \`${written(o)}\` | \`${o.env}\` | ${o.default !== undefined ? `\`${o.default}\`` : '—'} | ${escapePipes(o.help)} |`,
-    ),
-  ].join('\n');
+  const options = Object.values(table);
+  const withEnv = options.some((o) => o.env !== undefined);
+  const cells = (o: OptionDef<unknown, string>) => [
+    `\`${written(o)}\``,
+    ...(withEnv ? [o.env ? `\`${o.env}\`` : '—'] : []),
+    o.default !== undefined ? `\`${o.default}\`` : '—',
+    escapePipes(o.help + formerNote(o)),
+  ];
+  const header = ['Option', ...(withEnv ? ['Environment'] : []), 'Default', 'Meaning'];
+  const row = (texts: string[]) => `| ${texts.join(' | ')} |`;
+  return [row(header), `|${header.map(() => '---').join('|')}|`, ...options.map((o) => row(cells(o)))].join('\n');
 }

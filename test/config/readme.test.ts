@@ -1,9 +1,10 @@
-/** The generated tables are the registry's and the option specs': docs and code can never disagree. */
+/** The generated tables are the registry's and the option tables': docs and code can never disagree. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { parameterTableMarkdown } from '../../src/config/parameter-table.js';
 import { CLI_OPTIONS, optionsTableMarkdown } from '../../src/main/cli-options.js';
+import { FLEET_OPTIONS, fleetOptionsTableMarkdown } from '../../src/main/fleet/fleet-options.js';
 
 const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
 const usage = readFileSync(resolve(import.meta.dirname, '../../docs/usage.md'), 'utf8');
@@ -19,4 +20,12 @@ it('README option table equals the one generated from the option specs', () => {
   expect(section, 'README lacks the options-table markers').not.toBeNull();
   expect(section![1].trim()).toBe(optionsTableMarkdown().trim());
   for (const option of Object.values(CLI_OPTIONS)) expect(section![1]).toContain(option.env);
+});
+
+it("docs/fleet.md's option table equals the one generated from the fleet's option table", () => {
+  const fleet = readFileSync(resolve(import.meta.dirname, '../../docs/fleet.md'), 'utf8');
+  const section = /<!-- fleet-options-table:start -->\n([\s\S]*?)\n<!-- fleet-options-table:end -->/.exec(fleet);
+  expect(section, 'docs/fleet.md lacks the fleet-options-table markers').not.toBeNull();
+  expect(section![1].trim()).toBe(fleetOptionsTableMarkdown().trim());
+  for (const option of Object.values(FLEET_OPTIONS)) expect(section![1]).toContain(`--${option.flag}`);
 });

@@ -71,7 +71,7 @@ describe('fleet options and plans', () => {
 
   it('defaults to port 80 and one process per unit', () => {
     const o = options(['--count', '1']);
-    expect([o.port, o.processModel, o.baseAddress]).toEqual([80, 'process', '127.0.1.1']);
+    expect([o.port, o.processModel, o.firstAddress]).toEqual([80, 'process', '127.0.1.1']);
   });
 
   it('refuses bad options with a message naming them', () => {

@@ -56,7 +56,7 @@ export function planUnits(
 function planReplayUnits(options: FleetOptions, replay: FleetReplay, recorded: RecordedSensor[]): UnitPlan[] {
   return replay.metadata.map((metadata, index) => {
     const name = `unit-${index + 1}`;
-    const address = nthAddress(options.baseAddress, index);
+    const address = nthAddress(options.firstAddress, index);
     const dataDir = join(options.dataRoot, name);
     const args = [
       ...['--host', address, '--port', String(options.port), '--data-dir', dataDir, '--log-level', options.logLevel],
@@ -91,12 +91,12 @@ function planListedUnits(
   for (let index = 0; index < count; index++) {
     const entry: UnitEntry = { ...defaults, ...(listed[index] ?? {}) };
     const name = entry.name ?? `unit-${index + 1}`;
-    const address = entry.address ?? nthAddress(options.baseAddress, index);
+    const address = entry.address ?? nthAddress(options.firstAddress, index);
     const port = entry.port ?? options.port;
     const product = entry.product ?? options.product;
     const serial =
       entry.serial ??
-      (options.serialBase === undefined ? undefined : String(BigInt(options.serialBase) + BigInt(index)));
+      (options.firstSerial === undefined ? undefined : String(BigInt(options.firstSerial) + BigInt(index)));
     const dataDir = join(options.dataRoot, name);
     const args = [
       '--host',
