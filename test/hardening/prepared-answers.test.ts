@@ -159,6 +159,39 @@ describe('prepared answers', () => {
     expect(fastClose).toEqual({ ...slowClose, prepared: true });
   });
 
+  it('answer pipelined requests in order, between answers from Fastify', async () => {
+    const plainRequest = (path: string) => `GET ${path} HTTP/1.1\r\nHost: sensor\r\n\r\n`;
+    const fastifyRequest = (path: string) => `GET ${path} HTTP/1.1\r\nHost: sensor\r\nContent-Length: 0\r\n\r\n`;
+    const sequence = [plainRequest(CONFIG), fastifyRequest(METADATA), plainRequest(ALERTS), fastifyRequest(CONFIG)];
+    const before = prepared.answered;
+    const bodies = await new Promise<string[]>((resolve, reject) => {
+      const socket = connect({ port, host: '127.0.0.1' });
+      let buffer = Buffer.alloc(0);
+      const answers: string[] = [];
+      socket.on('error', reject);
+      socket.on('data', (chunk: Buffer) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        for (;;) {
+          const end = buffer.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const length = Number(/\r\ncontent-length: (\d+)/i.exec(buffer.subarray(0, end).toString('latin1'))?.[1]);
+          if (buffer.length < end + 4 + length) return;
+          answers.push(buffer.subarray(end + 4, end + 4 + length).toString());
+          buffer = buffer.subarray(end + 4 + length);
+          if (answers.length === sequence.length) {
+            socket.destroy();
+            resolve(answers);
+            return;
+          }
+        }
+      });
+      socket.write(sequence.join(''));
+    });
+    expect(prepared.answered - before).toBe(2);
+    const expected = [CONFIG, METADATA, ALERTS, CONFIG].map(async (path) => (await viaFastify(path)).body.toString());
+    expect(bodies).toEqual(await Promise.all(expected));
+  });
+
   it('follow every change of the configuration and the alert log', async () => {
     const before = (await preparedAnswer(CONFIG)).body.toString();
     const changed = await app.inject({
