@@ -6,7 +6,7 @@
  * string that asks for the default). Each condition a hook of src/routes/http acts on must leave the
  * request to Fastify, the documents must follow every change, and /metrics must count both paths.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -262,6 +262,38 @@ describe('prepared answers', () => {
       await restarting;
     }
     expect((await preparedAnswer(CONFIG)).prepared).toBe(true);
+  });
+
+  it('leave the first request of a connection refused a slot to Fastify (503, Connection: close)', async () => {
+    const capped = await buildApp(unit.sensor, { httpLimits: { maxConnectionsPerAddress: 1 } });
+    const cappedPort = Number(new URL(await capped.listen({ host: '127.0.0.1', port: 0 })).port);
+    const cappedPrepared = capped.preparedAnswers as PreparedAnswers;
+    const sockets: Socket[] = [];
+    try {
+      // A live-view stream: a request in progress for as long as it is watched, so its slot is busy.
+      const stream = connect({ port: cappedPort, host: '127.0.0.1' });
+      sockets.push(stream);
+      let streamed = '';
+      stream.on('data', (chunk: Buffer) => {
+        streamed += chunk.toString('latin1');
+      });
+      stream.write('GET /web/api/live-image HTTP/1.1\r\nHost: sensor\r\n\r\n');
+      await waitFor(() => streamed.includes('text/event-stream'));
+      const refused = connect({ port: cappedPort, host: '127.0.0.1' });
+      sockets.push(refused);
+      let answer = '';
+      refused.on('data', (chunk: Buffer) => {
+        answer += chunk.toString('latin1');
+      });
+      refused.write(`GET ${CONFIG} HTTP/1.1\r\nHost: sensor\r\n\r\n`);
+      await waitFor(() => answer.includes('\r\n\r\n'));
+      expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(cappedPrepared.answered).toBe(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await capped.close();
+    }
   });
 
   it('are counted in /metrics like the requests Fastify answers', async () => {
