@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ALERT_MODES, parseAlertQuery, renderAlerts } from '../alerts/index.js';
-import { sendCachedJson } from './http/cached-json.js';
+import { cachedJsonBytes, sendCachedJson } from './http/cached-json.js';
 import { documentedAs, Json, problems } from './api-schemas.js';
 
 /** 0 … 4294967295 written in decimal (leading zeros allowed), as a regular expression. */
@@ -74,5 +74,10 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const query = parseAlertQuery(request.query as Record<string, unknown>);
       sendCachedJson(reply, renderAlerts(sensor.alerts.snapshot(), query));
     },
+  );
+  // The same bytes, answered before routing to a plain request (no query: the whole log, default form).
+  const whole = parseAlertQuery({});
+  app.preparedAnswers?.add('/api/v1/sensor/alerts', () =>
+    cachedJsonBytes(renderAlerts(sensor.alerts.snapshot(), whole)),
   );
 };

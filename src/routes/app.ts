@@ -15,6 +15,8 @@ import type { HttpLimits } from './http/http-limits.js';
 import { installHttpFaults, type HttpFaultSource } from './http/http-faults.js';
 import { metricsPlugin } from './metrics/metrics-plugin.js';
 import { webRoutes } from './web/web-routes.js';
+import { installPreparedAnswers } from './http/prepared-answers.js';
+import { logsEveryRequest } from './http/request-log.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -52,6 +54,13 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     // CPU, and the few request log lines (changes, errors) name their request id themselves.
     childLoggerFactory: (parent) => parent,
   });
+  // Before anything else listens to the server's requests (see the module), its gates read late.
+  const prepared = installPreparedAnswers(app, {
+    isExcess: (socket) => connections.policy.isExcess(socket),
+    faultRules: options.faults,
+    assertReachable: () => sensor.assertReachable(),
+    logsEveryRequest: () => logsEveryRequest(app.log),
+  });
   const connections = installHttpHardening(app, options.httpLimits);
   // A restart (also DELETE config's, and the one after a firmware upload) is a reboot to every client:
   // keep-alive connections, uploads in flight, downloads and streams all end, as on a real unit.
@@ -67,5 +76,6 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   await app.register(sensorApi, { sensor, recentLog: options.recentLog });
   await app.register(webRoutes, { sensor });
   await app.ready();
+  prepared.start(app.observeRequest);
   return app;
 }

@@ -11,7 +11,7 @@ import { findDeprecatedAlias, findParameter } from '../config/index.js';
 import { requireJsonContentType } from './http/json-body.js';
 import { callerAddress, flag } from './http/query-flags.js';
 import { afterResponse } from './http/after-response.js';
-import { sendCachedJson, sendJsonText } from './http/cached-json.js';
+import { cachedJsonBytes, sendCachedJson, sendJsonText } from './http/cached-json.js';
 import {
   Flag,
   handlerValidated,
@@ -77,6 +77,8 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
       sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active'));
     },
   );
+  // The same bytes, answered before routing to a plain request (no query: the active configuration).
+  app.preparedAnswers?.add('/api/v1/sensor/config', () => cachedJsonBytes(sensor.config('active')));
 
   app.post(
     '/api/v1/sensor/config',

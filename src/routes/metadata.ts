@@ -15,7 +15,7 @@ import {
   SensorInfoSchema,
   type SensorMetadata,
 } from '../core/index.js';
-import { sendCachedJson } from './http/cached-json.js';
+import { cachedJsonBytes, sendCachedJson } from './http/cached-json.js';
 import { Json, problems } from './api-schemas.js';
 
 const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadata) => object][] = [
@@ -50,6 +50,9 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       sendCachedJson(reply, metadata.all());
     },
   );
+  // The same bytes, answered before routing to a plain request; a document the unit cannot give now
+  // (409 while not running) throws there and the route answers it.
+  app.preparedAnswers?.add('/api/v1/sensor/metadata', () => cachedJsonBytes(metadata.all()));
   for (const [section, schema, read] of SECTIONS) {
     app.get(
       `/api/v1/sensor/metadata/${section}`,
@@ -65,5 +68,6 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         sendCachedJson(reply, read(metadata));
       },
     );
+    app.preparedAnswers?.add(`/api/v1/sensor/metadata/${section}`, () => cachedJsonBytes(read(metadata)));
   }
 };

@@ -110,8 +110,16 @@ function ascii(out: Buffer, text: string, at: number): number {
   return at + text.length;
 }
 
+/** The answer's bytes (see timeDocumentBytes). */
+export interface TimeDocumentBytes {
+  /** At once while the time service has fresh PTP and tracking readings, else once they are read. */
+  (): MaybePromise<Buffer>;
+  /** At once, or undefined while a reading is under way (nothing is read then). */
+  atHand(): Buffer | undefined;
+}
+
 /** The answer's bytes: at once while the time service has fresh PTP and tracking readings, else once they are read. */
-export function timeDocumentBytes(time: TimeService): () => MaybePromise<Buffer> {
+export function timeDocumentBytes(time: TimeService): TimeDocumentBytes {
   let frame: Frame | undefined;
   const answer = (ptp: PtpTime, tracking: ChronyTracking): Buffer => {
     const config = time.activeConfiguration();
@@ -122,10 +130,12 @@ export function timeDocumentBytes(time: TimeService): () => MaybePromise<Buffer>
     }
     return compose(f, liveNumbers(time.sensorClocks(config), time.systemClock()));
   };
-  return () => {
+  const atHand = (): Buffer | undefined => {
     const ptp = time.ptpAtHand();
     const tracking = time.trackingAtHand();
-    if (ptp && tracking) return answer(ptp, tracking);
-    return Promise.all([time.ptp(), time.tracking()]).then(([p, t]) => answer(p, t));
+    return ptp && tracking ? answer(ptp, tracking) : undefined;
   };
+  return Object.assign(() => atHand() ?? Promise.all([time.ptp(), time.tracking()]).then(([p, t]) => answer(p, t)), {
+    atHand,
+  });
 }

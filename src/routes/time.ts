@@ -35,6 +35,8 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       sendJsonBytes(reply, bytes);
     },
   );
+  // The same bytes, answered before routing to a plain request while the readings are at hand.
+  app.preparedAnswers?.add('/api/v1/time', documentBytes.atHand);
   app.get(
     '/api/v1/time/sensor',
     {

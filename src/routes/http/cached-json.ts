@@ -10,12 +10,17 @@ import type { FastifyReply } from 'fastify';
 const bytes = new WeakMap<object, Buffer>();
 
 export function sendCachedJson(reply: FastifyReply, document: object): FastifyReply {
+  return sendJsonBytes(reply, cachedJsonBytes(document));
+}
+
+/** The once-encoded JSON bytes of `document` (what sendCachedJson sends; prepared-answers.ts sends them too). */
+export function cachedJsonBytes(document: object): Buffer {
   let body = bytes.get(document);
   if (body === undefined) {
     body = Buffer.from(JSON.stringify(document));
     bytes.set(document, body);
   }
-  return sendJsonBytes(reply, body);
+  return body;
 }
 
 /** JSON text made per request, sent the same cheap way. */

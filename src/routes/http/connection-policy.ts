@@ -179,18 +179,17 @@ export class ConnectionPolicy {
     slot.busy += 1;
     this.unit.idle.delete(slot);
     this.peers.get(slot.peer)?.idle.delete(slot);
-    let done = false;
-    const finished = () => {
-      if (done) return;
-      done = true;
-      slot.busy -= 1;
-      if (slot.busy > 0 || slot.released) return;
-      // Re-inserted: the map's order is the order connections became idle.
-      this.unit.idle.set(slot, true);
-      this.peers.get(slot.peer)?.idle.set(slot, true);
-    };
-    res.once('finish', finished);
-    res.once('close', finished);
+    // A response emits 'close' once, whether it finished or its connection ended first: one plain
+    // listener per request (two once-wrappers were about 2 % of a prepared answer's CPU).
+    res.on('close', () => this.requestEnded(slot));
+  }
+
+  private requestEnded(slot: Slot): void {
+    slot.busy -= 1;
+    if (slot.busy > 0 || slot.released) return;
+    // Re-inserted: the map's order is the order connections became idle.
+    this.unit.idle.set(slot, true);
+    this.peers.get(slot.peer)?.idle.set(slot, true);
   }
 
   private release(slot: Slot): void {

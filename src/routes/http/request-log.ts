@@ -2,7 +2,7 @@
  * What an operator needs in the log: every request at debug, and at info every change a client
  * made (method, path, status, the parameters it set, who: the remote address).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Parameter names listed per logged change (a POST may carry many). */
@@ -15,12 +15,18 @@ function bodyKeys(body: unknown): string[] | undefined {
     .map((key) => key.slice(0, 64));
 }
 
+/** True when `log` writes the per-request line (debug or trace). */
+export function logsEveryRequest(log: FastifyBaseLogger): boolean {
+  const level = log.level;
+  return level === 'debug' || level === 'trace';
+}
+
 export function installRequestLog(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
     const log = request.log;
     const change = !READ_METHODS.has(request.method) && reply.statusCode < 400;
-    // pino's level values: debug is 20; a silent or info logger skips building the fields.
-    if (change || log.level === 'debug' || log.level === 'trace') {
+    // A silent or info logger skips building the fields.
+    if (change || logsEveryRequest(log)) {
       const fields = {
         reqId: request.id,
         method: request.method,

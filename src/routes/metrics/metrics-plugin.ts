@@ -12,6 +12,13 @@ import type { LifecycleCounts, UnitMetrics } from './unit-metrics.js';
 
 export const METRICS_PATH = '/metrics';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts one answered request in the HTTP metrics (method, route pattern, status, seconds). */
+    observeRequest: (method: string, route: string, statusCode: number, seconds: number) => void;
+  }
+}
+
 /** Requests that matched no route share one label value: raw URLs would grow the series without bound. */
 const UNMATCHED_ROUTE = 'unmatched';
 /** Requests kept while the metrics code loads (a few milliseconds of answers; a flood beyond is not kept). */
@@ -42,16 +49,24 @@ const metricsPluginImpl: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { 
       return loaded;
     }));
 
+  /** Counts one answered request; also what src/routes/http/prepared-answers.ts counts its answers with. */
+  const observeRequest = (method: string, route: string, statusCode: number, seconds: number) => {
+    if (metrics) metrics.observeRequest(method, route, statusCode, seconds);
+    else {
+      if (early.length < MAX_EARLY_OBSERVATIONS) early.push([method, route, statusCode, seconds]);
+      // A failed load (a broken install) shows on GET /metrics; it must not end the unit.
+      load().catch((err: unknown) => app.log.error({ err }, 'metrics could not be loaded'));
+    }
+  };
+  app.decorate('observeRequest', observeRequest);
   // Callback style: this runs for every request (an async hook costs a promise each time).
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    if (metrics) metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    else {
-      if (early.length < MAX_EARLY_OBSERVATIONS)
-        early.push([request.method, route, reply.statusCode, reply.elapsedTime / 1000]);
-      // A failed load (a broken install) shows on GET /metrics; it must not end the unit.
-      load().catch((err: unknown) => request.log.error({ err }, 'metrics could not be loaded'));
-    }
+    observeRequest(
+      request.method,
+      request.routeOptions.url ?? UNMATCHED_ROUTE,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   // Prometheus' endpoint, not the sensor's API: outside the OpenAPI document.
