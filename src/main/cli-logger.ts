@@ -21,8 +21,13 @@ export function createCliLogger(
   isTty = process.stdout.isTTY === true,
 ): Logger {
   const pretty = isTty ? prettyTransportTarget() : undefined;
+  // A transport runs in a worker thread that pino starts from its own package's files: that takes the
+  // installed package, not the copy bundled into dist/ (scripts/bundle.mjs), which has no such files.
   const output = pretty
-    ? pino.transport({ target: pretty, options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } })
+    ? (createRequire(import.meta.url)('pino') as typeof pino).transport({
+        target: pretty,
+        options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' },
+      })
     : pino.destination(1);
   return pino(
     { level },

@@ -9,17 +9,32 @@ import { ApiError, notFound } from '../../model/index.js';
 
 const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
+/**
+ * The router is built on the first unmatched request, from the routes noted as they were registered:
+ * building it with the server cost a tenth of the start-up (find-my-way compiles code for each node),
+ * for an answer most units never give.
+ */
 export function installNotFoundHandler(app: FastifyInstance): void {
-  const router = FindMyWay({ ignoreTrailingSlash: false });
+  const registered: [HTTPMethod, string][] = [];
+  let built: ReturnType<typeof FindMyWay> | undefined;
+  const routerOf = () => {
+    if (built) return built;
+    const router = FindMyWay({ ignoreTrailingSlash: false });
+    for (const [method, url] of registered) if (!router.hasRoute(method, url)) router.on(method, url, () => {});
+    built = router;
+    return router;
+  };
   app.addHook('onRoute', (route) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(
       (m) => m.toUpperCase() as HTTPMethod,
     );
     for (const method of methods) {
-      if (!router.hasRoute(method, route.url)) router.on(method, route.url, () => {});
+      registered.push([method, route.url]);
+      if (built && !built.hasRoute(method, route.url)) built.on(method, route.url, () => {});
     }
   });
   app.setNotFoundHandler((request) => {
+    const router = routerOf();
     const path = request.url.split('?')[0];
     const allowed = METHODS.filter((m) => router.find(m, path) !== null);
     if (allowed.length) {

@@ -34,8 +34,9 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: WebAsset
 }
 
 export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
-  const assets = loadWebAssets();
-  const registry = registryDocument();
+  // Read on the first request for the page: a unit nobody looks at neither reads nor hashes its files.
+  let loaded: { assets: Map<string, WebAsset>; registry: ReturnType<typeof registryDocument> } | undefined;
+  const page = () => (loaded ??= { assets: loadWebAssets(), registry: registryDocument() });
   const live = new LiveImageHub(sensor.preview);
   // Sampling starts with the first page load: a unit nobody looks at pays nothing.
   const history = new TelemetryHistory(() => sensor.telemetry.read());
@@ -47,21 +48,21 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
   });
 
   // The page is not part of the sensor's API: its routes stay out of the OpenAPI document.
-  const page = { schema: { hide: true } };
-  app.get('/', page, (request, reply) => {
-    const index = assets.get('index.html');
+  const hidden = { schema: { hide: true } };
+  app.get('/', hidden, (request, reply) => {
+    const index = page().assets.get('index.html');
     if (!index) return sendProblem(reply, notFound("the web page's files are not installed (web/ beside dist/)"));
     history.start();
     return sendAsset(request, reply, index);
   });
-  app.get<{ Params: { file: string } }>('/web/:file', page, (request, reply) => {
-    const asset = assets.get(request.params.file);
+  app.get<{ Params: { file: string } }>('/web/:file', hidden, (request, reply) => {
+    const asset = page().assets.get(request.params.file);
     if (!asset) return sendProblem(reply, notFound(`no file ${JSON.stringify(request.params.file)} in the web page`));
     return sendAsset(request, reply, asset);
   });
-  app.get('/web/api/registry', page, (_request, reply) => sendCachedJson(reply, registry));
-  app.get('/web/api/telemetry-history', page, () => ({ interval_ms: 5000, samples: history.list() }));
-  app.get('/web/api/live-image', page, (request, reply) => {
+  app.get('/web/api/registry', hidden, (_request, reply) => sendCachedJson(reply, page().registry));
+  app.get('/web/api/telemetry-history', hidden, () => ({ interval_ms: 5000, samples: history.list() }));
+  app.get('/web/api/live-image', hidden, (request, reply) => {
     reply.hijack();
     live.add(reply.raw);
     request.raw.once('close', () => reply.raw.end());
