@@ -33,7 +33,12 @@ interface Latest {
   telemetry: TelemetryReading | null;
 }
 
-export function createUnitMetrics(sensor: Sensor, lifecycle: Readonly<LifecycleCounts>): UnitMetrics {
+/** `requests`: the request figures, when they were kept before the registry was made (metrics-plugin.ts). */
+export function createUnitMetrics(
+  sensor: Sensor,
+  lifecycle: Readonly<LifecycleCounts>,
+  requests = new RequestStats(),
+): UnitMetrics {
   const registry = new Registry();
   const registers = [registry];
   const latest: Latest = { streams: null, telemetry: null };
@@ -104,7 +109,6 @@ export function createUnitMetrics(sensor: Sensor, lifecycle: Readonly<LifecycleC
 
   registerTelemetry(latest, registers);
 
-  const requests = new RequestStats();
   requests.register(registry, PREFIX);
 
   return {
