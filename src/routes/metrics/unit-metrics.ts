@@ -17,8 +17,6 @@ export interface UnitMetrics {
   registry: Registry;
   /** The exposition text of one scrape. A part that cannot be read (worker restarting) is left out. */
   render(): Promise<string>;
-  /** Records one answered request. `route` is the route pattern (bounded), never the raw URL. */
-  observeRequest(method: string, route: string, statusCode: number, seconds: number): void;
 }
 
 /** Reinits and restarts counted since the process started (by the plugin, which listens from the start). */
@@ -33,7 +31,12 @@ interface Latest {
   telemetry: TelemetryReading | null;
 }
 
-export function createUnitMetrics(sensor: Sensor, lifecycle: Readonly<LifecycleCounts>): UnitMetrics {
+/** `requests`: the request figures, when they were kept before the registry was made (metrics-plugin.ts). */
+export function createUnitMetrics(
+  sensor: Sensor,
+  lifecycle: Readonly<LifecycleCounts>,
+  requests = new RequestStats(),
+): UnitMetrics {
   const registry = new Registry();
   const registers = [registry];
   const latest: Latest = { streams: null, telemetry: null };
@@ -104,7 +107,6 @@ export function createUnitMetrics(sensor: Sensor, lifecycle: Readonly<LifecycleC
 
   registerTelemetry(latest, registers);
 
-  const requests = new RequestStats();
   requests.register(registry, PREFIX);
 
   return {
@@ -117,9 +119,6 @@ export function createUnitMetrics(sensor: Sensor, lifecycle: Readonly<LifecycleC
       latest.streams = streams;
       latest.telemetry = telemetry;
       return registry.metrics();
-    },
-    observeRequest(method, route, statusCode, seconds) {
-      requests.observe(method, route, statusCode, seconds);
     },
   };
 }
