@@ -1,12 +1,16 @@
 /**
- * Group commit for the database's hot client writes (user data): each write is its own small
- * transaction committed at once on the event loop without waiting for the disk (synchronous=NORMAL
- * for that transaction: WAL frames written, not yet fsync'd), then waits for an fdatasync of the WAL
- * that began after its commit. The fdatasync runs on libuv's thread pool, off the event loop; writes
- * that commit while one is in flight all wait for the next one, so N concurrent writers share one
- * disk flush instead of queueing N of them. A caller answers its client only after its promise
- * resolves: acknowledged still means durable. (In WAL mode, synchronous=NORMAL keeps the database
- * consistent across power loss; the explicit fdatasync of the WAL restores durability.)
+ * Group commit for the database's hot client writes (user data). A write that finds no flush in
+ * flight commits at once on the event loop, in its own small transaction, without waiting for the
+ * disk (synchronous=NORMAL for that transaction: WAL frames written, not yet fsync'd); then an
+ * fdatasync of the WAL starts. Writes that arrive while that flush runs are queued, and the moment
+ * it ends they are committed together, in arrival order, as one transaction (a savepoint each, so
+ * a write that throws is undone alone and the others go on) followed by one flush for all of them.
+ * N concurrent writers thus share one transaction and one disk flush instead of N of each (and the
+ * WAL receives the pages they changed once, not N times). The fdatasync runs on libuv's thread
+ * pool, off the event loop. A caller answers its client only after its promise resolves, which is
+ * after a flush that began after its commit: acknowledged still means durable. (In WAL mode,
+ * synchronous=NORMAL keeps the database consistent across power loss; the explicit fdatasync of the
+ * WAL restores durability.)
  *
  * Every other write of the unit keeps synchronous=FULL (its own fsync inside the commit), which also
  * makes any earlier group-committed frames durable, as they precede it in the WAL.
@@ -51,12 +55,31 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/**
+ * A write not yet committed: it runs in the next batch's transaction, inside its own savepoint; once
+ * committed, it waits for the flush as a `Waiter` answered with the write's result.
+ */
+class QueuedWrite implements Waiter {
+  result: unknown;
+  constructor(
+    readonly write: () => unknown,
+    private readonly done: (result: unknown) => void,
+    readonly reject: (error: unknown) => void,
+  ) {}
+
+  resolve(): void {
+    this.done(this.result);
+  }
+}
+
 export class GroupCommit {
   private flushing = false;
   /** Waiting for the flush in flight. */
   private current: Waiter[] = [];
-  /** Committed while a flush was in flight (it may have begun before their commit): the next flush. */
-  private next: Waiter[] = [];
+  /** Arrived while a flush was in flight: committed together, in order, the moment it ends. */
+  private queued: QueuedWrite[] = [];
+  /** `pending()` callers waiting for the queued writes to be durable. */
+  private queuedReaders: Waiter[] = [];
 
   private readonly held = new HeldWalSync();
   private readonly sync: WalSync;
@@ -69,18 +92,27 @@ export class GroupCommit {
     this.sync = sync ?? this.held.sync;
   }
 
-  /** Waits for the flush in flight and lets go of the WAL file: call before closing the database. */
+  /** Waits for the flush in flight (and the writes queued behind it) and lets go of the WAL file: call before closing the database. */
   async close(): Promise<void> {
     await this.pending()?.catch(() => undefined);
     await this.held.close();
   }
 
   /**
-   * The statements around every write, prepared once: `db.pragma()` and `db.transaction()` prepare
+   * The statements around every batch, prepared once: `db.pragma()` and `db.transaction()` prepare
    * (and wrap) anew on every call, which cost more CPU than the write itself.
    */
   private statements:
-    | { normal: Statement; full: Statement; begin: Statement; commit: Statement; rollback: Statement }
+    | {
+        normal: Statement;
+        full: Statement;
+        begin: Statement;
+        commit: Statement;
+        rollback: Statement;
+        savepoint: Statement;
+        release: Statement;
+        rollbackTo: Statement;
+      }
     | undefined;
 
   private prepared() {
@@ -90,50 +122,100 @@ export class GroupCommit {
       begin: this.db.prepare('BEGIN'),
       commit: this.db.prepare('COMMIT'),
       rollback: this.db.prepare('ROLLBACK'),
+      savepoint: this.db.prepare('SAVEPOINT group_write'),
+      release: this.db.prepare('RELEASE group_write'),
+      rollbackTo: this.db.prepare('ROLLBACK TO group_write'),
     };
     return this.statements;
   }
 
-  /** Runs `write` as one transaction; resolves with its result once the transaction is durable. */
-  async commit<T>(write: () => T): Promise<T> {
-    if (this.db.inTransaction) return write(); // part of a caller's transaction: its commit decides
-    const sql = this.prepared();
-    sql.normal.run();
-    let result: T;
-    try {
-      sql.begin.run();
+  /**
+   * Runs `write` in a transaction; resolves with its result once that transaction is durable, or
+   * rejects (and `write` changed nothing) when it throws. With no flush in flight the write commits
+   * at once; otherwise it waits for the flush to end and is committed then, in arrival order, in one
+   * transaction with every other write that arrived meanwhile (each in its own savepoint: one that
+   * throws is undone alone), and all of them share the flush that follows.
+   */
+  commit<T>(write: () => T): Promise<T> {
+    if (this.db.inTransaction) {
+      // Part of a caller's transaction: its commit decides.
       try {
-        result = write();
-        sql.commit.run();
+        return Promise.resolve(write());
       } catch (error) {
-        // A failed write (or commit) leaves nothing behind; SQLite may have rolled back already.
-        if (this.db.inTransaction) sql.rollback.run();
-        throw error;
+        return Promise.reject(error);
       }
-    } finally {
-      sql.full.run();
     }
-    await this.durable();
-    return result;
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push(new QueuedWrite(write, resolve as (result: unknown) => void, reject));
+      if (!this.flushing) this.commitQueued();
+    });
   }
 
   /** Commits are waiting for a flush: a promise of their durability; undefined when all are durable. */
   pending(): Promise<void> | undefined {
     if (!this.flushing) return undefined;
-    // The last commit waits in `next` when there is one, else for the flush in flight.
-    const list = this.next.length ? this.next : this.current;
+    // The last write waits in the queue when there is one, else for the flush in flight.
+    const list = this.queued.length ? this.queuedReaders : this.current;
     return new Promise((resolve, reject) => list.push({ resolve, reject }));
   }
 
-  private durable(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.flushing) {
-        this.next.push({ resolve, reject });
-      } else {
-        this.current = [{ resolve, reject }];
-        this.flush();
+  /**
+   * Commits every queued write as one transaction (synchronous=NORMAL for it: the flush that follows
+   * makes it durable), then starts that flush for them and the readers waiting on them.
+   */
+  private commitQueued(): void {
+    const batch = this.queued;
+    const readers = this.queuedReaders;
+    this.queued = [];
+    this.queuedReaders = [];
+    const committed: Waiter[] = this.runBatch(batch);
+    if (committed.length === 0) {
+      // Every write failed: nothing new to make durable, and everything before is.
+      for (const reader of readers) reader.resolve();
+      return;
+    }
+    this.current = readers.length ? committed.concat(readers) : committed;
+    this.flush();
+  }
+
+  /** One transaction of `batch`, a savepoint per write; returns the writes it committed. */
+  private runBatch(batch: QueuedWrite[]): QueuedWrite[] {
+    const committed: QueuedWrite[] = [];
+    let sql: ReturnType<GroupCommit['prepared']> | undefined;
+    try {
+      sql = this.prepared();
+      sql.normal.run();
+      sql.begin.run();
+      for (const entry of batch) {
+        sql.savepoint.run();
+        try {
+          entry.result = entry.write();
+        } catch (error) {
+          // SQLite may have ended the whole transaction (then the batch fails below); else this write
+          // alone is undone and the others go on.
+          if (!this.db.inTransaction) throw error;
+          sql.rollbackTo.run();
+          sql.release.run();
+          entry.reject(error);
+          continue;
+        }
+        sql.release.run();
+        committed.push(entry);
       }
-    });
+      sql.commit.run();
+    } catch (error) {
+      // A failed commit, or a failure SQLite answered by rolling everything back: the batch fails
+      // whole (a write already refused stays refused; a promise settles once).
+      try {
+        if (this.db.open && this.db.inTransaction) sql?.rollback.run();
+      } finally {
+        for (const entry of batch) entry.reject(error);
+      }
+      committed.length = 0;
+    } finally {
+      if (sql && this.db.open) sql.full.run();
+    }
+    return committed;
   }
 
   private flush(): void {
@@ -142,12 +224,9 @@ export class GroupCommit {
       const done = this.current;
       this.current = [];
       this.flushing = false;
+      // The writes that arrived during this flush commit now, and their flush starts before these are answered.
+      if (this.queued.length) this.commitQueued();
       for (const waiter of done) outcome(waiter);
-      if (this.next.length) {
-        this.current = this.next;
-        this.next = [];
-        this.flush();
-      }
     };
     this.sync(`${this.db.name}-wal`).then(
       () => settle((w) => w.resolve()),
