@@ -2,11 +2,13 @@
  * Group commit for the database's hot client writes (user data). A write that finds no flush in
  * flight commits at once on the event loop, in its own small transaction, without waiting for the
  * disk (synchronous=NORMAL for that transaction: WAL frames written, not yet fsync'd); then an
- * fdatasync of the WAL starts. Writes that arrive while that flush runs are queued, and the moment
- * it ends they are committed together, in arrival order, as one transaction (a savepoint each, so
- * a write that throws is undone alone and the others go on) followed by one flush for all of them.
- * N concurrent writers thus share one transaction and one disk flush instead of N of each (and the
- * WAL receives the pages they changed once, not N times). The fdatasync runs on libuv's thread
+ * fdatasync of the WAL starts. Writes that arrive while that flush runs are queued and committed
+ * together at the end of their turn of the event loop (or when the flush ends, if sooner), in arrival
+ * order, as one transaction (a savepoint each, so a write that throws is undone alone and the others
+ * go on), while the flush still runs; the next flush starts the moment it ends, for every write
+ * committed meanwhile. Concurrent writers thus share transactions and one disk flush instead of one
+ * of each per write (and the WAL receives the pages they changed once per transaction), and no
+ * commit waits between two flushes. The fdatasync runs on libuv's thread
  * pool, off the event loop. A caller answers its client only after its promise resolves, which is
  * after a flush that began after its commit: acknowledged still means durable. (In WAL mode,
  * synchronous=NORMAL keeps the database consistent across power loss; the explicit fdatasync of the
@@ -76,10 +78,17 @@ export class GroupCommit {
   private flushing = false;
   /** Waiting for the flush in flight. */
   private current: Waiter[] = [];
-  /** Arrived while a flush was in flight: committed together, in order, the moment it ends. */
+  /** Arrived while a flush was in flight: committed together, in order, at the end of this turn of the event loop. */
   private queued: QueuedWrite[] = [];
   /** `pending()` callers waiting for the queued writes to be durable. */
   private queuedReaders: Waiter[] = [];
+  /** Committed while a flush was in flight (it may have begun before their commit): the next flush. */
+  private next: Waiter[] = [];
+  private commitScheduled = false;
+  private readonly commitTurn = () => {
+    this.commitScheduled = false;
+    if (this.queued.length) this.commitQueued();
+  };
 
   private readonly held = new HeldWalSync();
   private readonly sync: WalSync;
@@ -132,9 +141,9 @@ export class GroupCommit {
   /**
    * Runs `write` in a transaction; resolves with its result once that transaction is durable, or
    * rejects (and `write` changed nothing) when it throws. With no flush in flight the write commits
-   * at once; otherwise it waits for the flush to end and is committed then, in arrival order, in one
-   * transaction with every other write that arrived meanwhile (each in its own savepoint: one that
-   * throws is undone alone), and all of them share the flush that follows.
+   * at once; otherwise it is committed at the end of this turn (or when the flush ends, if sooner),
+   * in arrival order, in one transaction with the other writes of the turn (each in its own
+   * savepoint: one that throws is undone alone), and waits for the flush after the one in flight.
    */
   commit<T>(write: () => T): Promise<T> {
     if (this.db.inTransaction) {
@@ -148,6 +157,11 @@ export class GroupCommit {
     return new Promise<T>((resolve, reject) => {
       this.queued.push(new QueuedWrite(write, resolve as (result: unknown) => void, reject));
       if (!this.flushing) this.commitQueued();
+      else if (!this.commitScheduled) {
+        // Every write that arrives in this turn shares one transaction, committed while the flush runs.
+        this.commitScheduled = true;
+        setImmediate(this.commitTurn);
+      }
     });
   }
 
@@ -155,26 +169,33 @@ export class GroupCommit {
   pending(): Promise<void> | undefined {
     if (!this.flushing) return undefined;
     // The last write waits in the queue when there is one, else for the flush in flight.
-    const list = this.queued.length ? this.queuedReaders : this.current;
+    const list = this.queued.length ? this.queuedReaders : this.next.length ? this.next : this.current;
     return new Promise((resolve, reject) => list.push({ resolve, reject }));
   }
 
   /**
-   * Commits every queued write as one transaction (synchronous=NORMAL for it: the flush that follows
-   * makes it durable), then starts that flush for them and the readers waiting on them.
+   * Commits every queued write as one transaction (synchronous=NORMAL for it: a flush that begins
+   * after it makes it durable). While a flush is in flight they wait for the next one; otherwise that
+   * flush starts now, for them, the readers waiting on them and `alreadyCommitted`.
    */
-  private commitQueued(): void {
+  private commitQueued(alreadyCommitted: Waiter[] = []): void {
     const batch = this.queued;
     const readers = this.queuedReaders;
     this.queued = [];
     this.queuedReaders = [];
     const committed: Waiter[] = this.runBatch(batch);
-    if (committed.length === 0) {
+    if (this.flushing) {
+      // Durable with the flush after the one in flight.
+      for (const entry of committed) this.next.push(entry);
+      for (const reader of readers) (committed.length ? this.next : this.current).push(reader);
+      return;
+    }
+    if (committed.length === 0 && alreadyCommitted.length === 0) {
       // Every write failed: nothing new to make durable, and everything before is.
       for (const reader of readers) reader.resolve();
       return;
     }
-    this.current = readers.length ? committed.concat(readers) : committed;
+    this.current = alreadyCommitted.concat(committed, readers);
     this.flush();
   }
 
@@ -224,8 +245,15 @@ export class GroupCommit {
       const done = this.current;
       this.current = [];
       this.flushing = false;
-      // The writes that arrived during this flush commit now, and their flush starts before these are answered.
-      if (this.queued.length) this.commitQueued();
+      // What arrived during this flush and is not committed yet commits now; then the next flush
+      // starts for everything committed meanwhile, before these are answered.
+      const committed = this.next;
+      this.next = [];
+      if (this.queued.length) this.commitQueued(committed);
+      else if (committed.length) {
+        this.current = committed;
+        this.flush();
+      }
       for (const waiter of done) outcome(waiter);
     };
     this.sync(`${this.db.name}-wal`).then(

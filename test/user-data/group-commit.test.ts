@@ -72,19 +72,50 @@ describe('group commit', () => {
     expect(flushes).toHaveLength(2);
   });
 
-  it('commits the writes that arrive during a flush together, in arrival order, the moment it ends', async () => {
+  it('commits the writes that arrive in one turn during a flush as one transaction, in arrival order, while it runs', async () => {
     const first = group.commit(() => kv.set('order', 'first'));
-    const results = [1, 2, 3].map((i) => group.commit(() => (kv.set('order', `w${i}`), i)));
-    // Queued behind the flush in flight: not yet in the database, and no second flush before the first ends.
+    const changes = () => (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    const results = [1, 2, 3].map((i) =>
+      group.commit(() => {
+        kv.set('order', `w${i}`);
+        return i;
+      }),
+    );
+    // Queued for the end of this turn: not yet in the database.
     expect(kv.get('order')).toBe('first');
-    expect(flushes).toHaveLength(1);
-    flushes[0].done();
     await tick();
-    expect(kv.get('order')).toBe('w3'); // all three committed, the last one last
-    expect(flushes).toHaveLength(2); // one flush for the three
-    flushes[1].done();
+    expect(kv.get('order')).toBe('w3'); // committed while the first flush still runs, the last one last
+    const later = group.commit(() => kv.set('later', changes()));
+    await tick();
+    expect(kv.get('later')).toBeDefined(); // a later turn: its own transaction, still during the same flush
+    expect(flushes).toHaveLength(1); // no second flush before the first ends
+    flushes[0].done();
     await expect(first).resolves.toBeUndefined();
+    await tick();
+    expect(flushes).toHaveLength(2); // one flush for all four
+    const acked = settledFlag(Promise.all(results));
+    await tick();
+    expect(acked.settled).toBe(false); // committed during flush 1, which may have begun before: they wait for flush 2
+    flushes[1].done();
     expect(await Promise.all(results)).toEqual([1, 2, 3]); // each write's own result
+    await later;
+    expect(group.pending()).toBeUndefined();
+  });
+
+  it('writes queued when a flush ends are committed then and share the flush with those committed before', async () => {
+    group.commit(() => kv.set('a', 1));
+    const b = settledFlag(group.commit(() => kv.set('b', 2)));
+    await tick(); // b committed during flush 1
+    const c = group.commit(() => kv.set('c', 3)); // queued; flush 1 ends before its turn ends
+    flushes[0].done();
+    await Promise.resolve();
+    await tick();
+    expect(kv.get('c')).toBe(3);
+    expect(flushes).toHaveLength(2);
+    flushes[1].done();
+    await c;
+    expect(b.settled).toBe(true);
+    expect(flushes).toHaveLength(2);
   });
 
   it('one failing write in a batch is undone alone; the others are committed and acknowledged', async () => {
