@@ -6,6 +6,7 @@
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
@@ -69,6 +70,111 @@ describe('group commit', () => {
     await tick();
     expect([b.settled, c.settled, reader.settled]).toEqual([true, true, true]);
     expect(flushes).toHaveLength(2);
+  });
+
+  it('commits the writes that arrive in one turn during a flush as one transaction, in arrival order, while it runs', async () => {
+    const first = group.commit(() => kv.set('order', 'first'));
+    const changes = () => (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    const results = [1, 2, 3].map((i) =>
+      group.commit(() => {
+        kv.set('order', `w${i}`);
+        return i;
+      }),
+    );
+    // Queued for the end of this turn: not yet in the database.
+    expect(kv.get('order')).toBe('first');
+    await tick();
+    expect(kv.get('order')).toBe('w3'); // committed while the first flush still runs, the last one last
+    const later = group.commit(() => kv.set('later', changes()));
+    await tick();
+    expect(kv.get('later')).toBeDefined(); // a later turn: its own transaction, still during the same flush
+    expect(flushes).toHaveLength(1); // no second flush before the first ends
+    flushes[0].done();
+    await expect(first).resolves.toBeUndefined();
+    await tick();
+    expect(flushes).toHaveLength(2); // one flush for all four
+    const acked = settledFlag(Promise.all(results));
+    await tick();
+    expect(acked.settled).toBe(false); // committed during flush 1, which may have begun before: they wait for flush 2
+    flushes[1].done();
+    expect(await Promise.all(results)).toEqual([1, 2, 3]); // each write's own result
+    await later;
+    expect(group.pending()).toBeUndefined();
+  });
+
+  it('writes queued when a flush ends are committed then and share the flush with those committed before', async () => {
+    group.commit(() => kv.set('a', 1));
+    const b = settledFlag(group.commit(() => kv.set('b', 2)));
+    await tick(); // b committed during flush 1
+    const c = group.commit(() => kv.set('c', 3)); // queued; flush 1 ends before its turn ends
+    flushes[0].done();
+    await Promise.resolve();
+    await tick();
+    expect(kv.get('c')).toBe(3);
+    expect(flushes).toHaveLength(2);
+    flushes[1].done();
+    await c;
+    expect(b.settled).toBe(true);
+    expect(flushes).toHaveLength(2);
+  });
+
+  it('one failing write in a batch is undone alone; the others are committed and acknowledged', async () => {
+    group.commit(() => kv.set('x', 0));
+    const before = group.commit(() => kv.set('a', 'kept'));
+    const failing = group.commit(() => {
+      kv.set('b', 'half-written');
+      throw new Error('refused inside the transaction');
+    });
+    const after = group.commit(() => kv.set('c', 'kept too'));
+    const failed = settledFlag(failing);
+    flushes[0].done();
+    await tick();
+    await expect(failing).rejects.toThrow('refused inside the transaction');
+    expect(failed.settled).toBe(true); // refused at once: it has nothing to wait for
+    expect([kv.get('a'), kv.get('b'), kv.get('c')]).toEqual(['kept', undefined, 'kept too']);
+    const acked = [settledFlag(before), settledFlag(after)];
+    await tick();
+    expect(acked.map((a) => a.settled)).toEqual([false, false]); // still waiting for their flush
+    flushes[1].done();
+    await expect(Promise.all([before, after])).resolves.toEqual([undefined, undefined]);
+  });
+
+  it('a batch whose writes all fail starts no flush, and a reader waiting on it is answered', async () => {
+    const a = group.commit(() => kv.set('a', 1));
+    const failing = group.commit(() => {
+      throw new Error('no');
+    });
+    const reader = settledFlag(group.pending() as Promise<void>);
+    flushes[0].done();
+    await expect(failing).rejects.toThrow('no');
+    await a;
+    await tick();
+    expect(flushes).toHaveLength(1);
+    expect(reader.settled).toBe(true);
+    expect(group.pending()).toBeUndefined();
+  });
+
+  it('a failed flush fails the writes it carried; writes queued behind it are committed and flushed anew', async () => {
+    const a = group.commit(() => kv.set('a', 1));
+    const b = group.commit(() => kv.set('b', 2));
+    flushes[0].fail(new Error('EIO'));
+    await expect(a).rejects.toThrow('EIO');
+    expect(flushes).toHaveLength(2); // b's own flush
+    flushes[1].done();
+    await expect(b).resolves.toBeUndefined();
+  });
+
+  it('reads after a write is acknowledged see it, on the same and on a fresh connection', async () => {
+    const real = new GroupCommit(db);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => real.commit(() => kv.set('ryw', i))));
+    expect(kv.get('ryw')).toBe(9);
+    const other = new Database(join(dir, 'sensor.db'), { readonly: true });
+    try {
+      expect(other.prepare("SELECT value FROM kv WHERE key = 'ryw'").get()).toEqual({ value: '9' });
+    } finally {
+      other.close();
+    }
+    await real.close();
   });
 
   it('a failed flush fails its writes instead of acknowledging them', async () => {

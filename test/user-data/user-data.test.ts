@@ -86,6 +86,26 @@ describe('GET/PUT/DELETE /api/v1/user/data', () => {
     expect(await read('?include_metadata=true')).toEqual({ value: '', policy: 'clear_on_config_delete' });
   });
 
+  it('concurrent writers: each is answered once stored, in order, refused ones alone, and a read after an answer sees it or a later write', async () => {
+    const values = Array.from({ length: 20 }, (_, i) => `writer ${i}`);
+    const seen: [number, string][] = [];
+    const answers = await Promise.all(
+      values.map(async (value, i) => {
+        // Every fifth write is refused (binary content); the writes around it must not be.
+        const res = await put(JSON.stringify(i % 5 === 2 ? `${value}\u0007` : value));
+        if (res.statusCode === 204) seen.push([i, await read()]);
+        return res.statusCode;
+      }),
+    );
+    expect(answers).toEqual(values.map((_, i) => (i % 5 === 2 ? 400 : 204)));
+    // A reader after writer i's answer sees writer i's value or a later writer's, never an earlier one.
+    expect(seen).toHaveLength(16);
+    for (const [writer, value] of seen) expect(values.indexOf(value), `after writer ${writer}`).toBeGreaterThanOrEqual(writer);
+    expect(await read()).toBe('writer 19');
+    unit = await unit.reopen();
+    expect(await read()).toBe('writer 19');
+  });
+
   it('survives a power cycle', async () => {
     await put('"persisted"', '?policy=keep_on_config_delete');
     unit = await unit.reopen();

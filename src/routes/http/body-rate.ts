@@ -9,7 +9,8 @@
  * request (a handler writing a firmware slot more slowly than the link), or while the client still
  * waits for a `100 Continue` it has not been sent, the window starts over.
  *
- * One timer checks every watched body, however many there are.
+ * One timer checks every watched body, however many there are, and also ends each at its deadline
+ * (the whole-body timeout, when one is given): no timer is armed per request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -31,6 +32,8 @@ interface Watched {
   startBytes: number;
   windowStart: number;
   windowBytes: number;
+  /** Date.now() by which the body must be complete (Infinity: none). */
+  deadline: number;
   cut: () => void;
 }
 
@@ -50,10 +53,22 @@ export class BodyRateWatch {
 
   constructor(private readonly checkEveryMs: number) {}
 
-  /** Watches `req`'s body until it is complete or the response ends; `cut` is called once if it is too slow. */
-  watch(req: IncomingMessage, res: ServerResponse, rate: BodyRate, cut: () => void): void {
+  /**
+   * Watches `req`'s body until it is complete or the response ends; `cut` is called once if it is too
+   * slow, or still incomplete `deadlineMs` after now (checked with the rate, so up to one check
+   * interval late).
+   */
+  watch(req: IncomingMessage, res: ServerResponse, rate: BodyRate, cut: () => void, deadlineMs?: number): void {
     // An injected request (tests) has no socket to count; a rate of 0 asks for no minimum.
-    if (typeof req.socket?.bytesRead !== 'number' || rate.minBytesPerSecond <= 0) return;
+    if (typeof req.socket?.bytesRead !== 'number' || rate.minBytesPerSecond <= 0) {
+      if (deadlineMs !== undefined) {
+        const timer = setTimeout(cut, deadlineMs);
+        const clear = () => clearTimeout(timer);
+        req.once('end', clear);
+        res.once('close', clear);
+      }
+      return;
+    }
     const now = Date.now();
     const socket = req.socket;
     const entry: Watched = {
@@ -65,6 +80,7 @@ export class BodyRateWatch {
       startBytes: socket.bytesRead,
       windowStart: now,
       windowBytes: socket.bytesRead,
+      deadline: deadlineMs === undefined ? Number.POSITIVE_INFINITY : now + deadlineMs,
       cut,
     };
     this.watched.add(entry);
@@ -115,6 +131,12 @@ export class BodyRateWatch {
       const { req, res, rate, socket } = entry;
       if (req.complete || socket.destroyed) {
         this.forget(entry);
+        continue;
+      }
+      if (now >= entry.deadline) {
+        // Out of time, not too slow: not counted in `cut`.
+        this.forget(entry);
+        entry.cut();
         continue;
       }
       const read = socket.bytesRead;

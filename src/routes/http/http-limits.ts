@@ -166,15 +166,13 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): Htt
         reply.header('connection', 'close');
         cutSlowBody(request, reply);
       };
-      const timer = setTimeout(cut, limits.requestTimeoutMs);
-      const clear = () => clearTimeout(timer);
-      request.raw.once('end', clear);
-      reply.raw.once('close', clear);
+      // The whole-body deadline rides on the rate watch's one timer (no timer per request).
       bodyRate.watch(
         request.raw,
         reply.raw,
         { minBytesPerSecond: limits.bodyMinRate, windowMs: limits.bodyGraceMs },
         cut,
+        limits.requestTimeoutMs,
       );
     }
     done();
