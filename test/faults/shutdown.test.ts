@@ -35,7 +35,6 @@ afterAll(async () => {
   removeDir(unit.dataDir);
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON documents of the API
 async function get(url: string): Promise<{ status: number; body: any }> {
   const res = await unit.app.inject({ url });
   return { status: res.statusCode, body: res.statusCode === 204 ? null : res.json() };
@@ -59,7 +58,14 @@ async function headers() {
 async function expectShutDownThenBack(rule: object, alert: string): Promise<void> {
   const before = (await get('/api/v1/sensor/metadata/sensor_info')).body.initialization_id as number;
   const { id } = plane.add(unitRule(rule));
-  await waitFor(async () => (await sample(), (await status()) === 'ERROR'), 10_000, 'status ERROR');
+  await waitFor(
+    async () => {
+      await sample();
+      return (await status()) === 'ERROR';
+    },
+    10_000,
+    'status ERROR',
+  );
   expect(await activeAlerts()).toContain(alert);
   // Configuration readable, metadata not (a real unit in ERROR), named in a 409.
   expect((await get('/api/v1/sensor/config')).status).toBe(200);
@@ -75,7 +81,14 @@ async function expectShutDownThenBack(rule: object, alert: string): Promise<void
   expect((await (unit.hal.lidar as EmitterLidar).stats()).lidar).toBeNull();
 
   plane.remove(id);
-  await waitFor(async () => (await sample(), (await status()) === 'RUNNING'), 10_000, 'RUNNING again, by itself');
+  await waitFor(
+    async () => {
+      await sample();
+      return (await status()) === 'RUNNING';
+    },
+    10_000,
+    'RUNNING again, by itself',
+  );
   expect(await activeAlerts()).not.toContain(alert);
   const after = await get('/api/v1/sensor/metadata/sensor_info');
   expect(after.body.initialization_id).not.toBe(before);

@@ -100,7 +100,8 @@ describe('GET/PUT/DELETE /api/v1/user/data', () => {
     expect(answers).toEqual(values.map((_, i) => (i % 5 === 2 ? 400 : 204)));
     // A reader after writer i's answer sees writer i's value or a later writer's, never an earlier one.
     expect(seen).toHaveLength(16);
-    for (const [writer, value] of seen) expect(values.indexOf(value), `after writer ${writer}`).toBeGreaterThanOrEqual(writer);
+    for (const [writer, value] of seen)
+      expect(values.indexOf(value), `after writer ${writer}`).toBeGreaterThanOrEqual(writer);
     expect(await read()).toBe('writer 19');
     unit = await unit.reopen();
     expect(await read()).toBe('writer 19');
