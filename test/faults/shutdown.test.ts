@@ -55,17 +55,16 @@ async function headers() {
     .map((d) => decodeLidarPacket(d.data, 'RNG19_RFL8_SIG16_NIR16', PIXELS));
 }
 
+/** A poll that reads the telemetry (the unit's guard acts on readings), then asks whether its status is `want`. */
+const statusIs = (want: string) => async () => {
+  await sample();
+  return (await status()) === want;
+};
+
 async function expectShutDownThenBack(rule: object, alert: string): Promise<void> {
   const before = (await get('/api/v1/sensor/metadata/sensor_info')).body.initialization_id as number;
   const { id } = plane.add(unitRule(rule));
-  await waitFor(
-    async () => {
-      await sample();
-      return (await status()) === 'ERROR';
-    },
-    10_000,
-    'status ERROR',
-  );
+  await waitFor(statusIs('ERROR'), 10_000, 'status ERROR');
   expect(await activeAlerts()).toContain(alert);
   // Configuration readable, metadata not (a real unit in ERROR), named in a 409.
   expect((await get('/api/v1/sensor/config')).status).toBe(200);
@@ -81,14 +80,7 @@ async function expectShutDownThenBack(rule: object, alert: string): Promise<void
   expect((await (unit.hal.lidar as EmitterLidar).stats()).lidar).toBeNull();
 
   plane.remove(id);
-  await waitFor(
-    async () => {
-      await sample();
-      return (await status()) === 'RUNNING';
-    },
-    10_000,
-    'RUNNING again, by itself',
-  );
+  await waitFor(statusIs('RUNNING'), 10_000, 'RUNNING again, by itself');
   expect(await activeAlerts()).not.toContain(alert);
   const after = await get('/api/v1/sensor/metadata/sensor_info');
   expect(after.body.initialization_id).not.toBe(before);
