@@ -8,22 +8,16 @@ import { parameterTableMarkdown } from '../src/config/parameter-table.js';
 import { optionsTableMarkdown } from '../src/main/cli-options.js';
 import { fleetOptionsTableMarkdown } from '../src/main/fleet/fleet-options.js';
 
-const TABLES: Record<string, () => string> = {
-  parameters: parameterTableMarkdown,
-  options: optionsTableMarkdown,
-  fleet: fleetOptionsTableMarkdown,
+/** Each generated table: what renders it, the file it stands in, and the name of its markers there. */
+const TABLES: Record<string, { make: () => string; file: string; marker: string }> = {
+  parameters: { make: parameterTableMarkdown, file: 'docs/usage.md', marker: 'parameter-table' },
+  options: { make: optionsTableMarkdown, file: 'README.md', marker: 'options-table' },
+  fleet: { make: fleetOptionsTableMarkdown, file: 'docs/fleet.md', marker: 'fleet-options-table' },
 };
-const MARKERS: Record<string, string> = {
-  parameters: 'parameter-table',
-  options: 'options-table',
-  fleet: 'fleet-options-table',
-};
-const FILES: Record<string, string> = { parameters: 'docs/usage.md', options: 'README.md', fleet: 'docs/fleet.md' };
 
 const args = process.argv.slice(2);
 if (args.includes('--write')) {
-  for (const [name, make] of Object.entries(TABLES)) {
-    const [marker, file] = [MARKERS[name], FILES[name]];
+  for (const { make, file, marker } of Object.values(TABLES)) {
     const pattern = new RegExp(`(<!-- ${marker}:start -->\\n)[\\s\\S]*?(<!-- ${marker}:end -->)`);
     const text = readFileSync(file, 'utf8');
     if (!pattern.test(text)) throw new Error(`${file} lacks the ${marker} markers`);
@@ -33,5 +27,5 @@ if (args.includes('--write')) {
     );
   }
 } else {
-  for (const name of args.length ? args : Object.keys(TABLES)) process.stdout.write(`${TABLES[name]()}\n\n`);
+  for (const name of args.length ? args : Object.keys(TABLES)) process.stdout.write(`${TABLES[name].make()}\n\n`);
 }

@@ -372,7 +372,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (read === 'help') return 'help';
   // A real unit answers on its network interface unless told otherwise.
   if (!read.given.has('host') && read.texts.hal === 'linux') read.texts.host = LINUX_DEFAULT_HOST;
-  const options = parseOptionTexts(CLI_OPTIONS, read.texts);
+  const options = parseOptionTexts(CLI_OPTIONS, read.texts, read.names);
   checkTogether(options);
   return options;
 }

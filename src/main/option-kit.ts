@@ -206,10 +206,10 @@ export function readOptionTexts(
 export function parseOptionTexts<T extends OptionTable>(
   table: T,
   texts: Record<string, string | undefined>,
-  names: Record<string, string> = {},
+  names: Record<string, string>,
 ): OptionValues<T> {
   const values: Record<string, unknown> = {};
-  for (const [key, def] of Object.entries(table)) values[key] = def.parse(texts[key], names[key] ?? nameOf(def));
+  for (const [key, def] of Object.entries(table)) values[key] = def.parse(texts[key], names[key]);
   return values as OptionValues<T>;
 }
 

@@ -59,8 +59,9 @@ export const AlertsResponseSchema = Type.Union([
 
 export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
+  const alertsPath = '/api/v1/sensor/alerts';
   app.get(
-    '/api/v1/sensor/alerts',
+    alertsPath,
     {
       schema: {
         operationId: 'getAlerts',
@@ -77,7 +78,5 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   // The same bytes, answered before routing to a plain request (no query: the whole log, default form).
   const whole = parseAlertQuery({});
-  app.preparedAnswers?.add('/api/v1/sensor/alerts', () =>
-    cachedJsonBytes(renderAlerts(sensor.alerts.snapshot(), whole)),
-  );
+  app.preparedAnswers?.add(alertsPath, () => cachedJsonBytes(renderAlerts(sensor.alerts.snapshot(), whole)));
 };

@@ -62,8 +62,9 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
   const tags = ['config'];
   // Each configuration is a frozen object replaced on change, so its JSON text is made once per change.
+  const configPath = '/api/v1/sensor/config';
   app.get(
-    '/api/v1/sensor/config',
+    configPath,
     {
       schema: {
         operationId: 'getConfig',
@@ -78,7 +79,7 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
   // The same bytes, answered before routing to a plain request (no query: the active configuration).
-  app.preparedAnswers?.add('/api/v1/sensor/config', () => cachedJsonBytes(sensor.config('active')));
+  app.preparedAnswers?.add(configPath, () => cachedJsonBytes(sensor.config('active')));
 
   app.post(
     '/api/v1/sensor/config',

@@ -36,8 +36,9 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const metadata = app.sensor.metadata;
   const tags = ['metadata'];
   // The schemas document the responses; the bodies are the cached documents' JSON text (src/routes/http/cached-json.ts).
+  const metadataPath = '/api/v1/sensor/metadata';
   app.get(
-    '/api/v1/sensor/metadata',
+    metadataPath,
     {
       schema: {
         operationId: 'getMetadata',
@@ -52,10 +53,11 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   // The same bytes, answered before routing to a plain request; a document the unit cannot give now
   // (409 while not running) throws there and the route answers it.
-  app.preparedAnswers?.add('/api/v1/sensor/metadata', () => cachedJsonBytes(metadata.all()));
+  app.preparedAnswers?.add(metadataPath, () => cachedJsonBytes(metadata.all()));
   for (const [section, schema, read] of SECTIONS) {
+    const sectionPath = `${metadataPath}/${section}`;
     app.get(
-      `/api/v1/sensor/metadata/${section}`,
+      sectionPath,
       {
         schema: {
           operationId: operationId(section),
@@ -68,6 +70,6 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         sendCachedJson(reply, read(metadata));
       },
     );
-    app.preparedAnswers?.add(`/api/v1/sensor/metadata/${section}`, () => cachedJsonBytes(read(metadata)));
+    app.preparedAnswers?.add(sectionPath, () => cachedJsonBytes(read(metadata)));
   }
 };

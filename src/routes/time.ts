@@ -23,8 +23,9 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // and the handler stays synchronous while nothing has to be read (a promise per request costs more
   // than the document). The schema still documents the response.
   const documentBytes = timeDocumentBytes(time);
+  const timePath = '/api/v1/time';
   app.get(
-    '/api/v1/time',
+    timePath,
     {
       schema: { ...document('getTime', 'All clocks: PTP, sensor and system'), response: ok(TimeSchema, 'Time state') },
     },
@@ -36,7 +37,7 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
   // The same bytes, answered before routing to a plain request while the readings are at hand.
-  app.preparedAnswers?.add('/api/v1/time', documentBytes.atHand);
+  app.preparedAnswers?.add(timePath, documentBytes.atHand);
   app.get(
     '/api/v1/time/sensor',
     {

@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordedSensor } from '../../src/main/fleet/fleet-command.js';
 import { parseFleetFile } from '../../src/main/fleet/fleet-file.js';
-import { FleetUsageError, parseFleetOptions, type FleetOptions } from '../../src/main/fleet/fleet-options.js';
+import { parseFleetOptions, type FleetOptions } from '../../src/main/fleet/fleet-options.js';
+import { UsageError } from '../../src/main/option-kit.js';
 import { mergeExpositions, withUnitLabel } from '../../src/main/fleet/merge-metrics.js';
 import { nthAddress, planUnits } from '../../src/main/fleet/unit-plan.js';
 import { parseMetrics, sampleValue } from '../helpers/prometheus.js';
@@ -75,12 +76,12 @@ describe('fleet options and plans', () => {
   });
 
   it('refuses bad options with a message naming them', () => {
-    expect(() => parseFleetOptions([])).toThrow(FleetUsageError);
+    expect(() => parseFleetOptions([])).toThrow(UsageError);
     expect(() => parseFleetOptions(['--count', '0'])).toThrow(/--count must be an integer from 1/);
     expect(() => parseFleetOptions(['--count', '2', '--process-model', 'threads'])).toThrow(
       /--process-model must be one of process, shared/,
     );
-    expect(() => parseFleetOptions(['--count', '2', '--bogus'])).toThrow(FleetUsageError);
+    expect(() => parseFleetOptions(['--count', '2', '--bogus'])).toThrow(UsageError);
     expect(() => nthAddress('255.255.255.255', 1)).toThrow(/past 255.255.255.255/);
   });
 

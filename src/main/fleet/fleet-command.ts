@@ -8,13 +8,8 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { ChildUnit } from './child-unit.js';
 import { readFleetFile, FleetFileError } from './fleet-file.js';
-import {
-  FLEET_HELP,
-  type FleetOptions,
-  type FleetReplay,
-  FleetUsageError,
-  parseFleetOptions,
-} from './fleet-options.js';
+import { FLEET_HELP, type FleetOptions, type FleetReplay, parseFleetOptions } from './fleet-options.js';
+import { UsageError } from '../option-kit.js';
 import { startFleetServer } from './fleet-server.js';
 import { unitUrl, type FleetUnit } from './fleet-unit.js';
 import { SharedUnit } from './shared-unit.js';
@@ -83,8 +78,7 @@ function prepare(argv: readonly string[]): { options: FleetOptions; plans: UnitP
     const recorded = options.replay ? checkRecordings(options.replay) : [];
     return { options, plans: planUnits(options, file, recorded, recordedSensor) };
   } catch (error) {
-    if (error instanceof FleetUsageError)
-      process.stderr.write(`lidar-sensor fleet: ${error.message}\n\n${FLEET_HELP}\n`);
+    if (error instanceof UsageError) process.stderr.write(`lidar-sensor fleet: ${error.message}\n\n${FLEET_HELP}\n`);
     else if (error instanceof FleetFileError || error instanceof FleetPlanError || error instanceof RecordingError)
       process.stderr.write(`lidar-sensor fleet: ${error.message}\n`);
     else throw error;

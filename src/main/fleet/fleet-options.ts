@@ -20,9 +20,6 @@ import {
 export type ProcessModel = 'process' | 'shared';
 export const PROCESS_MODELS: readonly ProcessModel[] = ['process', 'shared'];
 
-/** A usage error of `lidar-sensor fleet` (the kit's: the same wording as the unit's options). */
-export const FleetUsageError = UsageError;
-
 /** Digits only, in a range: "--count must be an integer from 1 to 1024; got "0"". */
 const wholeNumber =
   (min: number, max: number) =>

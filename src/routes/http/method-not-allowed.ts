@@ -16,6 +16,7 @@ const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 
  */
 export function installNotFoundHandler(app: FastifyInstance): void {
   const registered: [HTTPMethod, string][] = [];
+  // Built from `registered` when first needed; a route registered later makes it stale (built again).
   let built: ReturnType<typeof FindMyWay> | undefined;
   const routerOf = () => {
     if (built) return built;
@@ -28,10 +29,8 @@ export function installNotFoundHandler(app: FastifyInstance): void {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(
       (m) => m.toUpperCase() as HTTPMethod,
     );
-    for (const method of methods) {
-      registered.push([method, route.url]);
-      if (built && !built.hasRoute(method, route.url)) built.on(method, route.url, () => {});
-    }
+    for (const method of methods) registered.push([method, route.url]);
+    built = undefined;
   });
   app.setNotFoundHandler((request) => {
     const router = routerOf();

@@ -25,12 +25,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { RequestObserver } from '../metrics/request-stats.js';
 
 /** The answer's body, or undefined to leave the request to the route (it then answers or explains). */
 export type PreparedBody = () => Buffer | undefined;
-
-/** What a request answered here is counted with (the metrics plugin's observer). */
-export type RequestObserver = (method: string, route: string, statusCode: number, seconds: number) => void;
 
 /** Why a request may not be answered here, asked per request (cheap checks only). */
 export interface PreparedGates {

@@ -55,14 +55,14 @@ export function isClosedEmptyObject(schema: unknown): boolean {
  * What Ajv compiles `{ type: 'object', properties: {}, additionalProperties: false }` into (allErrors:
  * one error per key, in the object's order, the same error objects), written out: the first request
  * of a unit, a GET without parameters, no longer builds Ajv (its first compile, meta-schema included,
- * took 110-150 ms of the first answer and 2 MB). Anything but a plain object goes to `ajv`, compiled then.
+ * took 110-150 ms of the first answer and 2 MB). Anything but a plain object goes to `ajv` (compiled on
+ * its first use).
  */
-export function noParameters(ajv: () => Validator): Validator {
+export function noParameters(ajv: Validator): Validator {
   const validate: Validator = (data: unknown) => {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-      const compiled = ajv();
-      const result = compiled(data);
-      validate.errors = compiled.errors;
+      const result = ajv(data);
+      validate.errors = ajv.errors;
       return result;
     }
     let errors: NonNullable<Validator['errors']> | null = null;
@@ -88,12 +88,10 @@ export function requestValidatorCompiler(): RouteCompiler {
   let compile: RouteCompiler | undefined;
   return (route) => {
     if (isHandlerValidated(route.schema)) return acceptAll;
-    let compiled: Validator | undefined;
-    const compileNow = () => {
+    const ajv = compiledOnFirstUse(() => {
       compile ??= AjvCompiler()({}, { customOptions: AJV_OPTIONS }) as unknown as RouteCompiler;
-      compiled ??= compile({ ...route, schema: withoutDocumentOnly(route.schema) } as typeof route) as Validator;
-      return compiled;
-    };
-    return isClosedEmptyObject(route.schema) ? noParameters(compileNow) : compiledOnFirstUse(compileNow);
+      return compile({ ...route, schema: withoutDocumentOnly(route.schema) } as typeof route) as Validator;
+    });
+    return isClosedEmptyObject(route.schema) ? noParameters(ajv) : ajv;
   };
 }

@@ -9,7 +9,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Sensor } from '../../core/index.js';
-import { RequestStats } from './request-stats.js';
+import { type RequestObserver, RequestStats } from './request-stats.js';
 import type { LifecycleCounts, UnitMetrics } from './unit-metrics.js';
 
 export const METRICS_PATH = '/metrics';
@@ -17,7 +17,7 @@ export const METRICS_PATH = '/metrics';
 declare module 'fastify' {
   interface FastifyInstance {
     /** Counts one answered request in the HTTP metrics (method, route pattern, status, seconds). */
-    observeRequest: (method: string, route: string, statusCode: number, seconds: number) => void;
+    observeRequest: RequestObserver;
   }
 }
 
@@ -47,7 +47,7 @@ const metricsPluginImpl: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { 
     }));
 
   /** Counts one answered request; also what src/routes/http/prepared-answers.ts counts its answers with. */
-  const observeRequest = (method: string, route: string, statusCode: number, seconds: number) =>
+  const observeRequest: RequestObserver = (method, route, statusCode, seconds) =>
     requests.observe(method, route, statusCode, seconds);
   app.decorate('observeRequest', observeRequest);
   // Callback style: this runs for every request (an async hook costs a promise each time).

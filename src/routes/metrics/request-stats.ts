@@ -25,6 +25,9 @@ interface Sample {
   value: number;
 }
 
+/** Counts one answered request: `route` is the route pattern (bounded), never the raw URL. */
+export type RequestObserver = RequestStats['observe'];
+
 export class RequestStats {
   /** Route pattern → method → figures (nested: no key string is built per request). */
   private readonly routes = new Map<string, Map<string, RouteStats>>();

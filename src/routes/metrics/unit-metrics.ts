@@ -5,7 +5,7 @@
  * mix their figures.
  */
 import { Counter, Gauge, Registry } from 'prom-client';
-import { RequestStats } from './request-stats.js';
+import type { RequestStats } from './request-stats.js';
 import { PHASE_LOCK_STATUSES, type Sensor, SENSOR_STATUSES } from '../../core/index.js';
 import { imageRev } from '../../model/index.js';
 import type { TelemetryReading } from '../../hal/index.js';
@@ -31,11 +31,11 @@ interface Latest {
   telemetry: TelemetryReading | null;
 }
 
-/** `requests`: the request figures, when they were kept before the registry was made (metrics-plugin.ts). */
+/** `requests`: the request figures, kept from the start by metrics-plugin.ts, before the registry is made. */
 export function createUnitMetrics(
   sensor: Sensor,
   lifecycle: Readonly<LifecycleCounts>,
-  requests = new RequestStats(),
+  requests: RequestStats,
 ): UnitMetrics {
   const registry = new Registry();
   const registers = [registry];
