@@ -18,6 +18,7 @@ import type { PreparedAnswers } from '../../src/routes/http/prepared-answers.js'
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { waitFor } from '../helpers/poll.js';
 import { parseMetrics, sampleValue } from '../helpers/prometheus.js';
+import { rawConnect } from '../helpers/raw-http.js';
 
 const CONFIG = '/api/v1/sensor/config';
 const METADATA = '/api/v1/sensor/metadata';
@@ -66,31 +67,24 @@ interface Wire {
 }
 
 /** One request on a fresh connection; the response read whole by its Content-Length. */
-function exchange(request: string): Promise<Wire> {
+async function exchange(request: string): Promise<Wire> {
   const before = prepared.answered;
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    let buffer = Buffer.alloc(0);
-    socket.on('error', reject);
-    socket.on('data', (chunk: Buffer) => {
-      buffer = Buffer.concat([buffer, chunk]);
-      const end = buffer.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const head = buffer.subarray(0, end).toString('latin1');
-      const length = /\r\ncontent-length: (\d+)/i.exec(head);
-      if (!length || buffer.length < end + 4 + Number(length[1])) return;
-      socket.destroy();
-      resolve({
-        head: head
-          .split('\r\n')
-          .filter((line) => !/^date:/i.test(line))
-          .join('\r\n'),
-        body: buffer.subarray(end + 4, end + 4 + Number(length[1])),
-        prepared: prepared.answered > before,
-      });
-    });
-    socket.write(request);
-  });
+  const connection = await rawConnect(port);
+  try {
+    connection.write(request);
+    const response = await connection.response();
+    if (!response) throw new Error(`the connection closed without an answer to ${JSON.stringify(request)}`);
+    return {
+      head: response.head
+        .split('\r\n')
+        .filter((line) => !/^date:/i.test(line))
+        .join('\r\n'),
+      body: Buffer.from(response.body),
+      prepared: prepared.answered > before,
+    };
+  } finally {
+    connection.destroy();
+  }
 }
 
 const plain = (path: string) => exchange(`GET ${path} HTTP/1.1\r\nHost: sensor\r\n\r\n`);
@@ -164,29 +158,14 @@ describe('prepared answers', () => {
     const fastifyRequest = (path: string) => `GET ${path} HTTP/1.1\r\nHost: sensor\r\nContent-Length: 0\r\n\r\n`;
     const sequence = [plainRequest(CONFIG), fastifyRequest(METADATA), plainRequest(ALERTS), fastifyRequest(CONFIG)];
     const before = prepared.answered;
-    const bodies = await new Promise<string[]>((resolve, reject) => {
-      const socket = connect({ port, host: '127.0.0.1' });
-      let buffer = Buffer.alloc(0);
-      const answers: string[] = [];
-      socket.on('error', reject);
-      socket.on('data', (chunk: Buffer) => {
-        buffer = Buffer.concat([buffer, chunk]);
-        for (;;) {
-          const end = buffer.indexOf('\r\n\r\n');
-          if (end < 0) return;
-          const length = Number(/\r\ncontent-length: (\d+)/i.exec(buffer.subarray(0, end).toString('latin1'))?.[1]);
-          if (buffer.length < end + 4 + length) return;
-          answers.push(buffer.subarray(end + 4, end + 4 + length).toString());
-          buffer = buffer.subarray(end + 4 + length);
-          if (answers.length === sequence.length) {
-            socket.destroy();
-            resolve(answers);
-            return;
-          }
-        }
-      });
-      socket.write(sequence.join(''));
-    });
+    const connection = await rawConnect(port);
+    const bodies: string[] = [];
+    try {
+      connection.write(sequence.join(''));
+      for (const _ of sequence) bodies.push((await connection.response())?.body ?? '');
+    } finally {
+      connection.destroy();
+    }
     expect(prepared.answered - before).toBe(2);
     const expected = [CONFIG, METADATA, ALERTS, CONFIG].map(async (path) => (await viaFastify(path)).body.toString());
     expect(bodies).toEqual(await Promise.all(expected));

@@ -5,6 +5,8 @@
 import { connect, type Socket } from 'node:net';
 
 export interface RawResponse {
+  /** The status line and header lines as received (names in their case and order), without the blank line. */
+  head: string;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -48,7 +50,8 @@ export async function rawConnect(port: number, host = '127.0.0.1', localAddress?
   const tryParse = (): RawResponse | undefined => {
     const end = buffer.indexOf('\r\n\r\n');
     if (end < 0) return undefined;
-    const lines = buffer.subarray(0, end).toString('latin1').split('\r\n');
+    const head = buffer.subarray(0, end).toString('latin1');
+    const lines = head.split('\r\n');
     const status = Number(lines[0].split(' ')[1]);
     const headers: Record<string, string> = {};
     for (const line of lines.slice(1)) {
@@ -72,7 +75,7 @@ export async function rawConnect(port: number, host = '127.0.0.1', localAddress?
     const bodyEnd = length === undefined ? buffer.length : bodyStart + length;
     const body = buffer.subarray(bodyStart, bodyEnd).toString('utf8');
     buffer = buffer.subarray(bodyEnd);
-    return { status, headers, body };
+    return { head, status, headers, body };
   };
   return {
     socket,
