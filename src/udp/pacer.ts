@@ -6,8 +6,13 @@
  *
  * Node timers have millisecond granularity, too coarse for packets 0.78 ms apart. Long waits use
  * setTimeout and wake a little early; the last stretch (under WAIT_WINDOW_MS) is slept with
- * Atomics.wait, which blocks this worker thread with sub-millisecond precision without spinning, and
- * the loop then yields through setImmediate so socket events and messages are still handled.
+ * Atomics.wait, which blocks this worker thread with sub-millisecond precision without spinning.
+ *
+ * Packets 1-2 ms apart are sent from one pass of the event loop: a pass per packet (setImmediate,
+ * epoll, the callback scope and its tick queue) cost about as much as the send itself, and a fleet's
+ * process model pays it in every unit. The loop is left when the main thread notifies (a message is
+ * waiting), before a sleep long enough for a timer, and at least every LOOP_BUDGET_MS, so socket
+ * events, send callbacks and the thread's own timers still run within a few milliseconds.
  */
 
 /** What the pacer drives: a synthetic stream (PacedStream) or a recording's replay (ReplayStream). */
@@ -19,6 +24,8 @@ export interface PacedSource {
 }
 
 const WAIT_WINDOW_MS = 2;
+/** Longest stretch of short sleeps and sends in one pass of the event loop. */
+const LOOP_BUDGET_MS = 8;
 
 export class Pacer {
   private sources: PacedSource[] = [];
@@ -55,25 +62,30 @@ export class Pacer {
   private readonly tick = () => {
     this.timer = null;
     this.immediate = null;
-    const sources = this.sources;
-    if (sources.length === 0) return;
-    // Never early: a packet leaves at or after the instant its timestamps say (an IMU sample is stamped
-    // with the end of its period), so only packets already due share this wake-up.
-    const now = performance.now();
-    let next = Infinity;
-    for (let i = 0; i < sources.length; i++) {
-      const s = sources[i];
-      s.sendDue(now);
-      const due = s.nextDueMs();
-      if (due < next) next = due;
+    const leaveAt = performance.now() + LOOP_BUDGET_MS;
+    for (;;) {
+      const sources = this.sources;
+      if (sources.length === 0) return;
+      // Never early: a packet leaves at or after the instant its timestamps say (an IMU sample is stamped
+      // with the end of its period), so only packets already due share this wake-up.
+      const now = performance.now();
+      let next = Infinity;
+      for (let i = 0; i < sources.length; i++) {
+        const s = sources[i];
+        s.sendDue(now);
+        const due = s.nextDueMs();
+        if (due < next) next = due;
+      }
+      if (next === Infinity) return; // only replays that have sent their last packet
+      const wait = next - performance.now();
+      if (wait > WAIT_WINDOW_MS) {
+        this.timer = setTimeout(this.tick, Math.floor(wait - WAIT_WINDOW_MS / 2));
+        return;
+      }
+      // 'ok': the main thread notified, a message waits for the event loop.
+      if (wait > 0 && Atomics.wait(this.wake.array, this.wake.index, 0, wait) === 'ok') break;
+      if (performance.now() >= leaveAt) break;
     }
-    if (next === Infinity) return; // only replays that have sent their last packet
-    const wait = next - performance.now();
-    if (wait > WAIT_WINDOW_MS) {
-      this.timer = setTimeout(this.tick, Math.floor(wait - WAIT_WINDOW_MS / 2));
-      return;
-    }
-    if (wait > 0) Atomics.wait(this.wake.array, this.wake.index, 0, wait);
     this.immediate = setImmediate(this.tick);
   };
 }
