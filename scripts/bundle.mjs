@@ -22,6 +22,25 @@ const root = join(import.meta.dirname, '..');
 // Chunks of an earlier build (their names carry a hash of their content).
 for (const name of readdirSync(join(root, 'dist'))) if (/^chunk-.*\.js$/.test(name)) rmSync(join(root, 'dist', name));
 
+// Required from node_modules when first used, not bundled: the schema compilers (Ajv, fast-json-stringify
+// and Fastify's wrappers of both) compile a schema only on the first request that needs one
+// (src/model/util/installed-package.ts), yet bundled they were 0.4 MB of the code every start read and
+// pre-parsed. Exact names only: Fastify's error serializer needs `fast-json-stringify/lib/serializer` at
+// start, which stays bundled.
+const FIRST_USE_PACKAGES = [
+  'ajv',
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  'fast-json-stringify',
+];
+const requiredOnFirstUse = {
+  name: 'required-on-first-use',
+  setup(build) {
+    const names = new RegExp(`^(${FIRST_USE_PACKAGES.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter: names }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 const options = {
   absWorkingDir: root,
   entryPoints: { cli: 'src/main/cli.ts' },
@@ -39,6 +58,7 @@ const options = {
   format: 'esm',
   target: 'node20',
   external: ['better-sqlite3', 'pino-pretty'],
+  plugins: [requiredOnFirstUse],
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
