@@ -26,12 +26,14 @@ for (const name of readdirSync(join(root, 'dist'))) if (/^chunk-.*\.js$/.test(na
 // and Fastify's wrappers of both) compile a schema only on the first request that needs one
 // (src/model/util/installed-package.ts), yet bundled they were 0.4 MB of the code every start read and
 // pre-parsed. Exact names only: Fastify's error serializer needs `fast-json-stringify/lib/serializer` at
-// start, which stays bundled.
+// start, which stays bundled. light-my-request (50 KB with its cookie parsers) is Fastify's inject(), which
+// Fastify itself requires on first use and the server never calls (tests inject through the sources).
 const FIRST_USE_PACKAGES = [
   'ajv',
   '@fastify/ajv-compiler',
   '@fastify/fast-json-stringify-compiler',
   'fast-json-stringify',
+  'light-my-request',
 ];
 const requiredOnFirstUse = {
   name: 'required-on-first-use',
