@@ -1,15 +1,27 @@
 /**
- * A package required from node_modules when first used instead of when the module naming it loads.
+ * A package required when first used instead of when the module naming it loads.
  * Why: Ajv and fast-json-stringify (with @fastify/ajv-compiler and its formats and URI parser) were
  * 0.4 MB of the bundle's start-up code, evaluated at every start (plus an Ajv instance built) while a
- * unit compiles a schema only on the first request that needs one; out of the bundle they are neither
- * read, compiled nor kept in the heap until then. The first such request loads them (tens of ms, once).
- * Resolved from this module's file: src/model/util/ under tsx, dist/ in the bundle; both find the
- * package's node_modules.
+ * unit compiles a schema only on the first request that needs one; outside the start-up chunks they are
+ * neither read, compiled nor kept in the heap until then.
+ * The build bundles these packages into one CommonJS file beside the CLI (scripts/bundle.mjs): from
+ * node_modules they were some 80 files through Node's CommonJS loader on that first request. Running from
+ * the sources (tsx, vitest) there is no such file, and the package comes from node_modules.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const requireInstalled = createRequire(import.meta.url);
+const requireHere = createRequire(import.meta.url);
+
+/** Each package's exports by name, required on the first call (scripts/bundle.mjs writes it). */
+const BUNDLED_FILE = fileURLToPath(new URL('./first-use-packages.cjs', import.meta.url));
+let bundled: Record<string, (() => unknown) | undefined> | null | undefined;
+
+function bundledPackage(name: string): (() => unknown) | undefined {
+  bundled ??= existsSync(BUNDLED_FILE) ? (requireHere(BUNDLED_FILE) as Record<string, () => unknown>) : null;
+  return bundled?.[name];
+}
 
 /**
  * `name`'s exports, required on the first call; `via`: the package whose own dependency it is (resolved
@@ -18,7 +30,7 @@ const requireInstalled = createRequire(import.meta.url);
 export function installedPackage<T>(name: string, via?: string): () => T {
   let exports: T | undefined;
   return () => {
-    exports ??= (via ? createRequire(requireInstalled.resolve(via)) : requireInstalled)(name) as T;
+    exports ??= (bundledPackage(name)?.() ?? (via ? createRequire(requireHere.resolve(via)) : requireHere)(name)) as T;
     return exports;
   };
 }
