@@ -22,6 +22,29 @@ const root = join(import.meta.dirname, '..');
 // Chunks of an earlier build (their names carry a hash of their content).
 for (const name of readdirSync(join(root, 'dist'))) if (/^chunk-.*\.js$/.test(name)) rmSync(join(root, 'dist', name));
 
+// Not in the start-up chunks: the schema compilers (Ajv, fast-json-stringify and Fastify's wrappers of both)
+// compile a schema only on the first request that needs one, yet bundled with the server they were 0.4 MB
+// of the code every start read and pre-parsed. src/model/util/installed-package.ts requires them on first use
+// from dist/first-use-packages.cjs (built below: one file, each package evaluated when asked for). Exact
+// names only: Fastify's error serializer needs `fast-json-stringify/lib/serializer` at start, which stays
+// bundled.
+const FIRST_USE_PACKAGES = [
+  'ajv',
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  'fast-json-stringify',
+];
+// light-my-request (50 KB with its cookie parsers) is Fastify's inject(), which Fastify requires on first use
+// and the server never calls (tests inject through the sources): from node_modules then.
+const EXTERNAL_PACKAGES = [...FIRST_USE_PACKAGES, 'light-my-request'];
+const requiredOnFirstUse = {
+  name: 'required-on-first-use',
+  setup(build) {
+    const names = new RegExp(`^(${EXTERNAL_PACKAGES.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter: names }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 const options = {
   absWorkingDir: root,
   entryPoints: { cli: 'src/main/cli.ts' },
@@ -39,6 +62,7 @@ const options = {
   format: 'esm',
   target: 'node20',
   external: ['better-sqlite3', 'pino-pretty'],
+  plugins: [requiredOnFirstUse],
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
@@ -68,11 +92,31 @@ const programs = await build({
 });
 Object.assign(result.metafile.outputs, programs.metafile.outputs);
 
+// FIRST_USE_PACKAGES in one CommonJS file: each a function that requires it (esbuild evaluates a bundled
+// package when it is first required), so asking for Ajv does not evaluate fast-json-stringify.
+const firstUse = await build({
+  absWorkingDir: root,
+  stdin: {
+    contents: `module.exports = {${FIRST_USE_PACKAGES.map((name) => `${JSON.stringify(name)}: () => require(${JSON.stringify(name)})`).join(', ')}};`,
+    resolveDir: root,
+    sourcefile: 'first-use-packages.cjs',
+  },
+  outfile: 'dist/first-use-packages.cjs',
+  bundle: true,
+  metafile: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  minifyWhitespace: true,
+});
+Object.assign(result.metafile.outputs, firstUse.metafile.outputs);
+
 // V8 keeps each script's source in the heap (functions are compiled lazily from it), and stores it
 // as two bytes per character as soon as one character lies outside Latin-1: the 2.6 MB CLI bundle
 // then took 5 MB of every unit's memory. esbuild escapes such characters in code, not in the
 // comments it keeps (an arrow in a doc comment was enough), so those are escaped here.
-for (const file of Object.keys(result.metafile.outputs).filter((name) => name.endsWith('.js'))) {
+for (const file of Object.keys(result.metafile.outputs).filter((name) => /\.c?js$/.test(name))) {
   const path = join(root, file);
   const text = readFileSync(path, 'utf8');
   const latin1 = text.replace(/[^\u0000-\u00ff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -3,7 +3,7 @@
  * through Ajv, all errors collected) and the would-be active configuration as a whole (cross-field rules).
  * Every problem is reported with a JSON pointer; nothing here changes state.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { isIP } from 'node:net';
 import {
   type FieldError,
@@ -15,6 +15,7 @@ import {
   type ParameterName,
   type SensorConfig,
   type LidarMode,
+  installedPackage,
 } from '../model/index.js';
 import { PARAMETERS, DEPRECATED_ALIASES, findParameter, findDeprecatedAlias } from './registry.js';
 
@@ -30,9 +31,17 @@ export function isValidUdpDestination(value: string): boolean {
   return HOST_NAME.test(value) && !NUMERIC_NAME.test(value);
 }
 
-// verbose: errors carry their schema, so a range error can state both bounds.
-const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false, verbose: true });
-ajv.addFormat('udp-destination', { type: 'string', validate: isValidUdpDestination });
+const loadAjv = installedPackage<typeof import('ajv')>('ajv');
+let ajv: Ajv | undefined;
+
+/** Built with the first value validator (installed-package.ts says why not at start-up). */
+function configAjv(): Ajv {
+  if (ajv) return ajv;
+  // verbose: errors carry their schema, so a range error can state both bounds.
+  ajv = new (loadAjv().Ajv)({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false, verbose: true });
+  ajv.addFormat('udp-destination', { type: 'string', validate: isValidUdpDestination });
+  return ajv;
+}
 
 /** Each value's schema, compiled on its first use: compiling all of them up front cost ~45 ms of start-up. */
 const valueSchemas = new Map<string, object>([
@@ -46,7 +55,7 @@ function validatorOf(name: string): ValidateFunction | undefined {
   if (validate) return validate;
   const schema = valueSchemas.get(name);
   if (!schema) return undefined;
-  validate = ajv.compile(schema);
+  validate = configAjv().compile(schema);
   valueValidators.set(name, validate);
   return validate;
 }

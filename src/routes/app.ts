@@ -17,6 +17,7 @@ import { metricsPlugin } from './metrics/metrics-plugin.js';
 import { webRoutes } from './web/web-routes.js';
 import { installPreparedAnswers } from './http/prepared-answers.js';
 import { logsEveryRequest } from './http/request-log.js';
+import { lazyDefaultCompilers } from './http/default-compilers.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -53,6 +54,8 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     // The request's own logger is the app's: a pino child per request cost about 1 % of a cheap request's
     // CPU, and the few request log lines (changes, errors) name their request id themselves.
     childLoggerFactory: (parent) => parent,
+    // Ajv and fast-json-stringify only when a schema is compiled (default-compilers.ts).
+    schemaController: { compilersFactory: lazyDefaultCompilers() },
   });
   // Before anything else listens to the server's requests (see the module), its gates read late.
   const prepared = installPreparedAnswers(app, {

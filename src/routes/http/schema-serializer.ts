@@ -2,7 +2,7 @@
  * Serializers compiled from response schemas (fast-json-stringify, what Fastify itself uses), for
  * routes that compose a body from parts.
  */
-import fastJson from 'fast-json-stringify';
+import { fastJsonStringify } from './fast-json-stringify.js';
 import type { TSchema } from '@sinclair/typebox';
 
 export function schemaSerializer<T>(schema: TSchema): (value: T) => string {
@@ -10,7 +10,7 @@ export function schemaSerializer<T>(schema: TSchema): (value: T) => string {
   // compiled at start took ~15 ms before the first answer, for routes that may never be asked.
   let serialize: ((value: T) => string) | undefined;
   return (value) => {
-    serialize ??= fastJson(schema) as (value: T) => string;
+    serialize ??= fastJsonStringify()(schema) as (value: T) => string;
     return serialize(value);
   };
 }

@@ -3,9 +3,10 @@
  * compiled on first use: every route documents its problem responses, which are always sent as
  * ready text (src/routes/http/problem.ts), so compiling their serializers at start-up would only cost time.
  */
-import fastJson from 'fast-json-stringify';
+import type fastJson from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify';
 import type { TObject } from '@sinclair/typebox';
+import { fastJsonStringify } from './fast-json-stringify.js';
 
 type Serializer = (data: unknown) => string;
 
@@ -16,7 +17,7 @@ export function lazySerializerCompiler(shared: readonly TObject[]): FastifySeria
   return ({ schema }) => {
     let serialize: Serializer | undefined;
     return (data) => {
-      serialize ??= fastJson(schema, { schema: external });
+      serialize ??= fastJsonStringify()(schema, { schema: external });
       return serialize(data);
     };
   };

@@ -6,9 +6,12 @@
  * (compiling every route's validators up front cost ~60 ms before the unit could answer). The query
  * string of a route that takes no parameter is checked without Ajv (`noParameters`).
  */
-import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
+import { installedPackage } from '../../model/index.js';
 import { isHandlerValidated, withoutDocumentOnly } from '../api-schemas.js';
+
+/** Required on the first compile (installed-package.ts says why). */
+const ajvCompiler = installedPackage<typeof import('@fastify/ajv-compiler')>('@fastify/ajv-compiler');
 
 const AJV_OPTIONS = { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } as const;
 
@@ -89,7 +92,7 @@ export function requestValidatorCompiler(): RouteCompiler {
   return (route) => {
     if (isHandlerValidated(route.schema)) return acceptAll;
     const ajv = compiledOnFirstUse(() => {
-      compile ??= AjvCompiler()({}, { customOptions: AJV_OPTIONS }) as unknown as RouteCompiler;
+      compile ??= ajvCompiler().AjvCompiler()({}, { customOptions: AJV_OPTIONS }) as unknown as RouteCompiler;
       return compile({ ...route, schema: withoutDocumentOnly(route.schema) } as typeof route) as Validator;
     });
     return isClosedEmptyObject(route.schema) ? noParameters(ajv) : ajv;
