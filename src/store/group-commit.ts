@@ -1,54 +1,88 @@
 /**
- * Group commit for the database's hot client writes (user data). A write that finds no flush in
- * flight commits at once on the event loop, in its own small transaction, without waiting for the
- * disk (synchronous=NORMAL for that transaction: WAL frames written, not yet fsync'd); then an
- * fdatasync of the WAL starts. Writes that arrive while that flush runs are queued and committed
- * together at the end of their turn of the event loop (or when the flush ends, if sooner), in arrival
- * order, as one transaction (a savepoint each, so a write that throws is undone alone and the others
- * go on), while the flush still runs; the next flush starts the moment it ends, for every write
- * committed meanwhile. Concurrent writers thus share transactions and one disk flush instead of one
- * of each per write (and the WAL receives the pages they changed once per transaction), and no
- * commit waits between two flushes. The fdatasync runs on libuv's thread
- * pool, off the event loop. A caller answers its client only after its promise resolves, which is
- * after a flush that began after its commit: acknowledged still means durable. (In WAL mode,
- * synchronous=NORMAL keeps the database consistent across power loss; the explicit fdatasync of the
- * WAL restores durability.)
+ * Group commit for the database's hot client writes (user data). Writes are committed in batches, in
+ * arrival order, as one transaction (a savepoint each, so a write that throws is undone alone and the
+ * others go on) with synchronous=NORMAL (WAL frames written, not yet fsync'd); then one fdatasync of
+ * the WAL makes the batch durable, and only then are its writes answered: acknowledged still means
+ * durable. (In WAL mode, synchronous=NORMAL keeps the database consistent across power loss; the
+ * explicit fdatasync of the WAL restores durability.) Concurrent writers thus share transactions and
+ * one disk flush instead of one of each per write, and the WAL receives the pages they changed once
+ * per transaction.
+ *
+ * Where the flush runs decides how batches form (the rule is in flush-policy.ts):
+ * - Inline, on the event loop, while flushes are fast: the writes that arrive in one turn of the event
+ *   loop are committed at its end, then flushed at once, then answered. Requests that arrive while the
+ *   loop is blocked in the flush make up the next turn's batch.
+ * - On libuv's thread pool, when flushes are slow: a write that finds no flush in flight commits at
+ *   once and its flush starts; writes that arrive while that flush runs are committed together at the
+ *   end of their turn (or when the flush ends, if sooner), while the flush still runs; the next flush
+ *   starts the moment it ends, for every write committed meanwhile, so no commit waits between two
+ *   flushes.
+ * Either way a write is answered only after a flush that began after its commit.
  *
  * Every other write of the unit keeps synchronous=FULL (its own fsync inside the commit), which also
  * makes any earlier group-committed frames durable, as they precede it in the WAL.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { FlushPolicy } from './flush-policy.js';
 
-/** Makes everything written to the WAL file so far durable. */
+/** Makes everything written to the WAL file so far durable (off the event loop). */
 export type WalSync = (walPath: string) => Promise<void>;
 
-/**
- * fdatasync through one handle of the WAL file, held open until `close`: a flush is then one trip
- * to the thread pool instead of three (open, datasync, close), which on a virtual machine's disk
- * costs more CPU than the flush itself. SQLite keeps the WAL file (the same inode, reset or
- * truncated in place) for as long as the database is open; the handle is closed before it.
- */
-class HeldWalSync {
-  private file: Promise<FileHandle> | undefined;
+/** The same, on the event loop: blocks until the WAL is durable. */
+export interface InlineWalSync {
+  sync: (walPath: string) => void;
+  /** Decides, flush by flush, whether `sync` is used or the thread pool's. */
+  policy: FlushPolicy;
+}
 
-  readonly sync: WalSync = async (walPath) => {
-    const opening = (this.file ??= open(walPath, 'r+'));
+/**
+ * fdatasync through one descriptor of the WAL file, held open until `close`: a flush on the thread
+ * pool is then one trip there instead of three (open, datasync, close), which on a virtual machine's
+ * disk costs more CPU than the flush itself. SQLite keeps the WAL file (the same inode, reset or
+ * truncated in place) for as long as the database is open; the descriptor is closed before it.
+ */
+class HeldWal {
+  private fd: number | undefined;
+
+  private opened(walPath: string): number {
+    this.fd ??= openSync(walPath, 'r+');
+    return this.fd;
+  }
+
+  /** Reopen on the next flush: the descriptor may be what failed. */
+  private drop(fd: number): void {
+    if (this.fd === fd) this.fd = undefined;
     try {
-      await (await opening).datasync();
+      closeSync(fd);
+    } catch {
+      // Already unusable: nothing more to release.
+    }
+  }
+
+  readonly sync: WalSync = (walPath) =>
+    new Promise((resolve, reject) => {
+      const fd = this.opened(walPath);
+      fdatasync(fd, (error) => {
+        if (!error) return resolve();
+        this.drop(fd);
+        reject(error);
+      });
+    });
+
+  readonly syncNow = (walPath: string): void => {
+    const fd = this.opened(walPath);
+    try {
+      fdatasyncSync(fd);
     } catch (error) {
-      // Reopen on the next flush: the handle may be what failed.
-      if (this.file === opening) this.file = undefined;
-      await opening.then((file) => file.close()).catch(() => undefined);
+      this.drop(fd);
       throw error;
     }
   };
 
-  async close(): Promise<void> {
-    const opening = this.file;
-    this.file = undefined;
-    await opening?.then((file) => file.close()).catch(() => undefined);
+  close(): void {
+    if (this.fd !== undefined) this.drop(this.fd);
   }
 }
 
@@ -90,21 +124,28 @@ export class GroupCommit {
     if (this.queued.length) this.commitQueued();
   };
 
-  private readonly held = new HeldWalSync();
+  private readonly held = new HeldWal();
   private readonly sync: WalSync;
+  private readonly inline: InlineWalSync | undefined;
 
-  /** `sync` replaces the disk flush (tests); by default the WAL is flushed through a held handle. */
+  /**
+   * `sync` and `inline` replace the disk flush (tests). By default the WAL is flushed through a held
+   * descriptor, inline or on the thread pool as a FlushPolicy decides; with `sync` alone, always on the
+   * thread pool.
+   */
   constructor(
     private readonly db: SqliteDatabase,
     sync?: WalSync,
+    inline?: InlineWalSync,
   ) {
     this.sync = sync ?? this.held.sync;
+    this.inline = inline ?? (sync ? undefined : { sync: this.held.syncNow, policy: new FlushPolicy() });
   }
 
   /** Waits for the flush in flight (and the writes queued behind it) and lets go of the WAL file: call before closing the database. */
   async close(): Promise<void> {
     await this.pending()?.catch(() => undefined);
-    await this.held.close();
+    this.held.close();
   }
 
   /**
@@ -140,10 +181,11 @@ export class GroupCommit {
 
   /**
    * Runs `write` in a transaction; resolves with its result once that transaction is durable, or
-   * rejects (and `write` changed nothing) when it throws. With no flush in flight the write commits
-   * at once; otherwise it is committed at the end of this turn (or when the flush ends, if sooner),
-   * in arrival order, in one transaction with the other writes of the turn (each in its own
-   * savepoint: one that throws is undone alone), and waits for the flush after the one in flight.
+   * rejects (and `write` changed nothing) when it throws. It is committed at the end of this turn, in
+   * arrival order, in one transaction with the other writes of the turn (each in its own savepoint:
+   * one that throws is undone alone): then flushed at once when the flush runs inline, or, on the
+   * thread pool, by the flush after the one in flight (or when that flush ends, if sooner). A write
+   * that finds no thread-pool flush in flight commits at once and starts one.
    */
   commit<T>(write: () => T): Promise<T> {
     if (this.db.inTransaction) {
@@ -156,9 +198,9 @@ export class GroupCommit {
     }
     return new Promise<T>((resolve, reject) => {
       this.queued.push(new QueuedWrite(write, resolve as (result: unknown) => void, reject));
-      if (!this.flushing) this.commitQueued();
+      if (!this.flushing && !this.inline?.policy.inline()) this.commitQueued();
       else if (!this.commitScheduled) {
-        // Every write that arrives in this turn shares one transaction, committed while the flush runs.
+        // Every write that arrives in this turn shares one transaction (and, inline, one flush).
         this.commitScheduled = true;
         setImmediate(this.commitTurn);
       }
@@ -167,7 +209,7 @@ export class GroupCommit {
 
   /** Commits are waiting for a flush: a promise of their durability; undefined when all are durable. */
   pending(): Promise<void> | undefined {
-    if (!this.flushing) return undefined;
+    if (!this.flushing && !this.queued.length) return undefined;
     // The last write waits in the queue when there is one, else for the flush in flight.
     const list = this.queued.length ? this.queuedReaders : this.next.length ? this.next : this.current;
     return new Promise((resolve, reject) => list.push({ resolve, reject }));
@@ -239,27 +281,46 @@ export class GroupCommit {
     return committed;
   }
 
+  /** Makes `current` durable, inline or on the thread pool, and answers it. */
   private flush(): void {
     this.flushing = true;
-    const settle = (outcome: (w: Waiter) => void) => {
-      const done = this.current;
-      this.current = [];
-      this.flushing = false;
-      // What arrived during this flush and is not committed yet commits now; then the next flush
-      // starts for everything committed meanwhile, before these are answered.
-      const committed = this.next;
-      this.next = [];
-      if (this.queued.length) this.commitQueued(committed);
-      else if (committed.length) {
-        this.current = committed;
-        this.flush();
+    const walPath = `${this.db.name}-wal`;
+    const inline = this.inline;
+    if (inline?.policy.inline()) {
+      // Nothing can commit while the loop is blocked here: the batch is answered right after.
+      const started = inline.policy.start();
+      try {
+        inline.sync(walPath);
+      } catch (error) {
+        inline.policy.inlineDone(started);
+        this.settle((w) => w.reject(error));
+        return;
       }
-      for (const waiter of done) outcome(waiter);
-    };
-    this.sync(`${this.db.name}-wal`).then(
-      () => settle((w) => w.resolve()),
-      (error: unknown) => settle((w) => w.reject(error)),
+      inline.policy.inlineDone(started);
+      this.settle((w) => w.resolve());
+      return;
+    }
+    this.sync(walPath).then(
+      () => this.settle((w) => w.resolve()),
+      (error: unknown) => this.settle((w) => w.reject(error)),
     );
+  }
+
+  /** The flush of `current` is over: answers it, after starting whatever became due meanwhile. */
+  private settle(outcome: (w: Waiter) => void): void {
+    const done = this.current;
+    this.current = [];
+    this.flushing = false;
+    // What arrived during this flush and is not committed yet commits now; then the next flush
+    // starts for everything committed meanwhile, before these are answered.
+    const committed = this.next;
+    this.next = [];
+    if (this.queued.length) this.commitQueued(committed);
+    else if (committed.length) {
+      this.current = committed;
+      this.flush();
+    }
+    for (const waiter of done) outcome(waiter);
   }
 }
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIRST_PROBE_MS, FlushPolicy } from '../../src/store/flush-policy.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
 import { KvStore } from '../../src/store/kv-store.js';
@@ -208,5 +209,99 @@ describe('group commit', () => {
     await real.close();
     expect(walHandles()).toBe(sqliteOwn);
     expect(kv.get('again')).toBe(4);
+  });
+
+  describe('inline flush (on the event loop, while flushes are fast)', () => {
+    /** A clock the inline flush advances by `flushMs`: how long the "disk" takes, without real waiting. */
+    let clock: number;
+    let flushMs: number;
+    let inlineFlushes: { path: string; sawCommitted: unknown }[];
+    let inline: GroupCommit;
+    let failNext: Error | undefined;
+    beforeEach(() => {
+      clock = 0;
+      flushMs = 0.2;
+      inlineFlushes = [];
+      failNext = undefined;
+      inline = new GroupCommit(
+        db,
+        (path) => new Promise((done, fail) => flushes.push({ path, done: () => done(), fail })),
+        {
+          policy: new FlushPolicy(() => clock),
+          sync: (path) => {
+            // What a second connection sees at the moment of the flush: the batch, committed before it.
+            const other = new Database(join(dir, 'sensor.db'), { readonly: true });
+            const row = other.prepare("SELECT value FROM kv WHERE key = 'k'").get() as { value: string } | undefined;
+            other.close();
+            inlineFlushes.push({ path, sawCommitted: row?.value });
+            clock += flushMs;
+            if (failNext) throw failNext;
+          },
+        },
+      );
+    });
+    const write = (value: number) => inline.commit(() => kv.set('k', value));
+
+    it('commits the writes of one turn as one transaction, flushes once, and answers only after the flush', async () => {
+      const writes = [write(1), write(2), write(3)];
+      const reader = settledFlag(inline.pending() as Promise<void>);
+      expect(kv.get('k')).toBeUndefined(); // committed at the end of the turn, not at once
+      await Promise.all(writes);
+      expect(inlineFlushes).toEqual([{ path: join(dir, 'sensor.db-wal'), sawCommitted: '3' }]);
+      expect(flushes).toHaveLength(0); // never the thread pool
+      expect(reader.settled).toBe(true);
+      expect(inline.pending()).toBeUndefined();
+      expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL again for every other write
+    });
+
+    // The sync is synchronous: an answer before it cannot be told from one after it, except by a failed sync.
+    it('a failed inline flush fails the writes it carried; a later write is flushed anew', async () => {
+      failNext = new Error('EIO');
+      const a = write(1);
+      await expect(a).rejects.toThrow('EIO');
+      failNext = undefined;
+      await expect(write(2)).resolves.toBeUndefined();
+      expect(inlineFlushes).toHaveLength(2);
+    });
+
+    it('a slow flush sends the next ones to the thread pool; a fast probe later brings them back inline', async () => {
+      flushMs = 30; // a slow eMMC: one such flush exceeds the bound
+      await write(1);
+      expect(inlineFlushes).toHaveLength(1);
+      flushMs = 0.2;
+      const pooled = write(2);
+      expect(kv.get('k')).toBe(2); // thread-pool rule: committed at once, its flush started
+      expect(flushes).toHaveLength(1);
+      flushes[0].done();
+      await pooled;
+      expect(inlineFlushes).toHaveLength(1);
+      clock += FIRST_PROBE_MS; // a probe is due: the next flush runs inline again
+      await write(3);
+      expect(inlineFlushes).toHaveLength(2);
+      expect(flushes).toHaveLength(1);
+      await write(4); // the probe was fast: inline again
+      expect(inlineFlushes).toHaveLength(3);
+      expect(flushes).toHaveLength(1);
+    });
+
+    it('a slow probe keeps the thread pool and waits twice as long for the next', async () => {
+      flushMs = 30;
+      await write(1);
+      clock += FIRST_PROBE_MS;
+      await write(2); // the probe, slow again
+      expect(inlineFlushes).toHaveLength(2);
+      const pooled = write(3);
+      expect(flushes).toHaveLength(1);
+      flushes[0].done();
+      await pooled;
+      clock += FIRST_PROBE_MS; // not yet: the interval doubled
+      const stillPooled = write(4);
+      expect(flushes).toHaveLength(2);
+      flushes[1].done();
+      await stillPooled;
+      clock += FIRST_PROBE_MS;
+      await write(5);
+      expect(inlineFlushes).toHaveLength(3);
+    });
   });
 });
