@@ -1,28 +1,38 @@
 /**
  * Where group commit's WAL flush runs: on the event loop or on libuv's thread pool. On a fast disk an
- * fdatasync takes ~0.1 ms of kernel work, and the trip to the thread pool and back costs more CPU than
- * that (120-170 µs on a virtual machine), so the flush runs inline, blocking the loop for as long as it
- * takes. A sensor's eMMC can take 5-20 ms per flush: blocking that long would stall every other
- * request, so slow flushes go to the thread pool.
+ * fdatasync takes ~0.3 ms, and the trip to the thread pool and back costs more CPU than the flush's own
+ * kernel work (120-170 µs against ~110 µs on a virtual machine), so the flush runs inline, blocking the
+ * loop for as long as it takes. A sensor's eMMC can take 5-20 ms per flush: blocking that long would
+ * stall every other request, so slow flushes go to the thread pool.
  *
- * The rule: flushes run inline while the moving average (EWMA, weight 1/8) of inline flush times stays
- * at or below 2 ms. On a disk of 5 ms flushes it is exceeded at the fourth, and a single flush of 15 ms
- * or more exceeds it at once; the occasional 3-10 ms flush of a virtual machine's disk under load does
- * not (there typical flushes take 0.3 ms, p90 ~1 ms). Then flushes run on the thread pool, where their
- * time cannot be told from the pool's and the loop's delays; so now and then one flush runs inline
- * again as a probe (1 s after the switch, the interval doubling after every slow probe, up to 64 s):
- * a probe at or below 2 ms brings flushes back inline. On a slow disk that blocks the loop for one
- * flush a minute at most.
+ * The rule: flushes run inline while at most half of the last 16 inline flushes took more than 2 ms
+ * (their median is at most 2 ms). A disk whose typical flush is slow crosses it at the ninth slow flush;
+ * the tail of a fast disk does not (a virtual machine's disk, shared, flushes in 0.3 ms typically, ~1 ms
+ * at p90, but 5-20 ms at its p99, in bursts that a moving average took for a slow disk). Then flushes
+ * run on the thread pool, where their time cannot be told from the pool's and the loop's delays; so now
+ * and then one flush runs inline again as a probe (1 s after the switch, the interval doubling after
+ * every slow probe, up to 64 s): a probe of at most 2 ms brings flushes back inline. On a slow disk that
+ * blocks the loop for one flush a minute at most.
  */
 export const INLINE_FLUSH_BOUND_MS = 2;
-const EWMA_WEIGHT = 1 / 8;
+/** How many of the last inline flushes are remembered, and how many of them may be slow. */
+export const FLUSH_WINDOW = 16;
+const WINDOW_MASK = (1 << FLUSH_WINDOW) - 1;
+const MOST_SLOW = FLUSH_WINDOW / 2;
 export const FIRST_PROBE_MS = 1_000;
 export const LAST_PROBE_MS = 64_000;
 
+/** How many bits of `bits` are set. */
+function ones(bits: number): number {
+  let count = 0;
+  for (let rest = bits; rest; rest &= rest - 1) count++;
+  return count;
+}
+
 export class FlushPolicy {
   private inlineMode = true;
-  /** Moving average of inline flush times (ms); starts at 0: a disk is taken as fast until a flush says otherwise. */
-  private average = 0;
+  /** One bit per recent inline flush, the newest lowest: set when it was slow. Starts all fast. */
+  private slow = 0;
   private probeInterval = FIRST_PROBE_MS;
   private nextProbeAt = 0;
 
@@ -42,12 +52,12 @@ export class FlushPolicy {
   /** An inline flush that began at `startedAt` is over (successful or not). */
   inlineDone(startedAt: number): void {
     const now = this.now();
-    const took = now - startedAt;
+    const wasSlow = now - startedAt > INLINE_FLUSH_BOUND_MS;
     if (!this.inlineMode) {
-      // A probe: one fast flush is enough to come back.
-      if (took <= INLINE_FLUSH_BOUND_MS) {
+      // A probe: one fast flush is enough to come back, with a clean slate.
+      if (!wasSlow) {
         this.inlineMode = true;
-        this.average = took;
+        this.slow = 0;
         this.probeInterval = FIRST_PROBE_MS;
       } else {
         this.probeInterval = Math.min(this.probeInterval * 2, LAST_PROBE_MS);
@@ -55,8 +65,8 @@ export class FlushPolicy {
       }
       return;
     }
-    this.average += (took - this.average) * EWMA_WEIGHT;
-    if (this.average > INLINE_FLUSH_BOUND_MS) {
+    this.slow = ((this.slow << 1) | (wasSlow ? 1 : 0)) & WINDOW_MASK;
+    if (ones(this.slow) > MOST_SLOW) {
       this.inlineMode = false;
       this.probeInterval = FIRST_PROBE_MS;
       this.nextProbeAt = now + this.probeInterval;

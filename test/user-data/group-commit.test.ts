@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FIRST_PROBE_MS, FlushPolicy } from '../../src/store/flush-policy.js';
+import { FIRST_PROBE_MS, FLUSH_WINDOW, FlushPolicy } from '../../src/store/flush-policy.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
 import { KvStore } from '../../src/store/kv-store.js';
@@ -264,32 +264,48 @@ describe('group commit', () => {
       expect(inlineFlushes).toHaveLength(2);
     });
 
-    it('a slow flush sends the next ones to the thread pool; a fast probe later brings them back inline', async () => {
-      flushMs = 30; // a slow eMMC: one such flush exceeds the bound
-      await write(1);
-      expect(inlineFlushes).toHaveLength(1);
+    /** Inline flushes, one at a time: `slow` of them take 30 ms (a slow eMMC), then `fast` take 0.2 ms. */
+    const flushInline = async (slow: number, fast = 0) => {
+      for (let i = 0; i < slow + fast; i++) {
+        flushMs = i < slow ? 30 : 0.2;
+        await write(i);
+      }
       flushMs = 0.2;
+    };
+
+    it('a slow disk sends flushes to the thread pool; a fast probe later brings them back inline', async () => {
+      await flushInline(FLUSH_WINDOW / 2); // half of the window slow: still inline
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2);
+      await flushInline(1); // more than half
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 1);
       const pooled = write(2);
       expect(kv.get('k')).toBe(2); // thread-pool rule: committed at once, its flush started
       expect(flushes).toHaveLength(1);
       flushes[0].done();
       await pooled;
-      expect(inlineFlushes).toHaveLength(1);
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 1);
       clock += FIRST_PROBE_MS; // a probe is due: the next flush runs inline again
       await write(3);
-      expect(inlineFlushes).toHaveLength(2);
-      expect(flushes).toHaveLength(1);
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 2);
       await write(4); // the probe was fast: inline again
-      expect(inlineFlushes).toHaveLength(3);
+      await flushInline(FLUSH_WINDOW / 2); // and the window starts clean
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW + 3);
       expect(flushes).toHaveLength(1);
     });
 
+    it("slow flushes now and then (a fast disk's tail) keep flushes inline", async () => {
+      for (let i = 0; i < 4; i++) await flushInline(FLUSH_WINDOW / 2, FLUSH_WINDOW / 2);
+      expect(inlineFlushes).toHaveLength(4 * FLUSH_WINDOW);
+      expect(flushes).toHaveLength(0);
+    });
+
     it('a slow probe keeps the thread pool and waits twice as long for the next', async () => {
-      flushMs = 30;
-      await write(1);
+      await flushInline(FLUSH_WINDOW / 2 + 1);
       clock += FIRST_PROBE_MS;
+      flushMs = 30;
       await write(2); // the probe, slow again
-      expect(inlineFlushes).toHaveLength(2);
+      flushMs = 0.2;
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 2);
       const pooled = write(3);
       expect(flushes).toHaveLength(1);
       flushes[0].done();
@@ -301,7 +317,7 @@ describe('group commit', () => {
       await stillPooled;
       clock += FIRST_PROBE_MS;
       await write(5);
-      expect(inlineFlushes).toHaveLength(3);
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 3);
     });
   });
 });
