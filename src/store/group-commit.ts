@@ -6,7 +6,7 @@
  * durable. (In WAL mode, synchronous=NORMAL keeps the database consistent across power loss; the
  * explicit fdatasync of the WAL restores durability.) Concurrent writers thus share transactions and
  * one disk flush instead of one of each per write, and the WAL receives the pages they changed once
- * per transaction.
+ * per transaction; writes that replace the same rows whole (`replace`) run only the batch's last.
  *
  * Where the flush runs decides how batches form (the rule is in flush-policy.ts):
  * - Inline, on the event loop, while flushes are fast: the writes that arrive in one turn of the event
@@ -97,10 +97,14 @@ interface Waiter {
  */
 class QueuedWrite implements Waiter {
   result: unknown;
+  /** Set when the write is in the batch's transaction, by running or by being overwritten. */
+  committed = false;
   constructor(
     readonly write: () => unknown,
     private readonly done: (result: unknown) => void,
     readonly reject: (error: unknown) => void,
+    /** See `GroupCommit.replace`. */
+    readonly key?: string,
   ) {}
 
   resolve(): void {
@@ -188,6 +192,22 @@ export class GroupCommit {
    * that finds no thread-pool flush in flight commits at once and starts one.
    */
   commit<T>(write: () => T): Promise<T> {
+    return this.enqueue(write);
+  }
+
+  /**
+   * `commit` for a write that sets everything under `key` whatever was there (its rows are written by
+   * writes of this key only, and it returns nothing): of several such writes in one batch only the
+   * last runs, and the others are committed as overwritten by it (answered with it, after the flush).
+   * Their effect is the same as running them all in order inside the one transaction, since nothing
+   * sees the state between them; SQLite is spared their statements. If the last one throws it is
+   * undone alone and the one before runs in its place, and so on.
+   */
+  replace(key: string, write: () => void): Promise<void> {
+    return this.enqueue(write, key);
+  }
+
+  private enqueue<T>(write: () => T, key?: string): Promise<T> {
     if (this.db.inTransaction) {
       // Part of a caller's transaction: its commit decides.
       try {
@@ -197,7 +217,7 @@ export class GroupCommit {
       }
     }
     return new Promise<T>((resolve, reject) => {
-      this.queued.push(new QueuedWrite(write, resolve as (result: unknown) => void, reject));
+      this.queued.push(new QueuedWrite(write, resolve as (result: unknown) => void, reject, key));
       if (!this.flushing && !this.inline?.policy.inline()) this.commitQueued();
       else if (!this.commitScheduled) {
         // Every write that arrives in this turn shares one transaction (and, inline, one flush).
@@ -241,29 +261,19 @@ export class GroupCommit {
     this.flush();
   }
 
-  /** One transaction of `batch`, a savepoint per write; returns the writes it committed. */
+  /** One transaction of `batch`, a savepoint per write run; returns the writes it committed, in order. */
   private runBatch(batch: QueuedWrite[]): QueuedWrite[] {
-    const committed: QueuedWrite[] = [];
     let sql: ReturnType<GroupCommit['prepared']> | undefined;
     try {
       sql = this.prepared();
       sql.normal.run();
       sql.begin.run();
-      for (const entry of batch) {
-        sql.savepoint.run();
-        try {
-          entry.result = entry.write();
-        } catch (error) {
-          // SQLite may have ended the whole transaction (then the batch fails below); else this write
-          // alone is undone and the others go on.
-          if (!this.db.inTransaction) throw error;
-          sql.rollbackTo.run();
-          sql.release.run();
-          entry.reject(error);
-          continue;
-        }
-        sql.release.run();
-        committed.push(entry);
+      const lastOfKey = keyedLast(batch);
+      for (let i = 0; i < batch.length; i++) {
+        const entry = batch[i];
+        if (entry.key === undefined) entry.committed = this.runWrite(sql, entry);
+        else if (lastOfKey?.get(entry.key) === i) this.runLastOfKey(sql, batch, i);
+        // else: decided with the last write of its key, further on.
       }
       sql.commit.run();
     } catch (error) {
@@ -274,11 +284,40 @@ export class GroupCommit {
       } finally {
         for (const entry of batch) entry.reject(error);
       }
-      committed.length = 0;
+      return [];
     } finally {
       if (sql && this.db.open) sql.full.run();
     }
-    return committed;
+    return batch.filter((entry) => entry.committed);
+  }
+
+  /** Runs `entry` in its own savepoint; false (and it is refused, undone alone) when it throws. */
+  private runWrite(sql: ReturnType<GroupCommit['prepared']>, entry: QueuedWrite): boolean {
+    sql.savepoint.run();
+    try {
+      entry.result = entry.write();
+    } catch (error) {
+      // SQLite may have ended the whole transaction (then the batch fails); else this write alone
+      // is undone and the others go on.
+      if (!this.db.inTransaction) throw error;
+      sql.rollbackTo.run();
+      sql.release.run();
+      entry.reject(error);
+      return false;
+    }
+    sql.release.run();
+    return true;
+  }
+
+  /**
+   * The writes of `batch[last]`'s key, of which it is the last: the latest that runs without throwing
+   * decides their rows, and every earlier one is committed as overwritten by it.
+   */
+  private runLastOfKey(sql: ReturnType<GroupCommit['prepared']>, batch: QueuedWrite[], last: number): void {
+    const key = batch[last].key;
+    let i = last;
+    for (; i >= 0; i--) if (batch[i].key === key && this.runWrite(sql, batch[i])) break;
+    for (; i >= 0; i--) if (batch[i].key === key) batch[i].committed = true;
   }
 
   /** Makes `current` durable, inline or on the thread pool, and answers it. */
@@ -322,6 +361,16 @@ export class GroupCommit {
     }
     for (const waiter of done) outcome(waiter);
   }
+}
+
+/** For a batch with keyed writes: each key's last index in it. */
+function keyedLast(batch: QueuedWrite[]): Map<string, number> | undefined {
+  let last: Map<string, number> | undefined;
+  for (let i = 0; i < batch.length; i++) {
+    const key = batch[i].key;
+    if (key !== undefined) (last ??= new Map()).set(key, i);
+  }
+  return last;
 }
 
 const perDatabase = new WeakMap<SqliteDatabase, GroupCommit>();

@@ -140,6 +140,49 @@ describe('group commit', () => {
     await expect(Promise.all([before, after])).resolves.toEqual([undefined, undefined]);
   });
 
+  it('of several writes of one key in a batch only the last runs; all are answered after the flush', async () => {
+    group.commit(() => kv.set('x', 0)); // flush 1 in flight: what follows is one batch
+    const ran: string[] = [];
+    const keyed = [1, 2, 3].map((i) =>
+      group.replace('k', () => {
+        ran.push(`k${i}`);
+        kv.set('k', i);
+      }),
+    );
+    const other = group.commit(() => ran.push('other'));
+    const acked = settledFlag(Promise.all(keyed));
+    await tick();
+    expect(ran).toEqual(['k3', 'other']);
+    expect(kv.get('k')).toBe(3);
+    flushes[0].done();
+    await tick();
+    expect(acked.settled).toBe(false); // the batch waits for its own flush, overwritten writes too
+    flushes[1].done();
+    await expect(Promise.all(keyed)).resolves.toEqual([undefined, undefined, undefined]);
+    await expect(other).resolves.toBe(2);
+  });
+
+  it('when the last write of a key throws, it is undone alone and the one before runs in its place', async () => {
+    group.commit(() => kv.set('x', 0));
+    const ran: number[] = [];
+    const write = (i: number, fails = false) =>
+      group.replace('k', () => {
+        ran.push(i);
+        kv.set('k', i);
+        if (fails) throw new Error(`refused ${i}`);
+      });
+    const [a, b, c, d] = [write(1), write(2), write(3, true), write(4, true)];
+    await tick();
+    expect(ran).toEqual([4, 3, 2]);
+    expect(kv.get('k')).toBe(2);
+    await expect(c).rejects.toThrow('refused 3');
+    await expect(d).rejects.toThrow('refused 4');
+    flushes[0].done();
+    await tick();
+    flushes[1].done();
+    await expect(Promise.all([a, b])).resolves.toEqual([undefined, undefined]);
+  });
+
   it('a batch whose writes all fail starts no flush, and a reader waiting on it is answered', async () => {
     const a = group.commit(() => kv.set('a', 1));
     const failing = group.commit(() => {
