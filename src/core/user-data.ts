@@ -19,6 +19,12 @@ export const DEFAULT_USER_DATA_POLICY: UserDataPolicy = 'clear_on_config_delete'
 const BINARY_CODE_UNITS =
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * Every group-committed write of the field (put, delete) sets both its rows, value and policy,
+ * whatever they were: of several in one batch only the last needs to run (GroupCommit.replace).
+ */
+const USER_DATA_WRITE = 'user-data';
+
 export interface UserData {
   value: string;
   policy: UserDataPolicy;
@@ -63,7 +69,7 @@ export class UserDataStore {
         `user data must be text: it holds binary content (U+${code} at character ${binary.index}); control characters other than tab, line feed and carriage return, and unpaired surrogates, are refused`,
       );
     }
-    await this.group.commit(() => {
+    await this.group.replace(USER_DATA_WRITE, () => {
       this.kv.set(KV_KEYS.userDataValue, value);
       this.kv.set(KV_KEYS.userDataPolicy, policy);
     });
@@ -71,7 +77,7 @@ export class UserDataStore {
 
   /** Resolves once durable. */
   delete(): Promise<void> {
-    return this.group.commit(() => this.deleteNow());
+    return this.group.replace(USER_DATA_WRITE, () => this.deleteNow());
   }
 
   private deleteNow(): void {

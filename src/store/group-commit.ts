@@ -1,55 +1,118 @@
 /**
- * Group commit for the database's hot client writes (user data). A write that finds no flush in
- * flight commits at once on the event loop, in its own small transaction, without waiting for the
- * disk (synchronous=NORMAL for that transaction: WAL frames written, not yet fsync'd); then an
- * fdatasync of the WAL starts. Writes that arrive while that flush runs are queued and committed
- * together at the end of their turn of the event loop (or when the flush ends, if sooner), in arrival
- * order, as one transaction (a savepoint each, so a write that throws is undone alone and the others
- * go on), while the flush still runs; the next flush starts the moment it ends, for every write
- * committed meanwhile. Concurrent writers thus share transactions and one disk flush instead of one
- * of each per write (and the WAL receives the pages they changed once per transaction), and no
- * commit waits between two flushes. The fdatasync runs on libuv's thread
- * pool, off the event loop. A caller answers its client only after its promise resolves, which is
- * after a flush that began after its commit: acknowledged still means durable. (In WAL mode,
- * synchronous=NORMAL keeps the database consistent across power loss; the explicit fdatasync of the
- * WAL restores durability.)
+ * Group commit for the database's hot client writes (user data). Writes are committed in batches, in
+ * arrival order, as one transaction (a savepoint each, so a write that throws is undone alone and the
+ * others go on) with synchronous=NORMAL (WAL frames written, not yet fsync'd); then one fdatasync of
+ * the WAL makes the batch durable, and only then are its writes answered: acknowledged still means
+ * durable. (In WAL mode, synchronous=NORMAL keeps the database consistent across power loss; the
+ * explicit fdatasync of the WAL restores durability.) Concurrent writers thus share transactions and
+ * one disk flush instead of one of each per write, and the WAL receives the pages they changed once
+ * per transaction; writes that replace the same rows whole (`replace`) run only the batch's last.
+ *
+ * Where the flush runs decides how batches form (the rule is in flush-policy.ts):
+ * - Inline, on the event loop, while flushes are fast: the writes that arrive in one turn of the event
+ *   loop are committed at its end, then flushed at once, then answered. Requests that arrive while the
+ *   loop is blocked in the flush make up the next turn's batch.
+ * - On libuv's thread pool, when flushes are slow: a write that finds no flush in flight commits at
+ *   once and its flush starts; writes that arrive while that flush runs are committed together at the
+ *   end of their turn (or when the flush ends, if sooner), while the flush still runs; the next flush
+ *   starts the moment it ends, for every write committed meanwhile, so no commit waits between two
+ *   flushes.
+ * Either way a write is answered only after a flush that began after its commit.
  *
  * Every other write of the unit keeps synchronous=FULL (its own fsync inside the commit), which also
  * makes any earlier group-committed frames durable, as they precede it in the WAL.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, writeSync } from 'node:fs';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { FlushPolicy } from './flush-policy.js';
 
-/** Makes everything written to the WAL file so far durable. */
+/** Makes everything written to the WAL file so far durable (off the event loop). */
 export type WalSync = (walPath: string) => Promise<void>;
 
-/**
- * fdatasync through one handle of the WAL file, held open until `close`: a flush is then one trip
- * to the thread pool instead of three (open, datasync, close), which on a virtual machine's disk
- * costs more CPU than the flush itself. SQLite keeps the WAL file (the same inode, reset or
- * truncated in place) for as long as the database is open; the handle is closed before it.
- */
-class HeldWalSync {
-  private file: Promise<FileHandle> | undefined;
+/** The same, on the event loop: blocks until the WAL is durable. */
+export interface InlineWalSync {
+  sync: (walPath: string) => void;
+  /** Decides, flush by flush, whether `sync` is used or the thread pool's. */
+  policy: FlushPolicy;
+}
 
-  readonly sync: WalSync = async (walPath) => {
-    const opening = (this.file ??= open(walPath, 'r+'));
+/**
+ * fdatasync through one descriptor of the WAL file, held open until `close`: a flush on the thread
+ * pool is then one trip there instead of three (open, datasync, close), which on a virtual machine's
+ * disk costs more CPU than the flush itself. SQLite keeps the WAL file (the same inode, reset or
+ * truncated in place) for as long as the database is open; the descriptor is closed before it.
+ */
+class HeldWal {
+  private fd: number | undefined;
+
+  /** `walBytes`: how large the WAL grows between two checkpoints (see `presize`). */
+  constructor(private readonly walBytes: () => number) {}
+
+  private opened(walPath: string): number {
+    if (this.fd === undefined) {
+      const fd = openSync(walPath, 'r+');
+      try {
+        presize(fd, this.walBytes());
+      } catch (error) {
+        closeSync(fd);
+        throw error;
+      }
+      this.fd = fd;
+    }
+    return this.fd;
+  }
+
+  /** Reopen on the next flush: the descriptor may be what failed. */
+  private drop(fd: number): void {
+    if (this.fd === fd) this.fd = undefined;
     try {
-      await (await opening).datasync();
+      closeSync(fd);
+    } catch {
+      // Already unusable: nothing more to release.
+    }
+  }
+
+  readonly sync: WalSync = (walPath) =>
+    new Promise((resolve, reject) => {
+      const fd = this.opened(walPath);
+      fdatasync(fd, (error) => {
+        if (!error) return resolve();
+        this.drop(fd);
+        reject(error);
+      });
+    });
+
+  readonly syncNow = (walPath: string): void => {
+    const fd = this.opened(walPath);
+    try {
+      fdatasyncSync(fd);
     } catch (error) {
-      // Reopen on the next flush: the handle may be what failed.
-      if (this.file === opening) this.file = undefined;
-      await opening.then((file) => file.close()).catch(() => undefined);
+      this.drop(fd);
       throw error;
     }
   };
 
-  async close(): Promise<void> {
-    const opening = this.file;
-    this.file = undefined;
-    await opening?.then((file) => file.close()).catch(() => undefined);
+  close(): void {
+    if (this.fd !== undefined) this.drop(this.fd);
   }
+}
+
+/**
+ * Extends the WAL file with zeros to `bytes` (when shorter): an fdatasync of a file that grows must
+ * also write its new size and blocks, which on this VM's disk doubled the flush (137-149 against
+ * 65-72 µs of CPU, 0.36-0.40 against 0.16-0.20 ms), and a fresh WAL grows for its first thousand pages,
+ * after every start. SQLite writes frames over the zeros in place; it reads a WAL only up to its
+ * last valid frame (salt and checksum), so the zeros past it are never taken for frames, also in
+ * recovery after a crash, and it reuses the file from its start after a checkpoint (it never
+ * truncates it: no journal_size_limit here). Runs once, on the event loop, before the first flush,
+ * which then makes the zeros durable too.
+ */
+function presize(fd: number, bytes: number): void {
+  const size = fstatSync(fd).size;
+  if (size >= bytes) return;
+  const zeros = Buffer.alloc(Math.min(bytes - size, 1 << 18));
+  for (let at = size; at < bytes; ) at += writeSync(fd, zeros, 0, Math.min(zeros.length, bytes - at), at);
 }
 
 interface Waiter {
@@ -63,10 +126,14 @@ interface Waiter {
  */
 class QueuedWrite implements Waiter {
   result: unknown;
+  /** Set when the write is in the batch's transaction, by running or by being overwritten. */
+  committed = false;
   constructor(
     readonly write: () => unknown,
     private readonly done: (result: unknown) => void,
     readonly reject: (error: unknown) => void,
+    /** See `GroupCommit.replace`. */
+    readonly key?: string,
   ) {}
 
   resolve(): void {
@@ -90,21 +157,33 @@ export class GroupCommit {
     if (this.queued.length) this.commitQueued();
   };
 
-  private readonly held = new HeldWalSync();
+  private readonly held = new HeldWal(() => {
+    // Frames (a 24-byte header and a page each) between two automatic checkpoints, and the WAL header.
+    const page = this.db.pragma('page_size', { simple: true }) as number;
+    const frames = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    return 32 + frames * (page + 24);
+  });
   private readonly sync: WalSync;
+  private readonly inline: InlineWalSync | undefined;
 
-  /** `sync` replaces the disk flush (tests); by default the WAL is flushed through a held handle. */
+  /**
+   * `sync` and `inline` replace the disk flush (tests). By default the WAL is flushed through a held
+   * descriptor, inline or on the thread pool as a FlushPolicy decides; with `sync` alone, always on the
+   * thread pool.
+   */
   constructor(
     private readonly db: SqliteDatabase,
     sync?: WalSync,
+    inline?: InlineWalSync,
   ) {
     this.sync = sync ?? this.held.sync;
+    this.inline = inline ?? (sync ? undefined : { sync: this.held.syncNow, policy: new FlushPolicy() });
   }
 
   /** Waits for the flush in flight (and the writes queued behind it) and lets go of the WAL file: call before closing the database. */
   async close(): Promise<void> {
     await this.pending()?.catch(() => undefined);
-    await this.held.close();
+    this.held.close();
   }
 
   /**
@@ -140,12 +219,29 @@ export class GroupCommit {
 
   /**
    * Runs `write` in a transaction; resolves with its result once that transaction is durable, or
-   * rejects (and `write` changed nothing) when it throws. With no flush in flight the write commits
-   * at once; otherwise it is committed at the end of this turn (or when the flush ends, if sooner),
-   * in arrival order, in one transaction with the other writes of the turn (each in its own
-   * savepoint: one that throws is undone alone), and waits for the flush after the one in flight.
+   * rejects (and `write` changed nothing) when it throws. It is committed at the end of this turn, in
+   * arrival order, in one transaction with the other writes of the turn (each in its own savepoint:
+   * one that throws is undone alone): then flushed at once when the flush runs inline, or, on the
+   * thread pool, by the flush after the one in flight (or when that flush ends, if sooner). A write
+   * that finds no thread-pool flush in flight commits at once and starts one.
    */
   commit<T>(write: () => T): Promise<T> {
+    return this.enqueue(write);
+  }
+
+  /**
+   * `commit` for a write that sets everything under `key` whatever was there (its rows are written by
+   * writes of this key only, and it returns nothing): of several such writes in one batch only the
+   * last runs, and the others are committed as overwritten by it (answered with it, after the flush).
+   * Their effect is the same as running them all in order inside the one transaction, since nothing
+   * sees the state between them; SQLite is spared their statements. If the last one throws it is
+   * undone alone and the one before runs in its place, and so on.
+   */
+  replace(key: string, write: () => void): Promise<void> {
+    return this.enqueue(write, key);
+  }
+
+  private enqueue<T>(write: () => T, key?: string): Promise<T> {
     if (this.db.inTransaction) {
       // Part of a caller's transaction: its commit decides.
       try {
@@ -155,10 +251,10 @@ export class GroupCommit {
       }
     }
     return new Promise<T>((resolve, reject) => {
-      this.queued.push(new QueuedWrite(write, resolve as (result: unknown) => void, reject));
-      if (!this.flushing) this.commitQueued();
+      this.queued.push(new QueuedWrite(write, resolve as (result: unknown) => void, reject, key));
+      if (!this.flushing && !this.inline?.policy.inline()) this.commitQueued();
       else if (!this.commitScheduled) {
-        // Every write that arrives in this turn shares one transaction, committed while the flush runs.
+        // Every write that arrives in this turn shares one transaction (and, inline, one flush).
         this.commitScheduled = true;
         setImmediate(this.commitTurn);
       }
@@ -167,7 +263,7 @@ export class GroupCommit {
 
   /** Commits are waiting for a flush: a promise of their durability; undefined when all are durable. */
   pending(): Promise<void> | undefined {
-    if (!this.flushing) return undefined;
+    if (!this.flushing && !this.queued.length) return undefined;
     // The last write waits in the queue when there is one, else for the flush in flight.
     const list = this.queued.length ? this.queuedReaders : this.next.length ? this.next : this.current;
     return new Promise((resolve, reject) => list.push({ resolve, reject }));
@@ -199,29 +295,19 @@ export class GroupCommit {
     this.flush();
   }
 
-  /** One transaction of `batch`, a savepoint per write; returns the writes it committed. */
+  /** One transaction of `batch`, a savepoint per write run; returns the writes it committed, in order. */
   private runBatch(batch: QueuedWrite[]): QueuedWrite[] {
-    const committed: QueuedWrite[] = [];
     let sql: ReturnType<GroupCommit['prepared']> | undefined;
     try {
       sql = this.prepared();
       sql.normal.run();
       sql.begin.run();
-      for (const entry of batch) {
-        sql.savepoint.run();
-        try {
-          entry.result = entry.write();
-        } catch (error) {
-          // SQLite may have ended the whole transaction (then the batch fails below); else this write
-          // alone is undone and the others go on.
-          if (!this.db.inTransaction) throw error;
-          sql.rollbackTo.run();
-          sql.release.run();
-          entry.reject(error);
-          continue;
-        }
-        sql.release.run();
-        committed.push(entry);
+      const lastOfKey = keyedLast(batch);
+      for (let i = 0; i < batch.length; i++) {
+        const entry = batch[i];
+        if (entry.key === undefined) entry.committed = this.runWrite(sql, entry);
+        else if (lastOfKey?.get(entry.key) === i) this.runLastOfKey(sql, batch, i);
+        // else: decided with the last write of its key, further on.
       }
       sql.commit.run();
     } catch (error) {
@@ -232,35 +318,93 @@ export class GroupCommit {
       } finally {
         for (const entry of batch) entry.reject(error);
       }
-      committed.length = 0;
+      return [];
     } finally {
       if (sql && this.db.open) sql.full.run();
     }
-    return committed;
+    return batch.filter((entry) => entry.committed);
   }
 
+  /** Runs `entry` in its own savepoint; false (and it is refused, undone alone) when it throws. */
+  private runWrite(sql: ReturnType<GroupCommit['prepared']>, entry: QueuedWrite): boolean {
+    sql.savepoint.run();
+    try {
+      entry.result = entry.write();
+    } catch (error) {
+      // SQLite may have ended the whole transaction (then the batch fails); else this write alone
+      // is undone and the others go on.
+      if (!this.db.inTransaction) throw error;
+      sql.rollbackTo.run();
+      sql.release.run();
+      entry.reject(error);
+      return false;
+    }
+    sql.release.run();
+    return true;
+  }
+
+  /**
+   * The writes of `batch[last]`'s key, of which it is the last: the latest that runs without throwing
+   * decides their rows, and every earlier one is committed as overwritten by it.
+   */
+  private runLastOfKey(sql: ReturnType<GroupCommit['prepared']>, batch: QueuedWrite[], last: number): void {
+    const key = batch[last].key;
+    let i = last;
+    for (; i >= 0; i--) if (batch[i].key === key && this.runWrite(sql, batch[i])) break;
+    for (; i >= 0; i--) if (batch[i].key === key) batch[i].committed = true;
+  }
+
+  /** Makes `current` durable, inline or on the thread pool, and answers it. */
   private flush(): void {
     this.flushing = true;
-    const settle = (outcome: (w: Waiter) => void) => {
-      const done = this.current;
-      this.current = [];
-      this.flushing = false;
-      // What arrived during this flush and is not committed yet commits now; then the next flush
-      // starts for everything committed meanwhile, before these are answered.
-      const committed = this.next;
-      this.next = [];
-      if (this.queued.length) this.commitQueued(committed);
-      else if (committed.length) {
-        this.current = committed;
-        this.flush();
+    const walPath = `${this.db.name}-wal`;
+    const inline = this.inline;
+    if (inline?.policy.inline()) {
+      // Nothing can commit while the loop is blocked here: the batch is answered right after.
+      const started = inline.policy.start();
+      try {
+        inline.sync(walPath);
+      } catch (error) {
+        inline.policy.inlineDone(started);
+        this.settle((w) => w.reject(error));
+        return;
       }
-      for (const waiter of done) outcome(waiter);
-    };
-    this.sync(`${this.db.name}-wal`).then(
-      () => settle((w) => w.resolve()),
-      (error: unknown) => settle((w) => w.reject(error)),
+      inline.policy.inlineDone(started);
+      this.settle((w) => w.resolve());
+      return;
+    }
+    this.sync(walPath).then(
+      () => this.settle((w) => w.resolve()),
+      (error: unknown) => this.settle((w) => w.reject(error)),
     );
   }
+
+  /** The flush of `current` is over: answers it, after starting whatever became due meanwhile. */
+  private settle(outcome: (w: Waiter) => void): void {
+    const done = this.current;
+    this.current = [];
+    this.flushing = false;
+    // What arrived during this flush and is not committed yet commits now; then the next flush
+    // starts for everything committed meanwhile, before these are answered.
+    const committed = this.next;
+    this.next = [];
+    if (this.queued.length) this.commitQueued(committed);
+    else if (committed.length) {
+      this.current = committed;
+      this.flush();
+    }
+    for (const waiter of done) outcome(waiter);
+  }
+}
+
+/** For a batch with keyed writes: each key's last index in it. */
+function keyedLast(batch: QueuedWrite[]): Map<string, number> | undefined {
+  let last: Map<string, number> | undefined;
+  for (let i = 0; i < batch.length; i++) {
+    const key = batch[i].key;
+    if (key !== undefined) (last ??= new Map()).set(key, i);
+  }
+  return last;
 }
 
 const perDatabase = new WeakMap<SqliteDatabase, GroupCommit>();

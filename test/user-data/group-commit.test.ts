@@ -3,11 +3,12 @@
  * commit while a flush is in flight share the next one. The disk flush is replaced by one the test
  * completes by hand, so the order of commit, flush and acknowledgement is observed exactly.
  */
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIRST_PROBE_MS, FLUSH_WINDOW, FlushPolicy } from '../../src/store/flush-policy.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
 import { KvStore } from '../../src/store/kv-store.js';
@@ -139,6 +140,49 @@ describe('group commit', () => {
     await expect(Promise.all([before, after])).resolves.toEqual([undefined, undefined]);
   });
 
+  it('of several writes of one key in a batch only the last runs; all are answered after the flush', async () => {
+    group.commit(() => kv.set('x', 0)); // flush 1 in flight: what follows is one batch
+    const ran: string[] = [];
+    const keyed = [1, 2, 3].map((i) =>
+      group.replace('k', () => {
+        ran.push(`k${i}`);
+        kv.set('k', i);
+      }),
+    );
+    const other = group.commit(() => ran.push('other'));
+    const acked = settledFlag(Promise.all(keyed));
+    await tick();
+    expect(ran).toEqual(['k3', 'other']);
+    expect(kv.get('k')).toBe(3);
+    flushes[0].done();
+    await tick();
+    expect(acked.settled).toBe(false); // the batch waits for its own flush, overwritten writes too
+    flushes[1].done();
+    await expect(Promise.all(keyed)).resolves.toEqual([undefined, undefined, undefined]);
+    await expect(other).resolves.toBe(2);
+  });
+
+  it('when the last write of a key throws, it is undone alone and the one before runs in its place', async () => {
+    group.commit(() => kv.set('x', 0));
+    const ran: number[] = [];
+    const write = (i: number, fails = false) =>
+      group.replace('k', () => {
+        ran.push(i);
+        kv.set('k', i);
+        if (fails) throw new Error(`refused ${i}`);
+      });
+    const [a, b, c, d] = [write(1), write(2), write(3, true), write(4, true)];
+    const refused = Promise.all([expect(c).rejects.toThrow('refused 3'), expect(d).rejects.toThrow('refused 4')]);
+    await tick();
+    expect(ran).toEqual([4, 3, 2]);
+    expect(kv.get('k')).toBe(2);
+    await refused;
+    flushes[0].done();
+    await tick();
+    flushes[1].done();
+    await expect(Promise.all([a, b])).resolves.toEqual([undefined, undefined]);
+  });
+
   it('a batch whose writes all fail starts no flush, and a reader waiting on it is answered', async () => {
     const a = group.commit(() => kv.set('a', 1));
     const failing = group.commit(() => {
@@ -191,6 +235,35 @@ describe('group commit', () => {
     await real.close();
   });
 
+  it('grows the WAL once to its size between checkpoints, with zeros that recovery after a crash ignores', async () => {
+    const real = new GroupCommit(db);
+    await real.commit(() => kv.set('a', 'durable'));
+    const wal = join(dir, 'sensor.db-wal');
+    const pragma = (name: string) => db.pragma(name, { simple: true }) as number;
+    expect(statSync(wal).size).toBe(32 + pragma('wal_autocheckpoint') * (pragma('page_size') + 24));
+    await real.commit(() => kv.set('b', 'durable too'));
+    // The files as a power cut would leave them (no shared-memory index): recovery reads the WAL's
+    // frames and stops at the zeros.
+    const crashed = mkdtempSync(join(tmpdir(), 'group-commit-crash-'));
+    try {
+      copyFileSync(join(dir, 'sensor.db'), join(crashed, 'sensor.db'));
+      copyFileSync(wal, join(crashed, 'sensor.db-wal'));
+      const recovered = new Database(join(crashed, 'sensor.db'));
+      try {
+        expect(recovered.pragma('integrity_check', { simple: true })).toBe('ok');
+        expect(recovered.prepare("SELECT key, value FROM kv WHERE key IN ('a', 'b') ORDER BY key").all()).toEqual([
+          { key: 'a', value: '"durable"' },
+          { key: 'b', value: '"durable too"' },
+        ]);
+      } finally {
+        recovered.close();
+      }
+    } finally {
+      rmSync(crashed, { recursive: true, force: true });
+    }
+    await real.close();
+  });
+
   it('flushes through one WAL handle held until close', async () => {
     const walHandles = () =>
       readdirSync('/proc/self/fd').filter((fd) => {
@@ -208,5 +281,115 @@ describe('group commit', () => {
     await real.close();
     expect(walHandles()).toBe(sqliteOwn);
     expect(kv.get('again')).toBe(4);
+  });
+
+  describe('inline flush (on the event loop, while flushes are fast)', () => {
+    /** A clock the inline flush advances by `flushMs`: how long the "disk" takes, without real waiting. */
+    let clock: number;
+    let flushMs: number;
+    let inlineFlushes: { path: string; sawCommitted: unknown }[];
+    let inline: GroupCommit;
+    let failNext: Error | undefined;
+    beforeEach(() => {
+      clock = 0;
+      flushMs = 0.2;
+      inlineFlushes = [];
+      failNext = undefined;
+      inline = new GroupCommit(
+        db,
+        (path) => new Promise((done, fail) => flushes.push({ path, done: () => done(), fail })),
+        {
+          policy: new FlushPolicy(() => clock),
+          sync: (path) => {
+            // What a second connection sees at the moment of the flush: the batch, committed before it.
+            const other = new Database(join(dir, 'sensor.db'), { readonly: true });
+            const row = other.prepare("SELECT value FROM kv WHERE key = 'k'").get() as { value: string } | undefined;
+            other.close();
+            inlineFlushes.push({ path, sawCommitted: row?.value });
+            clock += flushMs;
+            if (failNext) throw failNext;
+          },
+        },
+      );
+    });
+    const write = (value: number) => inline.commit(() => kv.set('k', value));
+
+    it('commits the writes of one turn as one transaction, flushes once, and answers only after the flush', async () => {
+      const writes = [write(1), write(2), write(3)];
+      const reader = settledFlag(inline.pending() as Promise<void>);
+      expect(kv.get('k')).toBeUndefined(); // committed at the end of the turn, not at once
+      await Promise.all(writes);
+      expect(inlineFlushes).toEqual([{ path: join(dir, 'sensor.db-wal'), sawCommitted: '3' }]);
+      expect(flushes).toHaveLength(0); // never the thread pool
+      expect(reader.settled).toBe(true);
+      expect(inline.pending()).toBeUndefined();
+      expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL again for every other write
+    });
+
+    // The sync is synchronous: an answer before it cannot be told from one after it, except by a failed sync.
+    it('a failed inline flush fails the writes it carried; a later write is flushed anew', async () => {
+      failNext = new Error('EIO');
+      const a = write(1);
+      await expect(a).rejects.toThrow('EIO');
+      failNext = undefined;
+      await expect(write(2)).resolves.toBeUndefined();
+      expect(inlineFlushes).toHaveLength(2);
+    });
+
+    /** Inline flushes, one at a time: `slow` of them take 30 ms (a slow eMMC), then `fast` take 0.2 ms. */
+    const flushInline = async (slow: number, fast = 0) => {
+      for (let i = 0; i < slow + fast; i++) {
+        flushMs = i < slow ? 30 : 0.2;
+        await write(i);
+      }
+      flushMs = 0.2;
+    };
+
+    it('a slow disk sends flushes to the thread pool; a fast probe later brings them back inline', async () => {
+      await flushInline(FLUSH_WINDOW / 2); // half of the window slow: still inline
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2);
+      await flushInline(1); // more than half
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 1);
+      const pooled = write(2);
+      expect(kv.get('k')).toBe(2); // thread-pool rule: committed at once, its flush started
+      expect(flushes).toHaveLength(1);
+      flushes[0].done();
+      await pooled;
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 1);
+      clock += FIRST_PROBE_MS; // a probe is due: the next flush runs inline again
+      await write(3);
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 2);
+      await write(4); // the probe was fast: inline again
+      await flushInline(FLUSH_WINDOW / 2); // and the window starts clean
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW + 3);
+      expect(flushes).toHaveLength(1);
+    });
+
+    it("slow flushes now and then (a fast disk's tail) keep flushes inline", async () => {
+      for (let i = 0; i < 4; i++) await flushInline(FLUSH_WINDOW / 2, FLUSH_WINDOW / 2);
+      expect(inlineFlushes).toHaveLength(4 * FLUSH_WINDOW);
+      expect(flushes).toHaveLength(0);
+    });
+
+    it('a slow probe keeps the thread pool and waits twice as long for the next', async () => {
+      await flushInline(FLUSH_WINDOW / 2 + 1);
+      clock += FIRST_PROBE_MS;
+      flushMs = 30;
+      await write(2); // the probe, slow again
+      flushMs = 0.2;
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 2);
+      const pooled = write(3);
+      expect(flushes).toHaveLength(1);
+      flushes[0].done();
+      await pooled;
+      clock += FIRST_PROBE_MS; // not yet: the interval doubled
+      const stillPooled = write(4);
+      expect(flushes).toHaveLength(2);
+      flushes[1].done();
+      await stillPooled;
+      clock += FIRST_PROBE_MS;
+      await write(5);
+      expect(inlineFlushes).toHaveLength(FLUSH_WINDOW / 2 + 3);
+    });
   });
 });

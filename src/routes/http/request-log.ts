@@ -21,11 +21,17 @@ export function logsEveryRequest(log: FastifyBaseLogger): boolean {
   return level === 'debug' || level === 'trace';
 }
 
+/** True when `log` writes info lines, the changes clients made (info, debug or trace). */
+function logsChanges(log: FastifyBaseLogger): boolean {
+  return log.level === 'info' || logsEveryRequest(log);
+}
+
 export function installRequestLog(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
     const log = request.log;
-    const change = !READ_METHODS.has(request.method) && reply.statusCode < 400;
-    // A silent or info logger skips building the fields.
+    const change = !READ_METHODS.has(request.method) && reply.statusCode < 400 && logsChanges(log);
+    // A logger that would drop the line (warn and above for a change, info and above for the rest)
+    // skips building the fields: a durable write's answer pays for them otherwise.
     if (change || logsEveryRequest(log)) {
       const fields = {
         reqId: request.id,
