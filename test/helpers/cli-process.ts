@@ -63,15 +63,23 @@ export async function startCli(options: StartCliOptions = {}): Promise<CliProces
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const baseUrl = `http://${host}:${port}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`CLI exited with ${child.exitCode}: ${output}`);
-      const res = await fetch(`${baseUrl}/api/v1/sensor/config`);
-      return res.status === 200;
-    },
-    options.readyTimeoutMs ?? 15_000,
-    'the CLI to answer',
-  );
+  try {
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`CLI exited with ${child.exitCode}: ${output}`);
+        const res = await fetch(`${baseUrl}/api/v1/sensor/config`);
+        return res.status === 200;
+      },
+      options.readyTimeoutMs ?? 15_000,
+      'the CLI to answer',
+    );
+  } catch (error) {
+    // A unit that never answered in time has no owner to stop it: it would outlive the test worker
+    // (children outlive their parent), holding a port and CPU for the suites that follow.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
   return {
     child,
     baseUrl,
