@@ -12,6 +12,7 @@ import type { MdnsMode } from '../core/discovery/index.js';
 import { parseControlAddress } from './faults/control-address.js';
 import {
   type GroupValues,
+  helpLine,
   helpLines,
   markdownTable,
   option,
@@ -420,8 +421,8 @@ export function helpText(program = 'lidar-sensor'): string {
     '',
     'Options:',
     ...helpLines(CLI_OPTIONS),
-    `${'  -h, --help'.padEnd(30)} show this help`,
-    `${'  --version'.padEnd(30)} print the version and exit`,
+    helpLine('-h, --help', 'show this help'),
+    helpLine('--version', 'print the version and exit'),
     '',
     'Commands:',
     `  ${program} faults --help           the fault-injection client (add, list, remove, clear rules)`,

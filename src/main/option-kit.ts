@@ -221,12 +221,17 @@ function usageOf(o: OptionDef<unknown, string>): string {
 const formerNote = (o: OptionDef<unknown, string>) =>
   o.former ? ` (--${o.former}, its former name, is still accepted)` : '';
 
+/** A `--help` line: how to write the flag, in a column of its own, then what it does. */
+export function helpLine(usage: string, text: string): string {
+  return `${`  ${usage}`.padEnd(30)} ${text}`;
+}
+
 /** One `--help` line per option: how to write it, what it does, its default and its variable. */
 export function helpLines(table: OptionTable): string[] {
   return Object.values(table).map((o) => {
     const dflt = o.default !== undefined ? ` (default ${o.default})` : '';
     const variable = o.env ? `; env ${o.env}` : '';
-    return `${`  ${usageOf(o)}`.padEnd(30)} ${o.help}${dflt}${formerNote(o)}${variable}`;
+    return helpLine(usageOf(o), `${o.help}${dflt}${formerNote(o)}${variable}`);
   });
 }
 

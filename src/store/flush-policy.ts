@@ -44,13 +44,18 @@ export class FlushPolicy {
     return this.inlineMode || this.now() >= this.nextProbeAt;
   }
 
-  /** Starts timing an inline flush; pass the result to `inlineDone` after it. */
-  start(): number {
-    return this.now();
+  /** Runs an inline flush and counts its time, whether it succeeds or throws (a throw passes on). */
+  timeInline(flush: () => void): void {
+    const startedAt = this.now();
+    try {
+      flush();
+    } finally {
+      this.inlineDone(startedAt);
+    }
   }
 
   /** An inline flush that began at `startedAt` is over (successful or not). */
-  inlineDone(startedAt: number): void {
+  private inlineDone(startedAt: number): void {
     const now = this.now();
     const wasSlow = now - startedAt > INLINE_FLUSH_BOUND_MS;
     if (!this.inlineMode) {

@@ -115,6 +115,12 @@ function presize(fd: number, bytes: number): void {
   for (let at = size; at < bytes; ) at += writeSync(fd, zeros, 0, Math.min(zeros.length, bytes - at), at);
 }
 
+/** The statements around every batch (`GroupCommit.prepared`). */
+type BatchStatements = Record<
+  'normal' | 'full' | 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo',
+  Statement
+>;
+
 interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -190,20 +196,9 @@ export class GroupCommit {
    * The statements around every batch, prepared once: `db.pragma()` and `db.transaction()` prepare
    * (and wrap) anew on every call, which cost more CPU than the write itself.
    */
-  private statements:
-    | {
-        normal: Statement;
-        full: Statement;
-        begin: Statement;
-        commit: Statement;
-        rollback: Statement;
-        savepoint: Statement;
-        release: Statement;
-        rollbackTo: Statement;
-      }
-    | undefined;
+  private statements: BatchStatements | undefined;
 
-  private prepared() {
+  private prepared(): BatchStatements {
     this.statements ??= {
       normal: this.db.prepare('PRAGMA synchronous = NORMAL'),
       full: this.db.prepare('PRAGMA synchronous = FULL'),
@@ -297,7 +292,7 @@ export class GroupCommit {
 
   /** One transaction of `batch`, a savepoint per write run; returns the writes it committed, in order. */
   private runBatch(batch: QueuedWrite[]): QueuedWrite[] {
-    let sql: ReturnType<GroupCommit['prepared']> | undefined;
+    let sql: BatchStatements | undefined;
     try {
       sql = this.prepared();
       sql.normal.run();
@@ -326,7 +321,7 @@ export class GroupCommit {
   }
 
   /** Runs `entry` in its own savepoint; false (and it is refused, undone alone) when it throws. */
-  private runWrite(sql: ReturnType<GroupCommit['prepared']>, entry: QueuedWrite): boolean {
+  private runWrite(sql: BatchStatements, entry: QueuedWrite): boolean {
     sql.savepoint.run();
     try {
       entry.result = entry.write();
@@ -347,7 +342,7 @@ export class GroupCommit {
    * The writes of `batch[last]`'s key, of which it is the last: the latest that runs without throwing
    * decides their rows, and every earlier one is committed as overwritten by it.
    */
-  private runLastOfKey(sql: ReturnType<GroupCommit['prepared']>, batch: QueuedWrite[], last: number): void {
+  private runLastOfKey(sql: BatchStatements, batch: QueuedWrite[], last: number): void {
     const key = batch[last].key;
     let i = last;
     for (; i >= 0; i--) if (batch[i].key === key && this.runWrite(sql, batch[i])) break;
@@ -361,15 +356,12 @@ export class GroupCommit {
     const inline = this.inline;
     if (inline?.policy.inline()) {
       // Nothing can commit while the loop is blocked here: the batch is answered right after.
-      const started = inline.policy.start();
       try {
-        inline.sync(walPath);
+        inline.policy.timeInline(() => inline.sync(walPath));
       } catch (error) {
-        inline.policy.inlineDone(started);
         this.settle((w) => w.reject(error));
         return;
       }
-      inline.policy.inlineDone(started);
       this.settle((w) => w.resolve());
       return;
     }

@@ -6,6 +6,7 @@
  */
 import { LOG_LEVELS } from '../cli-options.js';
 import {
+  helpLine,
   helpLines,
   LIST_SEPARATOR,
   markdownTable,
@@ -189,7 +190,7 @@ export const FLEET_HELP = [
   'serial and identity, and supervises them.',
   '',
   ...helpLines(FLEET_OPTIONS),
-  `${'  -h, --help'.padEnd(30)} this text`,
+  helpLine('-h, --help', 'this text'),
 ].join('\n');
 
 /** docs/fleet.md's option table, generated from the table (a test keeps them equal). */
