@@ -25,6 +25,24 @@ export interface LidarImage {
   nearIr: Uint16Array;
 }
 
+/** Whether an echo at `rangeMm` (0 = none) is reported under min_range_threshold_cm. */
+const kept = (rangeMm: number, minRangeMm: number) => rangeMm !== 0 && rangeMm >= minRangeMm;
+
+/** Photons at signal_multiplier 1 -> the u16 signal field. */
+const scaledSignal = (photons: number, multiplier: number) => Math.min(0xffff, Math.round(photons * multiplier));
+
+/** Index of the first element of the sorted `rays` that is ≥ `ray` (binary search). */
+function firstAtOrAfter(rays: Uint32Array, ray: number): number {
+  let low = 0;
+  let high = rays.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (rays[mid] < ray) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /** A zeroed image of `columns` × `pixels` (range 0 = no return). */
 export function emptyLidarImage(columns: number, pixels: number): LidarImage {
   const size = columns * pixels;
@@ -64,34 +82,36 @@ export function fillLidarImage(
   for (const field of [img.range1, img.range2, img.signal1, img.signal2, img.reflectivity1, img.reflectivity2])
     field.fill(0);
   const { returnOrder, minRangeMm, signalMultiplier } = settings;
+  const second = scene.second;
+  // Rays are visited in increasing order: one cursor walks the sorted second echoes alongside.
+  let next = firstAtOrAfter(second.ray, firstColumn * stride * N);
   for (let m = 0; m < img.columns; m++) {
     for (let p = 0; p < N; p++) {
       const ray = m * N + p;
       const sceneRay = (firstColumn + m) * stride * N + p;
       img.nearIr[ray] = scene.nearIr[sceneRay];
+      while (next < second.ray.length && second.ray[next] < sceneRay) next++;
+      const hasSecond = next < second.ray.length && second.ray[next] === sceneRay;
       // Echoes at or beyond the minimum range, nearest first (the scene's order).
-      let near = -1;
-      let far = -1;
-      for (let k = 0; k < 2; k++) {
-        const r = scene.range[sceneRay * 2 + k];
-        if (r === 0 || r < minRangeMm) continue;
-        if (near < 0) near = sceneRay * 2 + k;
-        else far = sceneRay * 2 + k;
-      }
-      if (near < 0) continue;
+      const firstKept = kept(scene.range[sceneRay], minRangeMm);
+      const secondKept = hasSecond && kept(second.range[next], minRangeMm);
+      if (!firstKept && !secondKept) continue;
+      // The nearer kept echo, and the farther one when both are kept.
+      const nearRange = firstKept ? scene.range[sceneRay] : second.range[next];
+      const nearReflectivity = firstKept ? scene.reflectivity[sceneRay] : second.reflectivity[next];
+      const nearSignal = firstKept ? scene.signal[sceneRay] : second.signal[next];
+      const both = firstKept && secondKept;
       const farFirst =
-        far >= 0 &&
+        both &&
         (returnOrder === 'FARTHEST_TO_NEAREST' ||
-          (returnOrder === 'STRONGEST_TO_WEAKEST' && scene.signal[far] > scene.signal[near]));
-      const first = farFirst ? far : near;
-      const second = farFirst ? near : far;
-      img.range1[ray] = scene.range[first];
-      img.reflectivity1[ray] = scene.reflectivity[first];
-      img.signal1[ray] = Math.min(0xffff, Math.round(scene.signal[first] * signalMultiplier));
-      if (second >= 0) {
-        img.range2[ray] = scene.range[second];
-        img.reflectivity2[ray] = scene.reflectivity[second];
-        img.signal2[ray] = Math.min(0xffff, Math.round(scene.signal[second] * signalMultiplier));
+          (returnOrder === 'STRONGEST_TO_WEAKEST' && second.signal[next] > nearSignal));
+      img.range1[ray] = farFirst ? second.range[next] : nearRange;
+      img.reflectivity1[ray] = farFirst ? second.reflectivity[next] : nearReflectivity;
+      img.signal1[ray] = scaledSignal(farFirst ? second.signal[next] : nearSignal, signalMultiplier);
+      if (both) {
+        img.range2[ray] = farFirst ? nearRange : second.range[next];
+        img.reflectivity2[ray] = farFirst ? nearReflectivity : second.reflectivity[next];
+        img.signal2[ray] = scaledSignal(farFirst ? nearSignal : second.signal[next], signalMultiplier);
       }
     }
   }

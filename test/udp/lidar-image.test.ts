@@ -33,6 +33,34 @@ describe('lidar image of the scene', () => {
     expect(duals).toBeGreaterThan(100);
   });
 
+  it('keeps second echoes apart: only the beams through the glass have one, listed once each in ray order', () => {
+    const { ray, range } = scene.second;
+    expect(ray.length).toBeGreaterThan(100);
+    // A few percent of the beams: the dense arrays hold one echo per beam, not two.
+    expect(ray.length).toBeLessThan(scene.range.length / 10);
+    expect(scene.range.length).toBe(scene.columns * scene.pixels);
+    for (let i = 0; i < ray.length; i++) {
+      if (i > 0) expect(ray[i]).toBeGreaterThan(ray[i - 1]);
+      expect(range[i]).toBeGreaterThan(scene.range[ray[i]]);
+    }
+  });
+
+  it('reports the farther echo alone when the minimum range drops the nearer one (the glass pane)', () => {
+    const nearest = { ...settings, returnOrder: 'NEAREST_TO_FARTHEST' } as const;
+    const all = buildLidarImage(scene, nearest);
+    const cut = buildLidarImage(scene, { ...nearest, minRangeMm: 7000 });
+    let behindGlass = 0;
+    for (let i = 0; i < all.range1.length; i++) {
+      if (!(all.range1[i] < 7000 && all.range2[i] >= 7000)) continue;
+      behindGlass++;
+      expect(cut.range1[i]).toBe(all.range2[i]);
+      expect(cut.reflectivity1[i]).toBe(all.reflectivity2[i]);
+      expect(cut.signal1[i]).toBe(all.signal2[i]);
+      expect(cut.range2[i]).toBe(0);
+    }
+    expect(behindGlass).toBeGreaterThan(100);
+  });
+
   it('serves every frame width from one cast: column m of 512 columns is column 4m of 2048', () => {
     const fine = buildLidarImage(scene, settings);
     const coarse = buildLidarImage(scene, settings, 512);
