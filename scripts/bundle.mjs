@@ -16,6 +16,8 @@
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bundleCommonJs } from './bundle-cjs.mjs';
+import { buildParameterValidators } from './parameter-validators.mjs';
 
 const root = join(import.meta.dirname, '..');
 
@@ -94,23 +96,15 @@ Object.assign(result.metafile.outputs, programs.metafile.outputs);
 
 // FIRST_USE_PACKAGES in one CommonJS file: each a function that requires it (esbuild evaluates a bundled
 // package when it is first required), so asking for Ajv does not evaluate fast-json-stringify.
-const firstUse = await build({
-  absWorkingDir: root,
-  stdin: {
-    contents: `module.exports = {${FIRST_USE_PACKAGES.map((name) => `${JSON.stringify(name)}: () => require(${JSON.stringify(name)})`).join(', ')}};`,
-    resolveDir: root,
-    sourcefile: 'first-use-packages.cjs',
-  },
-  outfile: 'dist/first-use-packages.cjs',
-  bundle: true,
-  metafile: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  logLevel: 'warning',
-  minifyWhitespace: true,
-});
-Object.assign(result.metafile.outputs, firstUse.metafile.outputs);
+const firstUse = await bundleCommonJs(
+  root,
+  'first-use-packages.cjs',
+  `module.exports = {${FIRST_USE_PACKAGES.map((name) => `${JSON.stringify(name)}: () => require(${JSON.stringify(name)})`).join(', ')}};`,
+);
+Object.assign(result.metafile.outputs, firstUse.outputs);
+
+// The configuration's value validators, compiled ahead of time (scripts/parameter-validators.mjs).
+Object.assign(result.metafile.outputs, (await buildParameterValidators(root)).outputs);
 
 // V8 keeps each script's source in the heap (functions are compiled lazily from it), and stores it
 // as two bytes per character as soon as one character lies outside Latin-1: the 2.6 MB CLI bundle

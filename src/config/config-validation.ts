@@ -4,7 +4,6 @@
  * Every problem is reported with a JSON pointer; nothing here changes state.
  */
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import { isIP } from 'node:net';
 import {
   type FieldError,
   MAX_FIELD_ERRORS,
@@ -17,33 +16,25 @@ import {
   type LidarMode,
   installedPackage,
 } from '../model/index.js';
+import { CONFIG_AJV_OPTIONS, CONFIG_FORMATS } from './config-formats.js';
+import { builtValidators, precompiledValidator } from './precompiled-validators.js';
 import { PARAMETERS, DEPRECATED_ALIASES, findParameter, findDeprecatedAlias } from './registry.js';
-
-/** Host names as RFC 1123 allows them: dot-separated labels of letters, digits and inner hyphens. */
-const HOST_NAME =
-  /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-/** A name made only of digits and dots is a malformed IPv4 address, never a host name. */
-const NUMERIC_NAME = /^[0-9.]+$/;
-
-export function isValidUdpDestination(value: string): boolean {
-  if (value === '') return true;
-  if (isIP(value) !== 0) return true;
-  return HOST_NAME.test(value) && !NUMERIC_NAME.test(value);
-}
 
 const loadAjv = installedPackage<typeof import('ajv')>('ajv');
 let ajv: Ajv | undefined;
 
-/** Built with the first value validator (installed-package.ts says why not at start-up). */
+/** Built with the first validator the build did not compile ahead (installed-package.ts says why not at start-up). */
 function configAjv(): Ajv {
   if (ajv) return ajv;
-  // verbose: errors carry their schema, so a range error can state both bounds.
-  ajv = new (loadAjv().Ajv)({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false, verbose: true });
-  ajv.addFormat('udp-destination', { type: 'string', validate: isValidUdpDestination });
+  ajv = new (loadAjv().Ajv)(CONFIG_AJV_OPTIONS);
+  for (const [name, format] of Object.entries(CONFIG_FORMATS)) ajv.addFormat(name, format);
   return ajv;
 }
 
-/** Each value's schema, compiled on its first use: compiling all of them up front cost ~45 ms of start-up. */
+/**
+ * Each value's schema; its validator comes from the build (precompiled-validators.ts) or is compiled on
+ * its first use (compiling all of them up front cost ~45 ms of start-up).
+ */
 const valueSchemas = new Map<string, object>([
   ...PARAMETERS.map((p) => [p.name, p.schema] as const),
   ...DEPRECATED_ALIASES.map((a) => [a.name, a.schema] as const),
@@ -55,7 +46,7 @@ function validatorOf(name: string): ValidateFunction | undefined {
   if (validate) return validate;
   const schema = valueSchemas.get(name);
   if (!schema) return undefined;
-  validate = configAjv().compile(schema);
+  validate = precompiledValidator(builtValidators(), name, schema) ?? configAjv().compile(schema);
   valueValidators.set(name, validate);
   return validate;
 }
@@ -105,7 +96,7 @@ export function valueErrors(name: string, value: unknown): FieldError[] {
   if (!validate) return [];
   // A list longer than its schema allows is wrong as a whole: checking each of its items would
   // cost time and answer size in proportion to what the client chose to send.
-  const maxItems = (validate.schema as { maxItems?: number }).maxItems;
+  const maxItems = (valueSchemas.get(name) as { maxItems?: number }).maxItems;
   if (Array.isArray(value) && maxItems !== undefined && value.length > maxItems) {
     return [{ pointer: `/${name}`, detail: `must be a list of exactly ${maxItems} items; got ${value.length}` }];
   }

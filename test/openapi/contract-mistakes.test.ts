@@ -13,7 +13,7 @@ import { ALERT_IDS } from '../../src/model/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
-import { isValidUdpDestination } from '../../src/config/config-validation.js';
+import { isValidUdpDestination } from '../../src/config/config-formats.js';
 import type { Hal } from '../../src/hal/types.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';

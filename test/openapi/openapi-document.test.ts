@@ -11,7 +11,7 @@ import { sensorApi } from '../../src/routes/sensor-api.js';
 import { PARAMETERS, defaultConfig } from '../../src/config/registry.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { isValidUdpDestination } from '../../src/config/config-validation.js';
+import { isValidUdpDestination } from '../../src/config/config-formats.js';
 import { fetchDocument, METHODS, type Json, type OpenApiDocument } from './openapi-fixture.js';
 
 let unit: TestSensor;

@@ -4,7 +4,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
-import { isValidUdpDestination } from '../../src/config/config-validation.js';
+import { isValidUdpDestination } from '../../src/config/config-formats.js';
 
 export type Json = Record<string, unknown>;
 export type OpenApiDocument = Json & { paths: Record<string, Record<string, Operation>>; components: Json };
