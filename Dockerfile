@@ -17,8 +17,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-# The build's second step bundles the CLI and the emitter worker (esbuild, a development dependency).
-COPY scripts/bundle.mjs ./scripts/bundle.mjs
+# The build's second step bundles the CLI and the emitter worker (esbuild, a development dependency) and
+# compiles the configuration's value validators ahead of time (Ajv's standalone code).
+COPY scripts/bundle.mjs scripts/bundle-cjs.mjs scripts/parameter-validators.mjs ./scripts/
 COPY src ./src
 COPY web ./web
 RUN npm run build && npm prune --omit=dev
