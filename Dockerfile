@@ -19,7 +19,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 # The build's second step bundles the CLI and the emitter worker (esbuild, a development dependency) and
 # compiles the configuration's value validators ahead of time (Ajv's standalone code).
-COPY scripts/bundle.mjs scripts/bundle-cjs.mjs scripts/parameter-validators.mjs ./scripts/
+COPY scripts/bundle.mjs scripts/bundle-cjs.mjs scripts/parameter-validators.mjs scripts/request-validators.mjs ./scripts/
 COPY src ./src
 COPY web ./web
 RUN npm run build && npm prune --omit=dev

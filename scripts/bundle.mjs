@@ -18,6 +18,7 @@ import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { bundleCommonJs } from './bundle-cjs.mjs';
 import { buildParameterValidators } from './parameter-validators.mjs';
+import { buildRequestValidators } from './request-validators.mjs';
 
 const root = join(import.meta.dirname, '..');
 
@@ -103,8 +104,10 @@ const firstUse = await bundleCommonJs(
 );
 Object.assign(result.metafile.outputs, firstUse.outputs);
 
-// The configuration's value validators, compiled ahead of time (scripts/parameter-validators.mjs).
+// The configuration's value validators and the routes' request validators, compiled ahead of time
+// (scripts/parameter-validators.mjs, scripts/request-validators.mjs).
 Object.assign(result.metafile.outputs, (await buildParameterValidators(root)).outputs);
+Object.assign(result.metafile.outputs, (await buildRequestValidators(root)).outputs);
 
 // V8 keeps each script's source in the heap (functions are compiled lazily from it), and stores it
 // as two bytes per character as soon as one character lies outside Latin-1: the 2.6 MB CLI bundle

@@ -13,10 +13,8 @@
  * no such file, and after an edit of a schema without a build the file is stale for it: the caller then
  * compiles the validator with Ajv as before (config-validation.ts).
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
+import { builtFile } from '../model/index.js';
 
 /** One entry of the file: the schema's JSON and Ajv's validator of it. */
 export interface PrecompiledValidator {
@@ -26,15 +24,8 @@ export interface PrecompiledValidator {
 
 export type PrecompiledTable = Record<string, PrecompiledValidator | undefined>;
 
-const requireHere = createRequire(import.meta.url);
-const BUILT_FILE = fileURLToPath(new URL('./parameter-validators.cjs', import.meta.url));
-let built: PrecompiledTable | null | undefined;
-
 /** The build's table, read on the first call; null when there is none. */
-export function builtValidators(): PrecompiledTable | null {
-  built ??= existsSync(BUILT_FILE) ? (requireHere(BUILT_FILE) as PrecompiledTable) : null;
-  return built;
-}
+export const builtValidators = builtFile<PrecompiledTable>('parameter-validators.cjs');
 
 /** `name`'s validator from `table` if it was compiled from `schema` (compared as JSON), else undefined. */
 export function precompiledValidator(

@@ -8,19 +8,16 @@
  * node_modules they were some 80 files through Node's CommonJS loader on that first request. Running from
  * the sources (tsx, vitest) there is no such file, and the package comes from node_modules.
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { builtFile } from './built-file.js';
 
 const requireHere = createRequire(import.meta.url);
 
 /** Each package's exports by name, required on the first call (scripts/bundle.mjs writes it). */
-const BUNDLED_FILE = fileURLToPath(new URL('./first-use-packages.cjs', import.meta.url));
-let bundled: Record<string, (() => unknown) | undefined> | null | undefined;
+const bundled = builtFile<Record<string, (() => unknown) | undefined>>('first-use-packages.cjs');
 
 function bundledPackage(name: string): (() => unknown) | undefined {
-  bundled ??= existsSync(BUNDLED_FILE) ? (requireHere(BUNDLED_FILE) as Record<string, () => unknown>) : null;
-  return bundled?.[name];
+  return bundled()?.[name];
 }
 
 /**

@@ -2,18 +2,36 @@
  * The request validator of the sensor's routes: Fastify's own Ajv compiler, with no type coercion,
  * no defaults filled in, nothing removed and every error reported; except for request parts marked
  * `handlerValidated`, whose schemas document the request while the device core validates them with
- * its own messages. Each validator is compiled on the route's first request, not at start-up
+ * its own messages. Each validator is the one the build compiled ahead of time for its schema
+ * (precompiled-request-validators.ts), else compiled on the route's first request, not at start-up
  * (compiling every route's validators up front cost ~60 ms before the unit could answer). The query
  * string of a route that takes no parameter is checked without Ajv (`noParameters`).
  */
 import type { FastifySchemaCompiler } from 'fastify';
 import { installedPackage } from '../../model/index.js';
 import { isHandlerValidated, withoutDocumentOnly } from '../api-schemas.js';
+import { precompiledRequestValidator } from './precompiled-request-validators.js';
 
 /** Required on the first compile (installed-package.ts says why). */
 const ajvCompiler = installedPackage<typeof import('@fastify/ajv-compiler')>('@fastify/ajv-compiler');
 
-const AJV_OPTIONS = { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } as const;
+/** @fastify/ajv-compiler's options for the routes (the build compiles ahead of time with the same). */
+export const ROUTE_AJV_OPTIONS = {
+  allErrors: true,
+  removeAdditional: false,
+  coerceTypes: false,
+  useDefaults: false,
+} as const;
+
+/**
+ * Told of every schema the routes validate with, as Fastify hands them over: the build lists them so to
+ * compile them ahead of time (scripts/request-validators.mjs). None at run time.
+ */
+const schemaListeners: ((schema: unknown) => void)[] = [];
+
+export function onRequestSchema(listener: (schema: unknown) => void): void {
+  schemaListeners.push(listener);
+}
 
 type RouteCompiler = FastifySchemaCompiler<unknown>;
 
@@ -91,9 +109,13 @@ export function requestValidatorCompiler(): RouteCompiler {
   let compile: RouteCompiler | undefined;
   return (route) => {
     if (isHandlerValidated(route.schema)) return acceptAll;
+    for (const listener of schemaListeners) listener(withoutDocumentOnly(route.schema));
     const ajv = compiledOnFirstUse(() => {
-      compile ??= ajvCompiler().AjvCompiler()({}, { customOptions: AJV_OPTIONS }) as unknown as RouteCompiler;
-      return compile({ ...route, schema: withoutDocumentOnly(route.schema) } as typeof route) as Validator;
+      const schema = withoutDocumentOnly(route.schema);
+      const ahead = precompiledRequestValidator(schema);
+      if (ahead) return ahead;
+      compile ??= ajvCompiler().AjvCompiler()({}, { customOptions: ROUTE_AJV_OPTIONS }) as unknown as RouteCompiler;
+      return compile({ ...route, schema } as typeof route) as Validator;
     });
     return isClosedEmptyObject(route.schema) ? noParameters(ajv) : ajv;
   };

@@ -1,0 +1,46 @@
+// Part of `npm run build` (scripts/bundle.mjs calls it after tsc): compiles the routes' request validators
+// ahead of time into dist/request-validators.cjs (src/routes/http/precompiled-request-validators.ts says
+// why). Which schemas: a unit is built from tsc's output (dist/main/unit.js, in a temporary data
+// directory, never listening) and made ready, and validator-compiler.ts tells of every schema Fastify
+// hands it. How: @fastify/ajv-compiler's own standalone mode, with the options the routes use, so the code
+// is what it would compile at run time; esbuild bundles it with the Ajv helpers it requires. Keyed by each
+// schema's JSON. Plain JavaScript: it runs without tsx.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bundleCommonJs } from './bundle-cjs.mjs';
+
+/** Writes dist/request-validators.cjs; returns esbuild's metafile of it. */
+export async function buildRequestValidators(root) {
+  const dist = (file) => pathToFileURL(join(root, 'dist', file)).href;
+  const { onRequestSchema, ROUTE_AJV_OPTIONS } = await import(dist('routes/http/validator-compiler.js'));
+  const schemas = new Map();
+  onRequestSchema((schema) => schemas.set(JSON.stringify(schema), schema));
+  const { createUnit } = await import(dist('main/unit.js'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'lidar-sensor-build-'));
+  try {
+    const unit = await createUnit({ dataDir });
+    await unit.app.ready();
+    await unit.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (schemas.size === 0) throw new Error('request-validators: the routes named no schema to compile');
+
+  const { StandaloneValidator } = createRequire(join(root, 'package.json'))('@fastify/ajv-compiler');
+  const codes = new Map();
+  const compile = StandaloneValidator({
+    readMode: false,
+    storeFunction: (route, code) => codes.set(JSON.stringify(route.schema), code),
+  })({}, { customOptions: { ...ROUTE_AJV_OPTIONS } });
+  for (const schema of schemas.values()) compile({ schema, method: 'GET', url: '/', httpPart: 'querystring' });
+
+  // Each standalone module assigns `module.exports`: run inside a function, it gives its validator.
+  const entries = [...codes].map(
+    ([key, code]) =>
+      `${JSON.stringify(key)}: (function (module) { var exports = module.exports;\n${code}\nreturn module.exports; })({ exports: {} })`,
+  );
+  return bundleCommonJs(root, 'request-validators.cjs', `module.exports = {\n${entries.join(',\n')}\n};`);
+}
