@@ -4,6 +4,7 @@
  * simulated unit with its data directory (src/main/server.ts, resolveIdentity: kv key KV_KEYS.identity).
  */
 import type { ProductModel } from './products.js';
+import { utcIsoString } from './util/utc-time.js';
 
 /** `prod_sn` must fit the 40-bit field of every lidar packet. */
 export const SERIAL_LIMIT = 1n << 40n;
@@ -81,7 +82,7 @@ const YEAR_S = 365 * 24 * 3600;
  */
 export function calibrationTimestampFor(serial: string): string {
   const seconds = CALIBRATION_EPOCH_S + Number((BigInt(serial) * 2_654_435_761n) % BigInt(YEAR_S));
-  return new Date(seconds * 1000).toISOString().slice(0, 19);
+  return utcIsoString(seconds * 1000).slice(0, 19);
 }
 
 export function makeIdentity(

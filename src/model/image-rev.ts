@@ -4,6 +4,7 @@
  * it, so the running slot is the one source of all three.
  */
 import { imageRev, type FirmwareBuild } from './identity.js';
+import { utcIsoString } from './util/utc-time.js';
 
 // ousteros-image-prod-<machine>-v<X.Y.Z>+<YYYYMMDDhhmmss>
 const IMAGE_REV =
@@ -18,7 +19,7 @@ export function parseImageRev(rev: string): { build?: FirmwareBuild; problem?: s
   const buildDate = `${year}-${month}-${day}T${hour}:${minute}:${second}Z`;
   const date = new Date(buildDate);
   // Date accepts e.g. 24:00:00 or rolls 02-30 over; demand that the fields round-trip.
-  if (Number.isNaN(date.getTime()) || `${date.toISOString().slice(0, 19)}Z` !== buildDate) {
+  if (Number.isNaN(date.getTime()) || `${utcIsoString(date.getTime()).slice(0, 19)}Z` !== buildDate) {
     return { problem: `image_rev "${rev}" holds an invalid build time` };
   }
   const build: FirmwareBuild = { version, machine, buildDate };

@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { utcIsoString } from '../model/index.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export type SqliteDatabase = Database.Database;
@@ -58,7 +59,7 @@ export function applyMigrations(db: SqliteDatabase): void {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
       migration.up(db);
-      record.run(migration.version, migration.name, new Date().toISOString());
+      record.run(migration.version, migration.name, utcIsoString(Date.now()));
       db.pragma(`user_version = ${Math.max(migration.version, db.pragma('user_version', { simple: true }) as number)}`);
     })();
   }

@@ -10,6 +10,7 @@
 import type { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
+import { utcIsoString } from '../../model/index.js';
 import { redactLogLine, redactSecrets } from './redact.js';
 
 export interface DumpSection {
@@ -56,7 +57,7 @@ async function writeEntries(pack: tar.Pack, options: DumpArchiveOptions): Promis
   const mtime = now();
   const files = ['manifest.json', ...options.sections.map((s) => s.file), ...(options.logLines ? [LOG_FILE] : [])];
   await writeFile(pack, 'manifest.json', mtime, [
-    json({ ...options.manifest, generated_at: mtime.toISOString(), files }),
+    json({ ...options.manifest, generated_at: utcIsoString(mtime.getTime()), files }),
   ]);
 
   for (const section of options.sections) {

@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { AlertLog } from '../../alerts/index.js';
-import type { SensorIdentity } from '../../model/index.js';
+import { type SensorIdentity, utcIsoString } from '../../model/index.js';
 import { createDumpArchive, type DumpSection } from './dump-archive.js';
 
 /**
@@ -56,8 +56,7 @@ export interface SensorDump {
 
 /** `diagnostics-<serial>-<UTC time>.tar.gz`, e.g. diagnostics-122201000123-20240426T041747Z.tar.gz. */
 export function dumpFileName(serialNumber: string, at: Date): string {
-  const stamp = at
-    .toISOString()
+  const stamp = utcIsoString(at.getTime())
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/[-:]/g, '');
   return `diagnostics-${serialNumber.replace(/[^A-Za-z0-9_-]/g, '_')}-${stamp}.tar.gz`;

@@ -13,6 +13,7 @@ import {
   notFound,
   type UdpAction,
   type UdpFaultRule,
+  utcIsoString,
 } from '../../model/index.js';
 import type { FaultTarget } from './fault-target.js';
 import { validateFaultRule } from './rule-validation.js';
@@ -87,7 +88,7 @@ export class FaultPlane {
     if (spec.selector.plane === 'udp' && !this.streams)
       throw new ApiError('conflict', 'this unit has no simulated data plane to inject UDP faults into');
     const id = `f${this.nextId++}`;
-    const rule: Rule = { id, spec, added: new Date().toISOString(), applied: 0, seen: 0 };
+    const rule: Rule = { id, spec, added: utcIsoString(Date.now()), applied: 0, seen: 0 };
     switch (spec.selector.plane) {
       case 'unit':
         rule.end = this.unit.start(
@@ -139,7 +140,7 @@ export class FaultPlane {
     this.rules.delete(id);
     clearTimeout(rule.timer);
     rule.end?.();
-    this.ended.push({ ...this.view(rule), ended: new Date().toISOString(), reason });
+    this.ended.push({ ...this.view(rule), ended: utcIsoString(Date.now()), reason });
     if (this.ended.length > ENDED_KEPT) this.ended.shift();
     this.log.info({ fault: id, reason, applied: rule.applied }, 'fault rule ended');
     this.refreshPlanes(rule.spec.selector.plane);
