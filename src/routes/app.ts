@@ -16,6 +16,7 @@ import { installHttpFaults, type HttpFaultSource } from './http/http-faults.js';
 import { metricsPlugin } from './metrics/metrics-plugin.js';
 import { webRoutes } from './web/web-routes.js';
 import { installPreparedAnswers } from './http/prepared-answers.js';
+import { installDateHeader } from './http/date-header.js';
 import { logsEveryRequest } from './http/request-log.js';
 import { lazyDefaultCompilers } from './http/default-compilers.js';
 
@@ -65,6 +66,7 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     logsEveryRequest: () => logsEveryRequest(app.log),
   });
   const connections = installHttpHardening(app, options.httpLimits);
+  installDateHeader(app);
   // A restart (also DELETE config's, and the one after a firmware upload) is a reboot to every client:
   // keep-alive connections, uploads in flight, downloads and streams all end, as on a real unit.
   const reboot = () => connections.policy.closeAll();

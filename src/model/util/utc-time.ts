@@ -3,9 +3,10 @@
  * (`2024-05-01T12:00:00.000Z`).
  *
  * Why not toISOString itself: V8 (Node 20) looks up the local time zone on every call of it although
- * the text is UTC, and the first lookup loads ICU's time-zone data and tables: about 0.9 MB of memory and
- * 1 ms, at every start (the identity's calibration time, the firmware image's build time). Nothing else
- * an idle unit does needs the local time zone. The UTC getters do not look it up.
+ * the text is UTC, and the first lookup loads ICU's time-zone data and tables: about 0.6-0.9 MB of memory
+ * and 1 ms, at every start (the identity's calibration time, the firmware image's build time). Nothing
+ * else the unit does needs the local time zone (its HTTP Date header: src/routes/http/date-header.ts).
+ * The UTC getters do not look it up.
  */
 const pad = (value: number, width: number) => String(value).padStart(width, '0');
 

@@ -7,7 +7,7 @@
  * chain and schema check (issue 34: about half of such a request's CPU).
  *
  * The answer is byte for byte what the route answers: status 200, `content-type: application/json`,
- * `content-length`, and what Node adds to both (Date, keep-alive). Only the plainest request takes
+ * `date` (date-header.ts), `content-length`, and what Node adds to both (keep-alive). Only the plainest request takes
  * this path; anything that a hook of src/routes/http could act on goes to Fastify as before:
  *
  * - a method other than GET, a target other than the exact path (a query string, absolute form,
@@ -26,6 +26,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RequestObserver } from '../metrics/request-stats.js';
+import { httpDate } from './date-header.js';
 
 /** The answer's body, or undefined to leave the request to the route (it then answers or explains). */
 export type PreparedBody = () => Buffer | undefined;
@@ -100,8 +101,16 @@ export class PreparedAnswers {
       return false;
     }
     if (bytes === undefined) return false;
-    // The header names, their order and case as Fastify writes a Buffer sent with reply.type().
-    res.writeHead(200, ['content-type', 'application/json', 'content-length', String(bytes.length)]);
+    // The header names, their order and case as Fastify writes a Buffer sent with reply.type(), our Date
+    // header included (date-header.ts).
+    res.writeHead(200, [
+      'content-type',
+      'application/json',
+      'date',
+      httpDate(),
+      'content-length',
+      String(bytes.length),
+    ]);
     res.end(bytes);
     this.answered++;
     observe('GET', path, 200, (performance.now() - start) / 1000);
