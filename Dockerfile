@@ -18,8 +18,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 # The build's second step bundles the CLI and the emitter worker (esbuild, a development dependency) and
-# compiles the configuration's value validators ahead of time (Ajv's standalone code).
-COPY scripts/bundle.mjs scripts/bundle-cjs.mjs scripts/parameter-validators.mjs scripts/request-validators.mjs ./scripts/
+# compiles the validators ahead of time (Ajv's standalone code): scripts/bundle.mjs and the modules beside it
+# that it imports (every top-level .mjs, so a new one cannot be left out of the image's build).
+COPY scripts/*.mjs ./scripts/
 COPY src ./src
 COPY web ./web
 RUN npm run build && npm prune --omit=dev

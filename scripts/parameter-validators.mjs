@@ -8,15 +8,12 @@
 // the registry from tsc's output (dist/config), so it runs without tsx.
 import Ajv, { _ } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { bundleCommonJs } from './bundle-cjs.mjs';
+import { bundleCommonJs, importBuilt } from './bundle-cjs.mjs';
 
 /** Writes dist/parameter-validators.cjs; returns esbuild's metafile of it. */
 export async function buildParameterValidators(root) {
-  const dist = (file) => pathToFileURL(join(root, 'dist', file)).href;
-  const { PARAMETERS, DEPRECATED_ALIASES } = await import(dist('config/registry.js'));
-  const { CONFIG_AJV_OPTIONS, CONFIG_FORMATS } = await import(dist('config/config-formats.js'));
+  const { PARAMETERS, DEPRECATED_ALIASES } = await importBuilt(root, 'config/registry.js');
+  const { CONFIG_AJV_OPTIONS, CONFIG_FORMATS } = await importBuilt(root, 'config/config-formats.js');
   const ajv = new Ajv.default({
     ...CONFIG_AJV_OPTIONS,
     // The generated code takes the formats from the module that defines them (bundled below).

@@ -5,20 +5,18 @@
 // hands it. How: @fastify/ajv-compiler's own standalone mode, with the options the routes use, so the code
 // is what it would compile at run time; esbuild bundles it with the Ajv helpers it requires. Keyed by each
 // schema's JSON. Plain JavaScript: it runs without tsx.
+import { StandaloneValidator } from '@fastify/ajv-compiler';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { bundleCommonJs } from './bundle-cjs.mjs';
+import { bundleCommonJs, importBuilt } from './bundle-cjs.mjs';
 
 /** Writes dist/request-validators.cjs; returns esbuild's metafile of it. */
 export async function buildRequestValidators(root) {
-  const dist = (file) => pathToFileURL(join(root, 'dist', file)).href;
-  const { onRequestSchema, ROUTE_AJV_OPTIONS } = await import(dist('routes/http/validator-compiler.js'));
+  const { onRequestSchema, ROUTE_AJV_OPTIONS } = await importBuilt(root, 'routes/http/validator-compiler.js');
   const schemas = new Map();
   onRequestSchema((schema) => schemas.set(JSON.stringify(schema), schema));
-  const { createUnit } = await import(dist('main/unit.js'));
+  const { createUnit } = await importBuilt(root, 'main/unit.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'lidar-sensor-build-'));
   try {
     const unit = await createUnit({ dataDir });
@@ -29,7 +27,6 @@ export async function buildRequestValidators(root) {
   }
   if (schemas.size === 0) throw new Error('request-validators: the routes named no schema to compile');
 
-  const { StandaloneValidator } = createRequire(join(root, 'package.json'))('@fastify/ajv-compiler');
   const codes = new Map();
   const compile = StandaloneValidator({
     readMode: false,

@@ -106,7 +106,7 @@ export type { MaybePromise } from './util/maybe-promise.js';
 export { TtlCache } from './util/ttl-cache.js';
 export { installedPackage } from './util/installed-package.js';
 export { builtFile } from './util/built-file.js';
-export { utcIsoString } from './util/utc-time.js';
+export { httpDate, utcIsoString } from './util/utc-time.js';
 export { packageVersion } from './version.js';
 export type { ArrivedHeader } from './image-format.js';
 export { isEd25519, keyFingerprint, verifyImageHeader } from './image-signature.js';

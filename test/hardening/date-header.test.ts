@@ -1,12 +1,12 @@
 /**
- * The Date header (src/routes/http/date-header.ts): the unit writes it itself, in Node's own format,
+ * The Date header (src/routes/http/date-header.ts, src/model/util/utc-time.ts): the unit writes it itself, in Node's own format,
  * exactly once on every answer, whichever path made the answer.
  */
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/routes/app.js';
-import { httpDate } from '../../src/routes/http/date-header.js';
+import { httpDate } from '../../src/model/index.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { rawConnect } from '../helpers/raw-http.js';
 

@@ -16,10 +16,6 @@ const requireHere = createRequire(import.meta.url);
 /** Each package's exports by name, required on the first call (scripts/bundle.mjs writes it). */
 const bundled = builtFile<Record<string, (() => unknown) | undefined>>('first-use-packages.cjs');
 
-function bundledPackage(name: string): (() => unknown) | undefined {
-  return bundled()?.[name];
-}
-
 /**
  * `name`'s exports, required on the first call; `via`: the package whose own dependency it is (resolved
  * from there, as that package would require it).
@@ -27,7 +23,7 @@ function bundledPackage(name: string): (() => unknown) | undefined {
 export function installedPackage<T>(name: string, via?: string): () => T {
   let exports: T | undefined;
   return () => {
-    exports ??= (bundledPackage(name)?.() ?? (via ? createRequire(requireHere.resolve(via)) : requireHere)(name)) as T;
+    exports ??= (bundled()?.[name]?.() ?? (via ? createRequire(requireHere.resolve(via)) : requireHere)(name)) as T;
     return exports;
   };
 }

@@ -7,8 +7,9 @@
  * chain and schema check (issue 34: about half of such a request's CPU).
  *
  * The answer is byte for byte what the route answers: status 200, `content-type: application/json`,
- * `date` (date-header.ts), `content-length`, and what Node adds to both (keep-alive). Only the plainest request takes
- * this path; anything that a hook of src/routes/http could act on goes to Fastify as before:
+ * `date` (the unit's own, date-header.ts), `content-length`, and what Node adds to both (keep-alive).
+ * Only the plainest request takes this path; anything that a hook of src/routes/http could act on goes
+ * to Fastify as before:
  *
  * - a method other than GET, a target other than the exact path (a query string, absolute form,
  *   a trailing slash), a body (`content-length` or `transfer-encoding`) or an `Expect` header;
@@ -25,8 +26,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { httpDate } from '../../model/index.js';
 import type { RequestObserver } from '../metrics/request-stats.js';
-import { httpDate } from './date-header.js';
 
 /** The answer's body, or undefined to leave the request to the route (it then answers or explains). */
 export type PreparedBody = () => Buffer | undefined;
