@@ -18,7 +18,7 @@ import { startFleet } from '../test/helpers/fleet-process.js';
 const { values } = parseArgs({ options: { rate: { type: 'string' }, seconds: { type: 'string' } } });
 const rate = Number(values.rate ?? 1);
 const seconds = Number(values.seconds ?? 5);
-const base = join(import.meta.dirname, '../../shared/data/recordings/same_ports_nonlegacy');
+const base = join(import.meta.dirname, '../test/fixtures/recordings/same_ports_nonlegacy');
 const metadata = [`${base}.1.json`, `${base}.2.json`];
 const recordings = metadata.map((m) => loadRecording(`${base}.pcap`, m));
 const lidarTime = (i: number) => recordings[i].packets.find((p) => p.kind === 'lidar')?.timeNs ?? 0;

@@ -23,7 +23,7 @@ const { values } = parseArgs({
 });
 const seconds = Number(values.seconds ?? 10);
 const recordingFile = resolve(
-  values.recording ?? join(import.meta.dirname, '../../shared/data/recordings/crc_test.pcap'),
+  values.recording ?? join(import.meta.dirname, '../test/fixtures/recordings/crc_test.pcap'),
 );
 const metadataFile = values.metadata ? resolve(values.metadata) : undefined;
 

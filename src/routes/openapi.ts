@@ -82,12 +82,7 @@ export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = as
   const json = () => (jsonText ??= JSON.stringify(built()));
   // The YAML library is loaded only when someone asks for YAML, not at every start of the unit.
   const yaml = async () => {
-    if (yamlText === undefined) {
-      const { stringify } = await import('yaml');
-      // Written with YAML 1.1's rules, so every scalar 1.1 would read as a boolean or number (OFF, on, yes,
-      // 0777, …) is quoted: PyYAML, Ruby and many Go tools read YAML 1.1; quoted strings read the same in 1.2.
-      yamlText = stringify(built(), { aliasDuplicateObjects: false, version: '1.1' });
-    }
+    if (yamlText === undefined) yamlText = (await import('./openapi-yaml.js')).openApiYaml(built());
     return yamlText;
   };
   const common = { tags: ['system'], response: { 200: OpenApiDocumentSchema, ...problems() } };

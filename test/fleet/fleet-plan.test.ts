@@ -1,6 +1,6 @@
 /** Fleet planning, the fleet file and the metrics merge: pure functions, checked without processes. */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordedSensor } from '../../src/main/fleet/fleet-command.js';
 import { parseFleetFile } from '../../src/main/fleet/fleet-file.js';
@@ -9,6 +9,7 @@ import { UsageError } from '../../src/main/option-kit.js';
 import { mergeExpositions, withUnitLabel } from '../../src/main/fleet/merge-metrics.js';
 import { nthAddress, planUnits } from '../../src/main/fleet/unit-plan.js';
 import { parseMetrics, sampleValue } from '../helpers/prometheus.js';
+import { RECORDINGS } from '../helpers/recordings.js';
 
 const options = (argv: string[]) => parseFleetOptions(argv) as FleetOptions;
 
@@ -130,21 +131,20 @@ describe('fleet options and plans', () => {
   });
 
   it("lists a fleet file's replay unit as the recorded sensor (product, serial), not the configured product", () => {
-    const recordings = resolve(import.meta.dirname, '../../../shared/data/recordings');
     const file = parseFleetFile(
       [
         'units:',
-        `  - { name: legacy, product: OS-1-128, replay: ${join(recordings, 'OS-2-32-U0_v2.0.0_1024x10.pcap')} }`,
+        `  - { name: legacy, product: OS-1-128, replay: ${join(RECORDINGS, 'OS-2-32-U0_v2.0.0_1024x10.pcap')} }`,
         `  - name: two`,
-        `    replay: ${join(recordings, 'same_ports_nonlegacy.pcap')}`,
-        `    args: [--metadata, ${join(recordings, 'same_ports_nonlegacy.2.json')}]`,
+        `    replay: ${join(RECORDINGS, 'same_ports_nonlegacy.pcap')}`,
+        `    args: [--metadata, ${join(RECORDINGS, 'same_ports_nonlegacy.2.json')}]`,
         '  - { name: live, product: OS-0-64 }',
       ].join('\n'),
       '/',
     );
     const plans = planUnits(options(['--count', '3']), file, [], recordedSensor);
     const recorded = (name: string) =>
-      JSON.parse(readFileSync(join(recordings, name), 'utf8')) as {
+      JSON.parse(readFileSync(join(RECORDINGS, name), 'utf8')) as {
         prod_line?: string;
         prod_sn?: string | number;
         sensor_info?: { prod_line: string; prod_sn: string | number };

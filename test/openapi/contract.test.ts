@@ -7,20 +7,20 @@ import { once } from 'node:events';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
-import { fetchDocument, responseValidators, type Operation, type OpenApiDocument } from './openapi-fixture.js';
+import {
+  type DocumentedCall,
+  documentedCalls,
+  exampleRequests,
+  fetchDocument,
+  type OpenApiDocument,
+  RESTARTING,
+  responseValidators,
+} from './openapi-fixture.js';
 import { waitFor } from '../helpers/poll.js';
 
 // A T1 model, so the speed override answers with its success responses too.
 const PRODUCT = 'OS-1-128-T1';
-/** Operations after which the unit restarts: the next call waits until it answers again. */
-const RESTARTING = new Set(['resetConfig', 'restart', 'legacyReboot', 'uploadFirmware']);
-/** A binary body has no example in the document; the test makes a real image. */
-const BINARY_BODIES: Record<string, () => Buffer> = {
-  'application/octet-stream': () =>
-    buildImage('ousteros-image-prod-bootes-v3.2.0+20250101120000', generatedPayload('contract', 4096)),
-};
 
 let unit: TestSensor;
 let document: OpenApiDocument;
@@ -33,48 +33,9 @@ beforeAll(async () => {
 });
 afterAll(() => unit.close());
 
-interface Call {
-  path: string;
-  method: string;
-  operation: Operation;
-}
-
-function operations(): Call[] {
-  const calls = Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
-  );
-  // The restarting ones last, so the others run on an unchanged unit.
-  return calls.sort(
-    (a, b) => Number(RESTARTING.has(a.operation.operationId)) - Number(RESTARTING.has(b.operation.operationId)),
-  );
-}
-
-/** The documented request(s) of an operation: one per request body example, or one without a body. */
-function requests(call: Call): InjectOptions[] {
-  let url = call.path;
-  const query: Record<string, string> = {};
-  for (const parameter of call.operation.parameters ?? []) {
-    if (parameter.example === undefined) {
-      expect(
-        parameter.required,
-        `${call.operation.operationId}: required parameter ${parameter.name} has no example`,
-      ).toBe(false);
-      continue;
-    }
-    if (parameter.in === 'path')
-      url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(parameter.example)));
-    else query[parameter.name] = String(parameter.example);
-  }
-  const base: InjectOptions = { method: call.method.toUpperCase() as 'GET', url, query };
-  const content = call.operation.requestBody?.content;
-  if (!content) return [base];
-  const [[type, media]] = Object.entries(content);
-  const binary = BINARY_BODIES[type];
-  if (binary) return [{ ...base, headers: { 'content-type': type }, payload: binary() }];
-  const examples = Object.values(media.examples ?? {});
-  expect(examples.length, `${call.operation.operationId}: a request body without examples`).toBeGreaterThan(0);
-  return examples.map(({ value }) => ({ ...base, headers: { 'content-type': type }, payload: JSON.stringify(value) }));
-}
+type Call = DocumentedCall;
+const operations = () => documentedCalls(document);
+const requests = (call: Call) => exampleRequests(call) as InjectOptions[];
 
 async function whenReachable(): Promise<void> {
   await waitFor(

@@ -4,6 +4,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
+import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { isValidUdpDestination } from '../../src/config/config-formats.js';
 
 export type Json = Record<string, unknown>;
@@ -34,4 +35,67 @@ export function responseValidators(document: OpenApiDocument) {
     ajv.compile({
       $ref: `openapi#/${pointer('paths', path, method, 'responses', status, 'content', contentType, 'schema')}`,
     });
+}
+
+/** One operation of the document: its templated path, method and description. */
+export interface DocumentedCall {
+  path: string;
+  method: string;
+  operation: Operation;
+}
+
+/** A request ready for any transport: `inject()` takes it as it is, `fetch` through `urlOf`. */
+export interface DocumentedRequest {
+  method: string;
+  url: string;
+  query: Record<string, string>;
+  headers?: Record<string, string>;
+  payload?: string | Buffer;
+}
+
+/** Operations after which the unit restarts: run them last and wait for the unit to answer again. */
+export const RESTARTING = new Set(['resetConfig', 'restart', 'legacyReboot', 'uploadFirmware']);
+
+/** Every operation of the document, the restarting ones last (so the others run on an unchanged unit). */
+export function documentedCalls(document: OpenApiDocument): DocumentedCall[] {
+  const calls = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+  );
+  return calls.sort(
+    (a, b) => Number(RESTARTING.has(a.operation.operationId)) - Number(RESTARTING.has(b.operation.operationId)),
+  );
+}
+
+/** A binary body has no example in the document: a real firmware image. */
+const BINARY_BODIES: Record<string, () => Buffer> = {
+  'application/octet-stream': () =>
+    buildImage('ousteros-image-prod-bootes-v3.2.0+20250101120000', generatedPayload('contract', 4096)),
+};
+
+/**
+ * The documented request(s) of an operation, from its examples: one per request body example, or one without
+ * a body. Throws when the document lacks an example a request needs.
+ */
+export function exampleRequests(call: DocumentedCall): DocumentedRequest[] {
+  let url = call.path;
+  const query: Record<string, string> = {};
+  for (const parameter of call.operation.parameters ?? []) {
+    if (parameter.example === undefined) {
+      if (parameter.required)
+        throw new Error(`${call.operation.operationId}: required parameter ${parameter.name} has no example`);
+      continue;
+    }
+    if (parameter.in === 'path')
+      url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(parameter.example)));
+    else query[parameter.name] = String(parameter.example);
+  }
+  const base: DocumentedRequest = { method: call.method.toUpperCase(), url, query };
+  const content = call.operation.requestBody?.content;
+  if (!content) return [base];
+  const [[type, media]] = Object.entries(content);
+  const binary = BINARY_BODIES[type];
+  if (binary) return [{ ...base, headers: { 'content-type': type }, payload: binary() }];
+  const examples = Object.values(media.examples ?? {});
+  if (examples.length === 0) throw new Error(`${call.operation.operationId}: a request body without examples`);
+  return examples.map(({ value }) => ({ ...base, headers: { 'content-type': type }, payload: JSON.stringify(value) }));
 }

@@ -4,13 +4,14 @@
  * fault plane injects each fault class the validator claims to detect (the named check fails).
  */
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RECORDINGS } from '../helpers/recordings.js';
 import { CLI_PATH, type CliProcess, freePort, startCli } from '../helpers/cli-process.js';
-
-const RECORDINGS = resolve(import.meta.dirname, '../../../shared/data/recordings');
+import { waitFor } from '../helpers/poll.js';
 
 const running: CliProcess[] = [];
 afterEach(async () => {
@@ -108,7 +109,7 @@ describe('lidar-sensor validate on healthy units', () => {
     });
   });
 
-  // Every recording under ../shared/data/recordings, replayed read-only (a replay fixes what was measured, so the
+  // Every sample recording (test/fixtures/recordings), replayed read-only (a replay fixes what was measured, so the
   // write paths that change the lidar mode are refused by design: docs/replay.md). The LEGACY one once failed on
   // two real deviations of the unit: the document's udp_profile_lidar enum lacked LEGACY, and firmware fw named
   // this build while sensor_info.image_rev named the recording's firmware.
@@ -258,5 +259,74 @@ describe('lidar-sensor validate names each fault class the fault plane injects',
     expect(failed(outcome)).toContain(check);
     expect(outcome.stdout).toMatch(new RegExp(`^FAIL ${check.replace(/\./g, '\\.')} .+ — .+`, 'm'));
     if (check === 'udp.lidar.frame-rate') expect(outcome.stdout).toMatch(/frame-rate .+ — 8\.\d\d Hz, lidar_mode says/);
+  });
+});
+
+/**
+ * A unit whose alert answers are rewritten on the way: `next_cursor` shifted by `shift` on the answers `affects`
+ * picks (by their query). Everything else passes through unchanged.
+ */
+async function cursorOffProxy(target: string, shift: number, affects: (query: URLSearchParams) => boolean) {
+  const server: Server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', target);
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const upstream = await fetch(url, {
+      method: request.method,
+      headers: Object.fromEntries(
+        Object.entries(request.headers).filter(([k]) => k !== 'host' && k !== 'connection'),
+      ) as Record<string, string>,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
+    let body = Buffer.from(await upstream.arrayBuffer());
+    if (url.pathname === '/api/v1/sensor/alerts' && upstream.status === 200 && affects(url.searchParams)) {
+      const alerts = JSON.parse(body.toString()) as { next_cursor: number };
+      body = Buffer.from(JSON.stringify({ ...alerts, next_cursor: alerts.next_cursor + shift }));
+    }
+    const headers = Object.fromEntries(
+      [...upstream.headers].filter(
+        ([k]) => !['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k),
+      ),
+    );
+    response.writeHead(upstream.status, { ...headers, 'content-length': body.length }).end(body);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe('lidar-sensor validate checks next_cursor against the log it returns', () => {
+  it.each([
+    ['one ahead of the log, without a query', 1, (q: URLSearchParams) => !q.has('cursor')],
+    ['one behind the log, only with a cursor query', -1, (q: URLSearchParams) => q.has('cursor')],
+  ])('fails a unit whose next_cursor is %s, naming the query', async (_name, shift, affects) => {
+    const cli = await unit();
+    // Log entries to hold the cursor against: an alert raised and cleared by the fault plane.
+    await addFault(cli.control, {
+      selector: { plane: 'unit' },
+      action: { type: 'alert', id: 'OVERTEMP_WARNING' },
+      lifetime: { duration_ms: 200 },
+    });
+    await waitFor(
+      async () => {
+        const alerts = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/alerts`)).json()) as { log: unknown[] };
+        return alerts.log.length >= 2;
+      },
+      10_000,
+      'the alert raised and cleared',
+    );
+    const healthy = await validate(cli.baseUrl);
+    expect(failed(healthy), healthy.stdout).toEqual([]);
+    const proxy = await cursorOffProxy(cli.baseUrl, shift, affects);
+    try {
+      const outcome = await validate(proxy.url);
+      expect(outcome.code, outcome.stdout).toBe(1);
+      expect(failed(outcome)).toContain('alerts.next-cursor-log');
+      expect(outcome.stdout).toMatch(
+        /^FAIL alerts\.next-cursor-log .+ — GET \/api\/v1\/sensor\/alerts\S* ?: next_cursor \d+/m,
+      );
+    } finally {
+      await proxy.close();
+    }
   });
 });

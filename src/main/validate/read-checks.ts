@@ -350,6 +350,23 @@ async function metadataChecks(run: CheckRun, client: UnitClient): Promise<void> 
   );
 }
 
+/**
+ * What contradicts rule 3 across answers to the alert log read together: an answer whose log is not empty must
+ * have next_cursor one past its last entry (mod 2^32), and every answer the same next_cursor as the first.
+ */
+export function nextCursorProblems(answers: { query: string; log: Json[]; next_cursor: number }[]): string[] {
+  const problems: string[] = [];
+  const first = answers[0]?.next_cursor;
+  for (const { query, log, next_cursor } of answers) {
+    const where = `GET /api/v1/sensor/alerts${query}`;
+    const last = log.at(-1)?.cursor;
+    if (typeof last === 'number' && next_cursor !== (last + 1) % 2 ** 32)
+      problems.push(`${where}: next_cursor ${next_cursor} after a last entry with cursor ${last}`);
+    if (next_cursor !== first) problems.push(`${where}: next_cursor ${next_cursor}, ${first} without a query`);
+  }
+  return problems;
+}
+
 function isMatrix(value: unknown): boolean {
   return Array.isArray(value) && value.length === 16 && value.every((n) => typeof n === 'number');
 }
@@ -426,6 +443,31 @@ async function alertChecks(run: CheckRun, client: UnitClient): Promise<void> {
       `first ${show(answer.log[0]?.cursor)}`,
     );
   });
+  await run.check(
+    'alerts.next-cursor-log',
+    'next_cursor is one past the last log entry returned, with and without a cursor query (rule 3)',
+    async () => {
+      const cursors = [alerts.log[0]?.cursor, alerts.log.at(-1)?.cursor, next].filter((c) => typeof c === 'number');
+      const queries = [
+        '',
+        '?mode=summary',
+        ...[...new Set(cursors)].flatMap((c) => [`?cursor=${c}`, `?cursor=${c}&mode=summary`]),
+      ];
+      // Alerts may arrive between two reads: the whole round is read again once before it is judged.
+      let problems: string[] = [];
+      for (let round = 0; round < 2; round++) {
+        const answers = [];
+        for (const query of queries)
+          answers.push({
+            query,
+            ...(await client.fresh<{ log: Json[]; next_cursor: number }>(`/api/v1/sensor/alerts${query}`)),
+          });
+        problems = nextCursorProblems(answers);
+        if (problems.length === 0) return `${answers.length} queries, next_cursor ${answers[0].next_cursor}`;
+      }
+      expectThat(false, problems.join('; '));
+    },
+  );
   await run.check(
     'alerts.summary-shape',
     'mode=summary: active entries hold cursor, id, realtime; log entries also active',

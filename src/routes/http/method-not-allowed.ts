@@ -7,7 +7,17 @@ import type { FastifyInstance } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, notFound } from '../../model/index.js';
 
+type FindResult = NonNullable<ReturnType<ReturnType<typeof FindMyWay>['find']>>;
+
 const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+/**
+ * A route matches a path only with every path parameter given: `/api/v1/sensor/config/` fits
+ * `/api/v1/sensor/config/:name` with an empty name, yet it is the collection written with a trailing slash.
+ */
+function servesPath(match: FindResult | null): boolean {
+  return match !== null && Object.values(match.params).every((value) => value !== '' && value !== undefined);
+}
 
 /**
  * The router is built on the first unmatched request, from the routes noted as they were registered:
@@ -35,7 +45,7 @@ export function installNotFoundHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request) => {
     const router = routerOf();
     const path = request.url.split('?')[0];
-    const allowed = METHODS.filter((m) => router.find(m, path) !== null);
+    const allowed = METHODS.filter((m) => servesPath(router.find(m, path)));
     if (allowed.length) {
       throw new ApiError(
         'method-not-allowed',
@@ -45,7 +55,7 @@ export function installNotFoundHandler(app: FastifyInstance): void {
       );
     }
     const withoutSlash = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : undefined;
-    if (withoutSlash && METHODS.some((m) => router.find(m, withoutSlash) !== null))
+    if (withoutSlash && METHODS.some((m) => servesPath(router.find(m, withoutSlash))))
       throw notFound(`no endpoint at ${path}; the resource is ${withoutSlash} (without the trailing slash)`);
     throw notFound(`no endpoint at ${path}`);
   });

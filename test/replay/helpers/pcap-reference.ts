@@ -5,10 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { RECORDINGS } from '../../helpers/recordings.js';
+
+export { RECORDINGS };
 
 /** Repository root (this file is test/replay/helpers/). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const RECORDINGS = fileURLToPath(new URL('../../../../shared/data/recordings/', import.meta.url));
 export const OS0_CRC = `${RECORDINGS}crc_test`;
 export const OS1_FUSA = `${RECORDINGS}OS-1-128_767798045_1024x10_20230712_120049`;
 /** Firmware 2.0 OS-2-32: LEGACY lidar packets (no header, no footer), flat metadata. */
