@@ -57,7 +57,9 @@ import {
 import { TimeService } from './time-service.js';
 import { NetworkService } from './network-service.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
-import { crashPoint } from './firmware/crash-point.js';
+import { crashPoint, DATABASE_FILE, damagedFiles } from '../store/index.js';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { CoreFaultControls } from './fault-controls.js';
 
 export interface SensorDependencies {
@@ -271,6 +273,14 @@ export class Sensor extends EventEmitter<SensorEvents> {
   /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */
   async streamTotals(): Promise<StreamTotals | null> {
     return (await this.hal.lidar.streamTotals?.().catch(() => null)) ?? null;
+  }
+
+  /** Damaged database files kept aside in the data directory at start (the diagnostics dump carries them). */
+  damagedStoreFiles(): { name: string; path: string }[] {
+    const dir = dirname(this.db.name);
+    return damagedFiles(dir, DATABASE_FILE)
+      .map((name) => ({ name, path: join(dir, name) }))
+      .filter(({ path }) => isFile(path));
   }
 
   /**
@@ -592,4 +602,12 @@ function requireObject(input: unknown): Record<string, unknown> {
     );
   }
   return input as Record<string, unknown>;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -114,3 +114,5 @@ export { encodeImagePrefix } from './image-format.js';
 export { parseAddressList } from './address-list.js';
 export type { AddressList } from './address-list.js';
 export { forbidden } from './errors.js';
+export { decodeFactoryData, encodeFactoryData, factoryDataFor } from './factory-data.js';
+export type { FactoryData } from './factory-data.js';

@@ -12,15 +12,7 @@ import type { SqliteDatabase } from './database.js';
 /** JSON text per key (null: no such key), per database. */
 const readCaches = new WeakMap<SqliteDatabase, Map<string, string | null>>();
 
-/** The keys of the kv table, in one place so one transaction can touch several subsystems' settings. */
-export const KV_KEYS = {
-  identity: 'unit.identity',
-  userDataValue: 'user_data.value',
-  userDataPolicy: 'user_data.policy',
-  ipv4Override: 'network.ipv4_override',
-  speedOverride: 'network.speed_override',
-  ptpProfile: 'time.ptp_profile',
-} as const;
+export { KV_KEYS } from './kv-keys.js';
 
 export class KvStore {
   private readonly getStmt;

@@ -28,7 +28,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
-import { CRASH_POINTS, type CrashPoint } from '../../src/core/firmware/crash-point.js';
+import { CRASH_POINTS, type CrashPoint } from '../../src/store/crash-point.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { CLI_PATH, freePort, unitArgs } from '../helpers/cli-process.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -39,7 +39,7 @@ const LIDAR_MODES = ['512x10', '1024x10', '2048x10', '512x20', '1024x20'];
 const USER_DATA_LIMIT = 131_072;
 
 /**
- * Where the server can be made to die: every step of src/core/firmware/crash-point.ts, the repeated ones
+ * Where the server can be made to die: every firmware step of src/store/crash-point.ts, the repeated ones
  * at a later occurrence (the third upload chunk; the second boot, i.e. a boot of the trial image).
  */
 const LATER_OCCURRENCE: Partial<Record<CrashPoint, number>> = { 'upload-chunk': 3, 'boot-after-plan': 2 };

@@ -30,7 +30,7 @@ import {
 } from '../../model/index.js';
 import type { FirmwareHal } from '../../hal/index.js';
 import type { SqliteDatabase } from '../../store/index.js';
-import { crashPoint } from './crash-point.js';
+import { crashPoint } from '../../store/index.js';
 import {
   ensureSlotDirectory,
   removeStaleTemporaries,

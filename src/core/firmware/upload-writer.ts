@@ -8,7 +8,7 @@
  */
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { ApiError, badRequest, payloadTooLarge } from '../../model/index.js';
-import { crashPoint } from './crash-point.js';
+import { crashPoint } from '../../store/index.js';
 import { ImageFormatError, ImageVerifier, type ImageHeader } from '../../model/index.js';
 import { fsyncDirectory, slotPath, tempSlotPath } from './slot-files.js';
 import type { SlotName } from '../../model/index.js';
