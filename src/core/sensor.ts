@@ -57,7 +57,8 @@ import {
 import { TimeService } from './time-service.js';
 import { NetworkService } from './network-service.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
-import { crashPoint, DATABASE_FILE, damagedFiles } from '../store/index.js';
+import { crashPoint, DATABASE_FILE, damagedFiles, storageGateOf } from '../store/index.js';
+import { StorageState } from './storage-state.js';
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CoreFaultControls } from './fault-controls.js';
@@ -132,6 +133,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   readonly metadata: SensorMetadata;
   readonly log: Logger;
   readonly alerts: AlertLog;
+  /** Whether the storage takes writes (answers 507/503 and /metrics show it). */
+  readonly storage: StorageState;
   /** Telemetry samples, with voltage/temperature thresholds turned into alerts. */
   readonly telemetry: TelemetryMonitor;
   /** Time resources and the PTP profile. */
@@ -164,6 +167,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.hal = deps.hal;
     this.db = deps.db;
     this.log = deps.log;
+    this.storage = new StorageState(deps.log.child({ component: 'storage' }));
     this.kv = new KvStore(deps.db);
     this.userData = new UserDataStore(this.kv);
     this.metadata = new SensorMetadata(this);
@@ -222,6 +226,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     restart: () => this.restart(),
     holdAlert: (id, vars) => this.alerts.hold(id, vars),
     releaseAlert: (id, reason) => this.alerts.release(id, reason),
+    setStorageFault: (fault) => storageGateOf(this.db).set(fault),
   };
 
   /** Boots a unit: loads the persisted configuration and starts the streams it asks for. */
