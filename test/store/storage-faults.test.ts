@@ -147,3 +147,24 @@ describe('the storage fault action', () => {
     expect(doc.paths['/api/v1/user/data'].get.responses['507']).toBeUndefined();
   });
 });
+
+describe('storage errors as the disk and SQLite give them', () => {
+  it('a read-only file system and a full one are 507, an I/O error is 503, other errors are not storage errors', async () => {
+    const { storageCauseOf, storageProblem } = await import('../../src/model/errors.js');
+    const cases: [string, string | undefined][] = [
+      ['ENOSPC', 'full'],
+      ['SQLITE_FULL', 'full'],
+      ['EROFS', 'read-only'],
+      ['SQLITE_READONLY', 'read-only'],
+      ['SQLITE_READONLY_DBMOVED', 'read-only'],
+      ['EIO', 'io'],
+      ['SQLITE_IOERR_FSYNC', 'io'],
+      ['SQLITE_CONSTRAINT', undefined],
+      ['ECONNRESET', undefined],
+    ];
+    for (const [code, cause] of cases) expect(storageCauseOf({ code }), code).toBe(cause);
+    expect(storageProblem('read-only', 'EROFS').status).toBe(507);
+    expect(storageProblem('read-only', 'EROFS').detail).toMatch(/read-only \(EROFS/);
+    expect(storageProblem('io', 'EIO').status).toBe(503);
+  });
+});
