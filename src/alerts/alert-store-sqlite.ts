@@ -4,7 +4,7 @@
  * update the active set and next_cursor. With synchronous=FULL the cursor never goes backwards
  * across a power cycle.
  */
-import type { SqliteDatabase } from '../store/index.js';
+import { type SqliteDatabase, storageGateOf } from '../store/index.js';
 import type { AlertEntry } from './alert-entry.js';
 import type { AlertLogChange, AlertLogStore, PersistedAlertState } from './alert-log-store.js';
 
@@ -22,7 +22,9 @@ export class SqliteAlertLogStore implements AlertLogStore {
       'INSERT OR REPLACE INTO alert_active (id, cursor, entry) VALUES (?, ?, ?)',
     );
     const removeActive = db.prepare<[string]>('DELETE FROM alert_active WHERE id = ?');
+    const gate = storageGateOf(db);
     this.recordTx = db.transaction((change: AlertLogChange) => {
+      gate.check('adds');
       const json = JSON.stringify(change.entry);
       if (change.droppedCursor !== undefined) dropLog.run(change.droppedCursor);
       appendLog.run(change.entry.cursor, json);

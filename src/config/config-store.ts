@@ -2,7 +2,7 @@
  * The persisted configuration: what a power cycle restores. One JSON document in one row, so a
  * save is atomic; loading fills parameters a newer version added with their defaults.
  */
-import type { SqliteDatabase } from '../store/index.js';
+import { type SqliteDatabase, type StorageGate, storageGateOf } from '../store/index.js';
 import { valueErrors } from './config-validation.js';
 import type { SensorConfig } from '../model/index.js';
 import { PARAMETERS, defaultConfig } from './registry.js';
@@ -10,8 +10,10 @@ import { PARAMETERS, defaultConfig } from './registry.js';
 export class ConfigStore {
   private readonly selectStmt;
   private readonly upsertStmt;
+  private readonly gate: StorageGate;
 
   constructor(db: SqliteDatabase) {
+    this.gate = storageGateOf(db);
     this.selectStmt = db.prepare<[], { config: string }>('SELECT config FROM persisted_config WHERE id = 1');
     this.upsertStmt = db.prepare<[string]>(
       'INSERT INTO persisted_config (id, config) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET config = excluded.config',
@@ -36,6 +38,7 @@ export class ConfigStore {
   }
 
   save(config: SensorConfig): void {
+    this.gate.check('adds');
     this.upsertStmt.run(JSON.stringify(config));
   }
 }

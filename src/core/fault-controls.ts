@@ -4,6 +4,8 @@
  * these out as one object; nothing else of it is open to fault injection.
  */
 
+import type { StorageFaultError } from '../model/index.js';
+
 /** Passes an upload body on, or fails it partway (the firmware manager then installs nothing). */
 export type UploadFilter = (body: AsyncIterable<Buffer | string>) => AsyncIterable<Buffer | string>;
 
@@ -17,4 +19,6 @@ export interface CoreFaultControls {
   /** Raises alert `id` and keeps it active whatever the unit measures, until `releaseAlert`. */
   holdAlert(id: string, vars?: Record<string, string | number>): void;
   releaseAlert(id: string, reason: string): void;
+  /** The store's writes fail as a full disk (ENOSPC) or a failing flash (EIO) makes them fail; undefined: they work. */
+  setStorageFault(fault: StorageFaultError | undefined): void;
 }

@@ -57,7 +57,10 @@ import {
 import { TimeService } from './time-service.js';
 import { NetworkService } from './network-service.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
-import { crashPoint } from './firmware/crash-point.js';
+import { crashPoint, DATABASE_FILE, damagedFiles, storageGateOf } from '../store/index.js';
+import { StorageState } from './storage-state.js';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { CoreFaultControls } from './fault-controls.js';
 
 export interface SensorDependencies {
@@ -130,6 +133,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   readonly metadata: SensorMetadata;
   readonly log: Logger;
   readonly alerts: AlertLog;
+  /** Whether the storage takes writes (answers 507/503 and /metrics show it). */
+  readonly storage: StorageState;
   /** Telemetry samples, with voltage/temperature thresholds turned into alerts. */
   readonly telemetry: TelemetryMonitor;
   /** Time resources and the PTP profile. */
@@ -162,6 +167,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.hal = deps.hal;
     this.db = deps.db;
     this.log = deps.log;
+    this.storage = new StorageState(deps.log.child({ component: 'storage' }));
     this.kv = new KvStore(deps.db);
     this.userData = new UserDataStore(this.kv);
     this.metadata = new SensorMetadata(this);
@@ -220,6 +226,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     restart: () => this.restart(),
     holdAlert: (id, vars) => this.alerts.hold(id, vars),
     releaseAlert: (id, reason) => this.alerts.release(id, reason),
+    setStorageFault: (fault) => storageGateOf(this.db).set(fault),
   };
 
   /** Boots a unit: loads the persisted configuration and starts the streams it asks for. */
@@ -271,6 +278,14 @@ export class Sensor extends EventEmitter<SensorEvents> {
   /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */
   async streamTotals(): Promise<StreamTotals | null> {
     return (await this.hal.lidar.streamTotals?.().catch(() => null)) ?? null;
+  }
+
+  /** Damaged database files kept aside in the data directory at start (the diagnostics dump carries them). */
+  damagedStoreFiles(): { name: string; path: string }[] {
+    const dir = dirname(this.db.name);
+    return damagedFiles(dir, DATABASE_FILE)
+      .map((name) => ({ name, path: join(dir, name) }))
+      .filter(({ path }) => isFile(path));
   }
 
   /**
@@ -592,4 +607,12 @@ function requireObject(input: unknown): Record<string, unknown> {
     );
   }
   return input as Record<string, unknown>;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -16,12 +16,13 @@ import type { FaultInjection, FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-setup.js';
 import type { AlertSink } from '../model/index.js';
 import type { FirmwarePolicy } from '../core/index.js';
-import { generateSerial, makeIdentity, serialProblem, type SensorIdentity } from '../model/index.js';
+import { ALERT_IDS, makeIdentity, serialProblem, type SensorIdentity } from '../model/index.js';
 import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from '../model/index.js';
 import { Sensor } from '../core/index.js';
 import { openDatabase, type SqliteDatabase } from '../store/index.js';
 import { closeGroupCommit } from '../store/index.js';
-import { KV_KEYS, KvStore } from '../store/index.js';
+import { crashPoint, KV_KEYS, KvStore, type RecoveryReport } from '../store/index.js';
+import { FactoryDataError, resolveFactoryData } from './factory-identity.js';
 
 export class StartupError extends Error {}
 
@@ -81,7 +82,15 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
   let faults: FaultInjection | undefined;
   try {
     const identity =
-      options.replay?.identity ?? resolveIdentity(db, options.product ?? DEFAULT_PRODUCT, options.serial);
+      options.replay?.identity ??
+      resolveIdentity(
+        db,
+        options.product ?? DEFAULT_PRODUCT,
+        options.serial,
+        options.hal === 'linux',
+        options.dataDir,
+        log,
+      );
     const alerts = createPersistentAlertLog(db, log);
     const built = await createHal(options, identity, alerts, host, log);
     hal = options.wrapHal ? options.wrapHal(built) : built;
@@ -97,6 +106,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       firmwarePolicy: options.firmwarePolicy,
       recording: options.replay?.binding,
     });
+    raiseRecoveryAlert(db, alerts, log);
     if (options.faults) {
       const { startFaultInjection } = await import('./faults/index.js');
       faults = await startFaultInjection({ sensor, hal }, options.faults, log);
@@ -145,6 +155,7 @@ async function createHal(
 ): Promise<Hal> {
   const common = {
     serialNumber: identity.serialNumber,
+    macAddress: identity.macAddress,
     alerts,
     listenAddress: host,
     dataDir: options.dataDir,
@@ -169,8 +180,18 @@ async function createHal(
   });
 }
 
-/** The unit's serial: the one asked for, else the one kept in the data directory, else a new one kept there. */
-function resolveIdentity(db: SqliteDatabase, productName: string, serial: string | undefined): SensorIdentity {
+/**
+ * The unit's identity: its factory data (main/factory-identity.ts), with the serial asked for when a
+ * simulated unit is given one.
+ */
+function resolveIdentity(
+  db: SqliteDatabase,
+  productName: string,
+  serial: string | undefined,
+  realUnit: boolean,
+  dataDir: string,
+  log: Logger,
+): SensorIdentity {
   const product = findProduct(productName);
   if (!product) {
     throw new StartupError(
@@ -181,11 +202,36 @@ function resolveIdentity(db: SqliteDatabase, productName: string, serial: string
     const problem = serialProblem(serial);
     if (problem) throw new StartupError(`invalid --serial ${JSON.stringify(serial)}: ${problem}`);
   }
+  try {
+    const factory = resolveFactoryData(db, { dataDir, serial, realUnit, log });
+    return {
+      ...makeIdentity(product, factory.serialNumber),
+      calibrationTimestamp: factory.calibrationTimestamp,
+      macAddress: factory.macAddress,
+    };
+  } catch (error) {
+    if (error instanceof FactoryDataError) throw new StartupError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * A database rebuilt at this start (src/store/store-recovery.ts) left its report: CONFIG_INVALID says
+ * what was lost, the log says it once, and the report goes (a power cut before that raises it again).
+ */
+function raiseRecoveryAlert(db: SqliteDatabase, alerts: AlertSink, log: Logger): void {
   const kv = new KvStore(db);
-  const stored = kv.get<{ serialNumber: string }>(KV_KEYS.identity);
-  const serialNumber = serial ?? stored?.serialNumber ?? generateSerial();
-  if (stored?.serialNumber !== serialNumber) kv.set(KV_KEYS.identity, { serialNumber });
-  return makeIdentity(product, serialNumber);
+  const report = kv.get<RecoveryReport>(KV_KEYS.recoveryReport);
+  if (!report) return;
+  crashPoint('recovery-before-alert');
+  const lost = report.lost.length ? report.lost.join(', ') : 'nothing (every row could be read back)';
+  const recovered = report.recovered.length ? report.recovered.join(', ') : 'nothing';
+  const reason =
+    `the database sensor.db could not be used (${report.reason}); it is kept as ${report.keptAs} in the data directory and in the diagnostics dump. ` +
+    `Lost, now at factory defaults: ${lost}. Recovered: ${recovered}`;
+  alerts.raise(ALERT_IDS.CONFIG_INVALID, { reason });
+  log.error({ keptAs: report.keptAs, lost: report.lost, recovered: report.recovered }, `stored data lost: ${reason}`);
+  kv.delete(KV_KEYS.recoveryReport);
 }
 
 /** A specific listen address is also the source of the UDP data; a wildcard leaves the choice to the OS. */

@@ -25,6 +25,8 @@ export type ProblemType =
   | 'firmware-signature-invalid'
   | 'firmware-too-old'
   | 'unavailable'
+  | 'insufficient-storage'
+  | 'storage-io-error'
   | 'internal';
 
 const TITLES: Record<ProblemType, [status: number, title: string]> = {
@@ -44,6 +46,10 @@ const TITLES: Record<ProblemType, [status: number, title: string]> = {
   'firmware-signature-invalid': [403, 'Firmware image signature does not verify'],
   'firmware-too-old': [403, 'Firmware image is older than this unit accepts'],
   unavailable: [503, 'Service unavailable'],
+  'insufficient-storage': [507, 'Insufficient storage'],
+  // An I/O error of the unit's storage is no mistake of the client's and no bug (500 keeps meaning a bug):
+  // the unit cannot store now, the flash may recover, and clients already retry a 503 after Retry-After.
+  'storage-io-error': [503, 'Storage I/O error'],
   internal: [500, 'Internal error'],
 };
 
@@ -87,3 +93,49 @@ export const unsupportedMediaType = (detail: string) => new ApiError('unsupporte
 /** The sensor is (re)initializing or rebooting: try again shortly. */
 export const unavailable = (detail: string, retryAfterSeconds = 1) =>
   new ApiError('unavailable', detail, undefined, { 'Retry-After': String(retryAfterSeconds) });
+
+/** Why a write could not be stored, as the disk or SQLite said it (`code`). */
+export type StorageCause = 'full' | 'read-only' | 'io';
+
+const STORAGE_CAUSES: Record<string, StorageCause> = {
+  ENOSPC: 'full',
+  EDQUOT: 'full',
+  SQLITE_FULL: 'full',
+  EROFS: 'read-only',
+  SQLITE_READONLY: 'read-only',
+  EIO: 'io',
+  SQLITE_IOERR: 'io',
+};
+
+/** The storage cause of `error` (a Node system error or an SQLite error, extended codes included), if it is one. */
+export function storageCauseOf(error: unknown): StorageCause | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return undefined;
+  return STORAGE_CAUSES[code] ?? STORAGE_CAUSES[code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1')];
+}
+
+const FREE_SPACE_HINT =
+  'reads still work; free space (DELETE /api/v1/user/data removes the user data even now) and try again';
+
+/** The answer to a write the unit's storage refused: 507 for a full or read-only disk, 503 for an I/O error. */
+export function storageProblem(cause: StorageCause, code: string): ApiError {
+  switch (cause) {
+    case 'full':
+      return new ApiError(
+        'insufficient-storage',
+        `the unit's storage is full (${code}): the change was not stored; ${FREE_SPACE_HINT}`,
+      );
+    case 'read-only':
+      return new ApiError(
+        'insufficient-storage',
+        `the unit's storage is read-only (${code}; the kernel may have remounted a failing flash): the change was not stored; reads still work`,
+      );
+    case 'io':
+      return new ApiError(
+        'storage-io-error',
+        `the unit's storage failed with an I/O error (${code}) while writing: the change may not have been stored (read it back); reads still work`,
+        undefined,
+        { 'Retry-After': '5' },
+      );
+  }
+}

@@ -61,7 +61,13 @@ export type UnitAction =
   /** Boots of a new firmware image fail (as an image built with `sim.boot=fail`) while the rule lives. */
   | { type: 'firmware_boot_fail' }
   /** Firmware uploads are refused once `after_bytes` of the body have arrived. */
-  | { type: 'firmware_upload_refuse'; after_bytes: number };
+  | { type: 'firmware_upload_refuse'; after_bytes: number }
+  /** The store's writes fail as on a full disk (ENOSPC: removals still pass) or a failing flash (EIO) while the rule lives. */
+  | { type: 'storage'; error: StorageFaultError };
+
+/** The errors the `storage` action makes writes fail with. */
+export const STORAGE_FAULT_ERRORS = ['ENOSPC', 'EIO'] as const;
+export type StorageFaultError = (typeof STORAGE_FAULT_ERRORS)[number];
 
 export type FaultAction = UdpAction | HttpAction | UnitAction;
 

@@ -1,7 +1,7 @@
 /**
  * Identity of one unit: its product model, serial number, firmware build and calibration date,
  * plus the `initialization_id` generator. Pure functions; the device core persists the serial of a
- * simulated unit with its data directory (src/main/server.ts, resolveIdentity: kv key KV_KEYS.identity).
+ * unit in its factory data file (src/main/factory-identity.ts).
  */
 import type { ProductModel } from './products.js';
 import { utcIsoString } from './util/utc-time.js';
@@ -45,6 +45,8 @@ export interface SensorIdentity {
   firmware: FirmwareBuild;
   /** Factory reflectivity calibration, `YYYY-MM-DDThh:mm:ss` (no zone, as real units report it). */
   calibrationTimestamp: string;
+  /** The MAC address of the factory data (src/model/factory-data.ts); a simulated unit's follows from its serial otherwise. */
+  macAddress?: string;
   /**
    * A replayed recording's firmware fields, served verbatim in sensor_info (recorded units run builds
    * whose image_rev need not have the form FirmwareBuild describes).

@@ -12,11 +12,21 @@ export {
   notFound,
   payloadTooLarge,
   unavailable,
+  storageCauseOf,
+  storageProblem,
   unsupportedMediaType,
 } from './errors.js';
-export type { FieldError, ProblemType } from './errors.js';
-export { faultFrameRateHz, HTTP_METHODS, UDP_STREAMS } from './fault-rules.js';
-export type { FaultRuleSpec, FaultRuleView, HttpAction, UdpAction, UdpFaultRule, UnitAction } from './fault-rules.js';
+export type { FieldError, ProblemType, StorageCause } from './errors.js';
+export { faultFrameRateHz, HTTP_METHODS, STORAGE_FAULT_ERRORS, UDP_STREAMS } from './fault-rules.js';
+export type {
+  FaultRuleSpec,
+  FaultRuleView,
+  HttpAction,
+  StorageFaultError,
+  UdpAction,
+  UdpFaultRule,
+  UnitAction,
+} from './fault-rules.js';
 export {
   FACTORY_FIRMWARE,
   buildRev,
@@ -114,3 +124,5 @@ export { encodeImagePrefix } from './image-format.js';
 export { parseAddressList } from './address-list.js';
 export type { AddressList } from './address-list.js';
 export { forbidden } from './errors.js';
+export { decodeFactoryData, encodeFactoryData, factoryDataFor } from './factory-data.js';
+export type { FactoryData } from './factory-data.js';

@@ -72,13 +72,16 @@ const PROBLEM_MEANING: Record<number, string> = {
   413: 'The request body is too large',
   415: 'The request body has a refused Content-Type, charset (JSON is UTF-8) or Content-Encoding',
   429: 'Too many requests; retry after Retry-After seconds',
-  503: 'The unit is restarting or cannot take more connections; retry after Retry-After seconds',
+  503: 'The unit is restarting or cannot take more connections, or its storage failed with an I/O error while writing (type urn:lidar-sensor:problem:storage-io-error: the change may not be stored, read it back); retry after Retry-After seconds',
+  507: "The unit's storage is full or read-only (type urn:lidar-sensor:problem:insufficient-storage): the change was not stored; reads still work, and deleting the user data frees space",
 };
 
 /** Statuses every operation can give: an unknown query parameter (400); the unit restarting (503). */
 export const COMMON_PROBLEMS: readonly number[] = [400, 503];
 /** Statuses every operation with a request body can give. */
 export const BODY_PROBLEMS: readonly number[] = [408, 413, 415];
+/** Statuses every operation that can write to the unit's storage can give (every method but GET and HEAD). */
+export const STORAGE_PROBLEMS: readonly number[] = [507];
 
 /** The header a 503 or 429 carries. */
 const RETRY_AFTER = {

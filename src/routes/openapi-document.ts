@@ -14,6 +14,7 @@ import {
   problemResponse,
   COMMON_PROBLEMS,
   BODY_PROBLEMS,
+  STORAGE_PROBLEMS,
   DOCUMENT_AS,
   type PerPathValue,
 } from './api-schemas.js';
@@ -140,7 +141,7 @@ function requestBody(body: Json | undefined): Json | undefined {
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 function responses(response: Record<string, Json> | undefined, method: string): Json {
-  const common = [...COMMON_PROBLEMS, ...(BODY_METHODS.has(method) ? BODY_PROBLEMS : [])];
+  const common = [...COMMON_PROBLEMS, ...(BODY_METHODS.has(method) ? [...BODY_PROBLEMS, ...STORAGE_PROBLEMS] : [])];
   const all: Record<string, Json> = { ...response };
   for (const status of common) all[status] ??= problemResponse(status) as unknown as Json;
   const out: Json = {};

@@ -75,7 +75,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.setValidatorCompiler(requestValidatorCompiler());
   app.setSerializerCompiler(lazySerializerCompiler(SHARED_SCHEMAS));
-  installErrorHandler(app);
+  installErrorHandler(app, (cause, code) => sensor.storage.refuse(cause, code));
   installNotFoundHandler(app);
   installJsonBodyParser(app);
 
@@ -87,6 +87,11 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
     } catch (error) {
       done(error as Error);
     }
+  });
+  // A change the unit answered 2xx was stored: a storage episode (full disk, I/O errors) is over.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300) sensor.storage.stored();
+    done();
   });
   // The spec's JSON responses carry exactly `Content-Type: application/json` (JSON is UTF-8 by definition).
   app.addHook('onSend', (_request, reply, payload, done) => {

@@ -22,7 +22,9 @@
  * Every other write of the unit keeps synchronous=FULL (its own fsync inside the commit), which also
  * makes any earlier group-committed frames durable, as they precede it in the WAL.
  */
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, statfsSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { storageCauseOf } from '../model/index.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { FlushPolicy } from './flush-policy.js';
@@ -53,7 +55,7 @@ class HeldWal {
     if (this.fd === undefined) {
       const fd = openSync(walPath, 'r+');
       try {
-        presize(fd, this.walBytes());
+        presize(fd, Math.min(this.walBytes(), spareBytes(dirname(walPath))));
       } catch (error) {
         closeSync(fd);
         throw error;
@@ -112,7 +114,26 @@ function presize(fd: number, bytes: number): void {
   const size = fstatSync(fd).size;
   if (size >= bytes) return;
   const zeros = Buffer.alloc(Math.min(bytes - size, 1 << 18));
-  for (let at = size; at < bytes; ) at += writeSync(fd, zeros, 0, Math.min(zeros.length, bytes - at), at);
+  try {
+    for (let at = size; at < bytes; ) at += writeSync(fd, zeros, 0, Math.min(zeros.length, bytes - at), at);
+  } catch (error) {
+    // Space ran out meanwhile (another process): what was zeroed is kept, the rest grows as SQLite writes.
+    if (storageCauseOf(error) !== 'full') throw error;
+  }
+}
+
+/**
+ * How much of the partition's free space the WAL's pre-size may take: a quarter. On a small data
+ * partition a full pre-size would leave nothing for the database, the firmware slots and the rest;
+ * the WAL then grows as SQLite writes, as it would without it.
+ */
+function spareBytes(dir: string): number {
+  try {
+    const { bavail, bsize } = statfsSync(dir);
+    return Math.floor((bavail * bsize) / 4);
+  } catch {
+    return 0;
+  }
 }
 
 /** The statements around every batch (`GroupCommit.prepared`). */

@@ -1,9 +1,18 @@
 /**
- * The store's public entry: the SQLite database, the key-value table, the data-dir lock.
+ * The store's public entry: the SQLite database (checked and, when damaged, rebuilt at open), the
+ * key-value table, the factory data file, the data-dir lock, the crash points of the power-loss harness.
  */
+export { crashPoint, CRASH_POINTS, RECOVERY_CRASH_POINTS } from './crash-point.js';
+export type { CrashPoint } from './crash-point.js';
 export { DataDirInUseError, LOCK_FILE, PID_FILE, lockDataDir } from './data-dir-lock.js';
 export type { DataDirLock } from './data-dir-lock.js';
-export { openDatabase } from './database.js';
+export { DATABASE_FILE, openDatabase } from './database.js';
 export type { SqliteDatabase } from './database.js';
+export { FACTORY_FILE, readFactoryFile, writeFactoryFile } from './factory-file.js';
+export type { FactoryFile } from './factory-file.js';
 export { GroupCommit, closeGroupCommit, groupCommitOf } from './group-commit.js';
 export { KV_KEYS, KvStore } from './kv-store.js';
+export { storageGateOf } from './storage-gate.js';
+export type { StorageFault, StorageGate } from './storage-gate.js';
+export { damagedFiles } from './store-recovery.js';
+export type { RecoveryReport } from './store-recovery.js';

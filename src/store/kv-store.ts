@@ -8,19 +8,12 @@
  * transaction is cached, so a rolled-back write can never leave a stale value behind.
  */
 import type { SqliteDatabase } from './database.js';
+import { type StorageGate, storageGateOf } from './storage-gate.js';
 
 /** JSON text per key (null: no such key), per database. */
 const readCaches = new WeakMap<SqliteDatabase, Map<string, string | null>>();
 
-/** The keys of the kv table, in one place so one transaction can touch several subsystems' settings. */
-export const KV_KEYS = {
-  identity: 'unit.identity',
-  userDataValue: 'user_data.value',
-  userDataPolicy: 'user_data.policy',
-  ipv4Override: 'network.ipv4_override',
-  speedOverride: 'network.speed_override',
-  ptpProfile: 'time.ptp_profile',
-} as const;
+export { KV_KEYS } from './kv-keys.js';
 
 export class KvStore {
   private readonly getStmt;
@@ -28,11 +21,13 @@ export class KvStore {
   private readonly deleteStmt;
 
   private readonly cache: Map<string, string | null>;
+  private readonly gate: StorageGate;
 
   constructor(readonly db: SqliteDatabase) {
     let cache = readCaches.get(db);
     if (!cache) readCaches.set(db, (cache = new Map()));
     this.cache = cache;
+    this.gate = storageGateOf(db);
     this.getStmt = db.prepare<[string], { value: string }>('SELECT value FROM kv WHERE key = ?');
     this.setStmt = db.prepare<[string, string]>(
       'INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
@@ -50,11 +45,13 @@ export class KvStore {
   }
 
   set(key: string, value: unknown): void {
+    this.gate.check('adds');
     this.cache.delete(key);
     this.setStmt.run(key, JSON.stringify(value));
   }
 
   delete(key: string): void {
+    this.gate.check('frees');
     this.cache.delete(key);
     this.deleteStmt.run(key);
   }

@@ -17,7 +17,8 @@ afterEach(async () => {
 
 describe('restart on the linux HAL', () => {
   it('answers 204, exits with status 75, and comes back with the persisted configuration', async () => {
-    const first = await startCli({ args: ['--hal', 'linux'] });
+    // A real unit starts only with factory data: the first start programs it (--serial), as a factory would.
+    const first = await startCli({ args: ['--hal', 'linux', '--serial', '122201000123'] });
     running.push(first);
     try {
       const post = await fetch(`${first.baseUrl}/api/v1/sensor/config`, {

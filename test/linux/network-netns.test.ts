@@ -32,6 +32,9 @@ describe.skipIf(skipReason)('static IPv4 override on a real interface (network n
       resolve(REPO, 'src/main/cli.ts'),
       '--hal',
       'linux',
+      // A real unit starts only with factory data: the first start programs it, as a factory would.
+      '--serial',
+      '122201000123',
       '--host',
       '0.0.0.0',
       '--port',

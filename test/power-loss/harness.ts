@@ -17,18 +17,25 @@
  *                   no temporary upload file survives a boot;
  *  - integrity:     PRAGMA integrity_check is "ok".
  *
+ * Then, for each step of rebuilding a damaged database (RECOVERY_CRASH_POINTS), the stopped unit's
+ * database header is damaged and the power is cut at that step of the rebuild; after the next start:
+ *  - factory:       the factory data file is byte for byte the one of the first start (same serial);
+ *  - recovery:      CONFIG_INVALID is active, the damaged file is kept aside, no half-built database is
+ *                   left, and the rebuilt one passes integrity (no second corruption); every check above
+ *                   holds too (a damaged header loses no row).
+ *
  * Used by test/power-loss/power-loss.test.ts (CI mode) and scripts/power-loss.ts (long mode).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
-import { CRASH_POINTS, type CrashPoint } from '../../src/core/firmware/crash-point.js';
+import { CRASH_POINTS, type CrashPoint, RECOVERY_CRASH_POINTS } from '../../src/store/crash-point.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { CLI_PATH, freePort, unitArgs } from '../helpers/cli-process.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -39,7 +46,7 @@ const LIDAR_MODES = ['512x10', '1024x10', '2048x10', '512x20', '1024x20'];
 const USER_DATA_LIMIT = 131_072;
 
 /**
- * Where the server can be made to die: every step of src/core/firmware/crash-point.ts, the repeated ones
+ * Where the server can be made to die: every firmware step of src/store/crash-point.ts, the repeated ones
  * at a later occurrence (the third upload chunk; the second boot, i.e. a boot of the trial image).
  */
 const LATER_OCCURRENCE: Partial<Record<CrashPoint, number>> = { 'upload-chunk': 3, 'boot-after-plan': 2 };
@@ -47,7 +54,16 @@ export const CRASH_TARGETS: readonly string[] = CRASH_POINTS.map((step) =>
   LATER_OCCURRENCE[step] ? `${step}@${LATER_OCCURRENCE[step]}` : step,
 );
 
-export const INVARIANTS = ['acknowledged', 'refused', 'one-state', 'firmware', 'complete-image', 'integrity'] as const;
+export const INVARIANTS = [
+  'acknowledged',
+  'refused',
+  'one-state',
+  'firmware',
+  'complete-image',
+  'integrity',
+  'factory',
+  'recovery',
+] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
 export interface HarnessOptions {
@@ -75,6 +91,8 @@ export interface HarnessReport {
   unanswered: number;
   uploadsAcknowledged: number;
   rollbacksSeen: number;
+  /** Power cuts during the rebuild of a damaged database. */
+  recoveryKills: number;
   checks: Record<Invariant, number>;
   violations: string[];
   elapsedMs: number;
@@ -223,6 +241,7 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     unanswered: 0,
     uploadsAcknowledged: 0,
     rollbacksSeen: 0,
+    recoveryKills: 0,
     checks: Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>,
     violations: [],
     elapsedMs: 0,
@@ -416,6 +435,26 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     }
   }
 
+  /** After a start that rebuilt a damaged database, possibly cut short once. */
+  async function verifyRecovery(u: Unit, factory: Buffer): Promise<void> {
+    check('factory', readFileSync(join(dataDir, 'factory.json')).equals(factory), () => 'factory.json changed');
+    const alerts = await call(u.baseUrl, 'GET', '/api/v1/sensor/alerts');
+    const active = alerts === 'unanswered' ? [] : (JSON.parse(alerts.body).active as { id: string }[]);
+    check(
+      'recovery',
+      active.some((a) => a.id === ALERT_IDS.CONFIG_INVALID),
+      () => 'no CONFIG_INVALID after a rebuild',
+    );
+    const names = readdirSync(dataDir);
+    check(
+      'recovery',
+      names.some((n) => n.startsWith('sensor.db.damaged-')),
+      () => `the damaged database is not kept aside: ${names.join(', ')}`,
+    );
+    const leftovers = names.filter((n) => n.includes('.rebuil') || n.includes('.salvage'));
+    check('recovery', leftovers.length === 0, () => `left behind by the rebuild: ${leftovers.join(', ')}`);
+  }
+
   /** One client operation; returns what an unanswered outcome would be, or undefined when answered. */
   async function operate(
     u: Unit,
@@ -589,12 +628,33 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     }
     unit = (await startUp(undefined)).unit;
     await verifyAfterBoot(unit, unanswered);
+    const factory = readFileSync(join(dataDir, 'factory.json'));
+    for (const step of RECOVERY_CRASH_POINTS) {
+      await unit.kill();
+      damageHeader(join(dataDir, 'sensor.db'));
+      const cut = await startUp(step);
+      unit = cut.unit;
+      if (cut.bootCrash) report.recoveryKills++;
+      log(`recovery: power cut at ${step}${cut.bootCrash ? '' : ' (not reached)'}`);
+      await verifyAfterBoot(unit, undefined);
+      await verifyRecovery(unit, factory);
+    }
   } finally {
     await unit.kill();
     report.elapsedMs = Date.now() - started;
     if (!options.keepDataDir && report.violations.length === 0) rmSync(dataDir, { recursive: true, force: true });
   }
   return report;
+}
+
+/** Damages the SQLite header of a stopped unit's database (its format string): SQLite refuses the file. */
+function damageHeader(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, Buffer.from('not a database!!'), 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function sortKeys(value: unknown): unknown {
@@ -616,6 +676,7 @@ export function formatReport(r: HarnessReport): string {
   return [
     `power-loss harness: seed ${r.seed}, ${(r.elapsedMs / 1000).toFixed(1)} s`,
     `  kills: ${r.kills} (random ${r.randomKills}, at crash points ${Object.values(r.crashPointKills).reduce((a, b) => a + b, 0)}: ${points}; during an upload ${r.killsMidUpload})`,
+    `  power cuts while rebuilding a damaged database: ${r.recoveryKills}`,
     `  requests: ${r.acknowledged} acknowledged, ${r.refused} refused, ${r.unanswered} cut off; firmware uploads acknowledged ${r.uploadsAcknowledged}, rollbacks seen ${r.rollbacksSeen}`,
     `  invariants checked: ${INVARIANTS.map((i) => `${i} ${r.checks[i]}`).join(', ')}`,
     r.violations.length

@@ -10,7 +10,7 @@ import { CLI_PATH, CRASH_TARGETS, formatReport, INVARIANTS, runPowerLossHarness 
 const SEED = Number(process.env.POWER_LOSS_SEED ?? 20240426);
 
 describe('power loss', () => {
-  it('keeps every acknowledged write, no refused one, one configuration state, a complete firmware image and an intact database', {
+  it('keeps every acknowledged write, no refused one, one configuration state, a complete firmware image, an intact database, and its factory data through cuts while rebuilding a damaged database', {
     timeout: 300_000,
   }, async () => {
     expect(existsSync(CLI_PATH), `${CLI_PATH} is missing: run npm run build`).toBe(true);
@@ -21,6 +21,7 @@ describe('power loss', () => {
     expect(report.randomKills).toBeGreaterThan(0);
     expect(Object.keys(report.crashPointKills).length).toBeGreaterThan(0);
     expect(report.acknowledged).toBeGreaterThan(0);
+    expect(report.recoveryKills).toBeGreaterThan(0);
     for (const invariant of INVARIANTS) expect(report.checks[invariant], invariant).toBeGreaterThan(0);
   });
 });

@@ -16,6 +16,7 @@ import { redactLogLine, redactSecrets } from './redact.js';
 export interface DumpSection {
   /** Path inside the archive, e.g. "config/active.json". */
   file: string;
+  /** A JSON document (secrets redacted), or a Buffer: a file's bytes as they are. */
   collect: () => unknown;
 }
 
@@ -62,9 +63,10 @@ async function writeEntries(pack: tar.Pack, options: DumpArchiveOptions): Promis
 
   for (const section of options.sections) {
     if (pack.destroyed) return;
-    let content: string;
+    let content: string | Buffer;
     try {
-      content = json(redactSecrets(await section.collect()));
+      const collected = await section.collect();
+      content = Buffer.isBuffer(collected) ? collected : json(redactSecrets(collected));
     } catch (error) {
       content = json({ error: error instanceof Error ? error.message : String(error) });
     }
@@ -79,8 +81,13 @@ async function writeEntries(pack: tar.Pack, options: DumpArchiveOptions): Promis
 }
 
 /** One tar entry from text pieces; the size goes in the header first, then the bytes in chunks. */
-async function writeFile(pack: tar.Pack, name: string, mtime: Date, pieces: readonly string[]): Promise<void> {
-  const buffers = pieces.map((piece) => Buffer.from(piece, 'utf8'));
+async function writeFile(
+  pack: tar.Pack,
+  name: string,
+  mtime: Date,
+  pieces: readonly (string | Buffer)[],
+): Promise<void> {
+  const buffers = pieces.map((piece) => (typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece));
   const size = buffers.reduce((sum, b) => sum + b.length, 0);
   let settle!: (error?: Error | null) => void;
   const finished = new Promise<void>((resolve, reject) => {

@@ -1,8 +1,11 @@
 /**
  * What goes into the diagnostics dump of a sensor (GET /api/v1/diagnostics/dump), and its file name.
  * Each file is a snapshot taken from the device core while the archive is being written.
- * User data is left out on purpose: it is the user's content and may hold anything.
+ * User data is left out on purpose: it is the user's content and may hold anything. The one exception
+ * is a damaged database kept aside at start (`storage/`), copied as it is: it is the evidence of the
+ * damage, and may hold the user data it held.
  */
+import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { AlertLog } from '../../alerts/index.js';
 import { type SensorIdentity, utcIsoString } from '../../model/index.js';
@@ -32,6 +35,8 @@ export interface DumpSource {
     };
   };
   readonly log: { error(context: object, message: string): void };
+  /** Damaged database files kept aside at start (src/store/store-recovery.ts): name and path. */
+  damagedStoreFiles(): { name: string; path: string }[];
 }
 
 const METADATA_SECTIONS = [
@@ -104,6 +109,9 @@ export function sensorDumpSections(sensor: DumpSource): DumpSection[] {
         };
       },
     },
+    ...sensor
+      .damagedStoreFiles()
+      .map(({ name, path }) => ({ file: `storage/${name}`, collect: () => readFileSync(path) })),
   ];
 }
 

@@ -30,7 +30,7 @@ import {
 } from '../../model/index.js';
 import type { FirmwareHal } from '../../hal/index.js';
 import type { SqliteDatabase } from '../../store/index.js';
-import { crashPoint } from './crash-point.js';
+import { crashPoint, storageGateOf } from '../../store/index.js';
 import {
   ensureSlotDirectory,
   removeStaleTemporaries,
@@ -194,6 +194,8 @@ export class FirmwareManager {
    */
   async install(body: AsyncIterable<Buffer | string>, contentLength?: number): Promise<SlotImage> {
     this.checkUpload(contentLength);
+    // Refused before a byte is written when the storage takes no writes (the fault plane's storage fault).
+    storageGateOf(this.deps.db).check('adds');
     this.uploading = true;
     try {
       const target = installTarget(this.state);

@@ -6,9 +6,9 @@
  * image never reaches the disk. Anything short of a complete, verified image removes the temporary
  * file and leaves the slot file as it was.
  */
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, rename, statfs, unlink, type FileHandle } from 'node:fs/promises';
 import { ApiError, badRequest, payloadTooLarge } from '../../model/index.js';
-import { crashPoint } from './crash-point.js';
+import { crashPoint } from '../../store/index.js';
 import { ImageFormatError, ImageVerifier, type ImageHeader } from '../../model/index.js';
 import { fsyncDirectory, slotPath, tempSlotPath } from './slot-files.js';
 import type { SlotName } from '../../model/index.js';
@@ -49,6 +49,7 @@ export async function writeUploadToSlot(
         held.push(chunk);
         if (!verifier.header) continue;
         policy.checkVersion(verifier.header);
+        await checkRoomFor(verifier.expectedLength, target.dir);
         handle = await open(temp, 'w', 0o644);
         for (const early of held) await handle.write(early);
         held = [];
@@ -76,6 +77,18 @@ export async function writeUploadToSlot(
     }
     throw asUploadError(error, policy, verifier.statedImageRev);
   }
+}
+
+/** Refuses (507) an image the data partition has no room for, before a byte of it is written. */
+async function checkRoomFor(bytes: number | undefined, dir: string): Promise<void> {
+  if (bytes === undefined) return;
+  const { bavail, bsize } = await statfs(dir);
+  const free = bavail * bsize;
+  if (bytes > free)
+    throw new ApiError(
+      'insufficient-storage',
+      `the firmware image is ${bytes} bytes and the unit's storage has ${free} bytes free: nothing was written, the running image is untouched`,
+    );
 }
 
 function asUploadError(error: unknown, policy: FirmwarePolicy, imageRev: string | undefined): unknown {

@@ -15,6 +15,8 @@ import { SimNetwork } from './network-sim.js';
 /** The product reaches the HAL with each run's stream plan, not here: the streams are its only user. */
 export interface SimHalOptions {
   serialNumber: string;
+  /** The factory data's MAC address; else the one that follows from the serial. */
+  macAddress?: string;
   /** Where HAL parts report alert conditions (the device core's alert log). */
   alerts: AlertSink;
   /** HTTP listen address, for the simulated network interface. */
@@ -29,7 +31,7 @@ export interface SimHalOptions {
 }
 
 export function createSimHal(options: SimHalOptions): Hal {
-  const mac = macFromSerial(BigInt(options.serialNumber));
+  const mac = options.macAddress ?? macFromSerial(BigInt(options.serialNumber));
   const parts = {
     lidar: new EmitterLidar(options.alerts, options.log, options.replay),
     network: new SimNetwork({ mac, serialNumber: options.serialNumber, listenAddress: options.listenAddress }),

@@ -8,6 +8,7 @@ import {
   type FieldError,
   HTTP_METHODS,
   isKnownAlertId,
+  STORAGE_FAULT_ERRORS,
   UDP_STREAMS,
 } from '../../model/index.js';
 
@@ -70,6 +71,7 @@ const ACTIONS: Record<Plane, Record<string, NumberParam[]>> = {
     restart: [],
     firmware_boot_fail: [],
     firmware_upload_refuse: [{ name: 'after_bytes', min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }],
+    storage: [],
   },
 };
 
@@ -193,7 +195,7 @@ function checkAction(
     return undefined;
   }
   const action: Record<string, unknown> = { type: raw.type };
-  const extra = raw.type === 'alert' ? ['id', 'vars'] : [];
+  const extra = raw.type === 'alert' ? ['id', 'vars'] : raw.type === 'storage' ? ['error'] : [];
   checkKeys(raw, ['type', ...extra, ...params.map((p) => p.name)], '/action', errors);
   for (const p of params) action[p.name] = checkNumber(raw[p.name], p, `/action/${p.name}`, errors);
   if (
@@ -204,6 +206,14 @@ function checkAction(
     action.status !== 503
   ) {
     errors.push({ pointer: '/action/status', detail: `must be 500 or 503; got ${describe(raw.status)}` });
+  }
+  if (plane === 'unit' && raw.type === 'storage') {
+    if (!(STORAGE_FAULT_ERRORS as readonly unknown[]).includes(raw.error))
+      errors.push({
+        pointer: '/action/error',
+        detail: `must be one of ${list(STORAGE_FAULT_ERRORS)}; got ${describe(raw.error)}`,
+      });
+    action.error = raw.error;
   }
   if (raw.type === 'alert') {
     const id = alertIdOf(raw.id);

@@ -9,7 +9,7 @@
  * rule's value wins for valued faults (temperature, voltage, durations).
  */
 import type { Logger } from 'pino';
-import { ALERT_IDS, ApiError, conflict, type UnitAction } from '../../model/index.js';
+import { ALERT_IDS, ApiError, conflict, type StorageFaultError, type UnitAction } from '../../model/index.js';
 import { faultPort, type HalFaultPort, type TelemetryFaults } from '../../hal/index.js';
 import type { CoreFaultControls } from '../../core/index.js';
 import type { FaultTarget } from './fault-target.js';
@@ -39,6 +39,7 @@ export class UnitFaults {
   private readonly reinitMs: Valued<number> = [];
   private readonly restartMs: Valued<number> = [];
   private readonly uploadRefuse: Valued<number> = [];
+  private readonly storage: Valued<StorageFaultError> = [];
   private readonly ramps = new Map<TelemetryInput, NodeJS.Timeout>();
   private readonly telemetryBase: Partial<Record<TelemetryInput, number>> = {};
   private readonly telemetryRules: Record<TelemetryInput, Valued<number>> = {
@@ -148,6 +149,8 @@ export class UnitFaults {
           () => firmwareBoot!.setTrialBootFails(true),
           () => firmwareBoot!.setTrialBootFails(false),
         );
+      case 'storage':
+        return this.pushValue(this.storage, id, action.error, () => this.core.setStorageFault(newest(this.storage)));
       case 'firmware_upload_refuse':
         return this.pushValue(this.uploadRefuse, id, action.after_bytes, () => {
           const limit = newest(this.uploadRefuse);
@@ -161,6 +164,7 @@ export class UnitFaults {
     for (const timer of this.ramps.values()) clearInterval(timer);
     this.port.streams?.setStartDelay(0);
     this.core.setRebootMs(undefined);
+    this.core.setStorageFault(undefined);
   }
 
   /** A fault that is on while any rule holds it: `on` when the first rule comes, `off` when the last goes. */
@@ -176,7 +180,7 @@ export class UnitFaults {
   }
 
   /** A valued fault: `changed` runs when the rule comes and when it goes (the newest value then wins). */
-  private pushValue(list: Valued<number>, id: string, value: number, changed: () => void): () => void {
+  private pushValue<T>(list: Valued<T>, id: string, value: T, changed: () => void): () => void {
     list.push({ id, value });
     changed();
     return () => {

@@ -3,7 +3,14 @@
  * body-parsing errors, and anything unexpected (a 500 that never shows a stack trace).
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { ApiError, type FieldError, type ProblemType } from '../../model/index.js';
+import {
+  ApiError,
+  type FieldError,
+  type ProblemType,
+  type StorageCause,
+  storageCauseOf,
+  storageProblem,
+} from '../../model/index.js';
 import { sendProblem } from './problem.js';
 
 const TYPE_BY_STATUS: Record<number, ProblemType> = {
@@ -47,6 +54,8 @@ function validationErrors(error: FastifyError): FieldError[] {
 
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
+  const cause = storageCauseOf(error);
+  if (cause) return storageProblem(cause, (error as { code: string }).code);
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const errors = validationErrors(fastifyError);
@@ -59,10 +68,16 @@ export function toApiError(error: unknown): ApiError | undefined {
   return undefined;
 }
 
-export function installErrorHandler(app: FastifyInstance): void {
+/** `onStorageRefusal`: told of each write the unit's storage refused (the unit's storage state). */
+export function installErrorHandler(
+  app: FastifyInstance,
+  onStorageRefusal?: (cause: StorageCause, code: string) => void,
+): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError) {
+      const cause = storageCauseOf(error);
+      if (cause) onStorageRefusal?.(cause, (error as { code: string }).code);
       // 503 while (re)initializing is an expected state, not a fault: only real failures are errors in the log.
       if (apiError.type === 'internal') request.log.error({ err: error, reqId: request.id }, apiError.detail);
       return sendProblem(reply, apiError);

@@ -6,7 +6,7 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { RequestStats } from './request-stats.js';
-import { PHASE_LOCK_STATUSES, type Sensor, SENSOR_STATUSES } from '../../core/index.js';
+import { PHASE_LOCK_STATUSES, type Sensor, SENSOR_STATUSES, STORAGE_CAUSES } from '../../core/index.js';
 import { imageRev } from '../../model/index.js';
 import type { TelemetryReading } from '../../hal/index.js';
 import type { StreamStats, StreamTotals } from '../../udp/index.js';
@@ -102,6 +102,26 @@ export function createUnitMetrics(
       this.reset();
       for (const alert of sensor.alerts.snapshot().active)
         this.set({ id: alert.id, category: alert.category, level: alert.level }, 1);
+    },
+  });
+
+  new Gauge({
+    name: `${PREFIX}storage_refusing_writes`,
+    help: 'Whether the storage refuses writes now (1 for the cause: full, read-only or io; 0 for the others)',
+    labelNames: ['cause'],
+    registers,
+    collect() {
+      for (const cause of STORAGE_CAUSES) this.set({ cause }, sensor.storage.refusing === cause ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: `${PREFIX}storage_refused_writes_total`,
+    help: 'Writes the storage refused (answered 507 or 503) since the process started, by cause',
+    labelNames: ['cause'],
+    registers,
+    collect() {
+      this.reset();
+      for (const cause of STORAGE_CAUSES) this.inc({ cause }, sensor.storage.refused[cause]);
     },
   });
 

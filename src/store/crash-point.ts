@@ -27,7 +27,20 @@ export const CRASH_POINTS = [
   /** The trial image was committed. */
   'boot-after-commit',
 ] as const;
-export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+/** The steps of rebuilding a damaged database at start (src/store/store-recovery.ts). */
+export const RECOVERY_CRASH_POINTS = [
+  /** The readable rows are being copied into the new database; it is not complete yet. */
+  'recovery-salvaging',
+  /** The new database is complete under its temporary name; the damaged one is still in place. */
+  'recovery-before-swap',
+  /** The damaged database is aside; the new one is not yet in its place. */
+  'recovery-mid-swap',
+  /** The new database is in place; the unit has not raised CONFIG_INVALID yet. */
+  'recovery-before-alert',
+] as const;
+
+export type CrashPoint = (typeof CRASH_POINTS)[number] | (typeof RECOVERY_CRASH_POINTS)[number];
 
 interface Target {
   step: string;
