@@ -22,6 +22,7 @@ import { Sensor } from '../core/index.js';
 import { openDatabase, type SqliteDatabase } from '../store/index.js';
 import { closeGroupCommit } from '../store/index.js';
 import { KV_KEYS, KvStore } from '../store/index.js';
+import { dataBindAddress } from '../udp/index.js';
 
 export class StartupError extends Error {}
 
@@ -91,7 +92,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       identity,
       log,
       alerts,
-      bindAddress: options.bindDataToHost === false ? undefined : bindAddressFor(host),
+      bindAddress: options.bindDataToHost === false ? undefined : dataBindAddress(host),
       simulatedRebootMs: options.simulatedRebootMs,
       firmwareMaxBytes: options.firmwareMaxBytes,
       firmwarePolicy: options.firmwarePolicy,
@@ -186,9 +187,4 @@ function resolveIdentity(db: SqliteDatabase, productName: string, serial: string
   const serialNumber = serial ?? stored?.serialNumber ?? generateSerial();
   if (stored?.serialNumber !== serialNumber) kv.set(KV_KEYS.identity, { serialNumber });
   return makeIdentity(product, serialNumber);
-}
-
-/** A specific listen address is also the source of the UDP data; a wildcard leaves the choice to the OS. */
-function bindAddressFor(host: string): string | undefined {
-  return host === '0.0.0.0' || host === '::' || host === '' ? undefined : host;
 }
