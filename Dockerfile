@@ -24,6 +24,9 @@ COPY scripts/*.mjs ./scripts/
 COPY src ./src
 COPY web ./web
 RUN npm run build && npm prune --omit=dev
+# The launcher of the `--network host` recipe (deploy/docker/port80-launcher.c says why it exists).
+COPY deploy/docker/port80-launcher.c ./deploy/docker/
+RUN g++ -x c -O2 -Wall -Werror -o /app/node-port80 deploy/docker/port80-launcher.c
 
 # Runtime stage: production dependencies and compiled JavaScript only.
 FROM ${NODE_IMAGE}
@@ -35,7 +38,15 @@ COPY --from=build /app/web ./web
 RUN mkdir -p /data && chown node:node /data
 # The unit answers on port 80 (clients always use 80) as the unprivileged user `node`, with no capability:
 # Docker (20.10 and later) sets net.ipv4.ip_unprivileged_port_start=0 in a container's network namespace,
-# so `--cap-drop ALL` works too.
+# so `--cap-drop ALL` works too. With `--network host` the unit is in the host's namespace, where port 80 needs
+# CAP_NET_BIND_SERVICE: `--entrypoint node-port80` starts node with that capability alone (docs/deployments.md).
+# The capability is written here, in the stage that runs (a copy between stages may drop file attributes);
+# setcap's package is removed again once it has written it.
+COPY --from=build /app/node-port80 /usr/local/bin/node-port80
+RUN if command -v setcap >/dev/null; then setcap cap_net_bind_service=+p /usr/local/bin/node-port80; \
+    else apt-get update && apt-get install -y --no-install-recommends libcap2-bin \
+      && setcap cap_net_bind_service=+p /usr/local/bin/node-port80 \
+      && apt-get purge -y libcap2-bin && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*; fi
 USER node
 # The simulator listens on loopback by default; a container's unit answers on every address of the container.
 ENV NODE_ENV=production \

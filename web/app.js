@@ -244,6 +244,23 @@ $('stream-here').addEventListener('click', () => void applyConfig({ udp_dest: '@
 // The live view offers the same when the unit sends nothing for want of a destination.
 $('live-stream-here').addEventListener('click', () => void applyConfig({ udp_dest: '@auto' }));
 
+// The vendor's clients keep only datagrams from the address they talk HTTP to. Behind a published port or another
+// NAT the page reaches the unit at one address while its UDP leaves from another: say so where streaming is offered.
+async function checkUdpSource() {
+  const answer = await api('/web/api/udp-source');
+  if (!answer.ok || !answer.body.source) return;
+  const here = location.hostname === 'localhost' ? '127.0.0.1' : location.hostname.replace(/^\[|\]$/g, '');
+  const { source } = answer.body;
+  const note = $('udp-source-note');
+  note.hidden = here === source;
+  note.dataset.source = source;
+  note.textContent = note.hidden
+    ? ''
+    : `This page reaches the unit at ${here}, but its lidar and IMU data to this computer leave from ${source}. ` +
+      `Clients that accept data only from the address they talk HTTP to (the vendor SDK, ouster-ros) drop it: ` +
+      `point them at ${source}, not at ${here}.`;
+}
+
 // ---------------------------------------------------------------- live range / reflectivity image
 const PALETTE = (() => {
   // A perceptual rainbow (near: warm, far: cold); index 0 = no return = black.
@@ -570,7 +587,7 @@ async function start() {
   const reg = await api('/web/api/registry');
   registry = reg.body.parameters;
   buildForm();
-  await Promise.all([loadConfig(true), loadUserData()]);
+  await Promise.all([loadConfig(true), loadUserData(), checkUdpSource()]);
   const history = await api('/web/api/telemetry-history');
   if (history.ok) telemetry = history.body.samples;
   every(1000, refreshStatus);

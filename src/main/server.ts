@@ -2,6 +2,7 @@
  * A listening unit: the composition root (src/main/unit.ts) built from the CLI's options, then `listen`.
  * Used by the CLI and by end-to-end tests; the only place besides the CLI that calls `listen`.
  */
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -12,6 +13,7 @@ import type { FaultInjectionOptions } from './faults/index.js';
 import type { ReplaySetup } from './replay-setup.js';
 import { createUnit, StartupError } from './unit.js';
 import { FirmwarePolicy, loadTrustStore } from '../core/index.js';
+import { dataBindAddress, udpSourceCandidates } from '../udp/index.js';
 
 export { StartupError };
 
@@ -117,6 +119,7 @@ export async function startServer(
     const url = await unit.app.listen({ host: options.host, port: options.port });
     const { address, port } = unit.app.server.address() as AddressInfo;
     const listening = `${address.includes(':') ? `[${address}]` : address}:${port}`;
+    if (runsInContainer()) logDataSource(logger, options.host);
     const log = logger.child({ component: 'mdns' });
     // Discovery is a convenience: a unit that cannot advertise (port 5353 taken exclusively) still serves.
     const mdns = mdnsEnabled(options.mdns, options.host)
@@ -144,6 +147,23 @@ export async function startServer(
     await unit.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** Docker and Podman each leave a marker file at the root of a container. */
+function runsInContainer(): boolean {
+  return existsSync('/.dockerenv') || existsSync('/run/.containerenv');
+}
+
+/**
+ * In a container the unit is usually reached through a published port, i.e. through NAT, while its UDP leaves
+ * from the container's own address: the vendor's clients then drop every datagram (docs/deployments.md).
+ */
+function logDataSource(logger: Logger, host: string): void {
+  const udpFrom = udpSourceCandidates(dataBindAddress(host));
+  logger.info(
+    { udpFrom },
+    `lidar and IMU data leave from ${udpFrom.join(', ') || 'no address yet'}: clients that keep only datagrams from the address they talk HTTP to (the vendor SDK, ouster-ros) must reach this unit there, not through a published port`,
+  );
 }
 
 function logReplay(logger: Logger, replay: ReplaySetup): void {

@@ -22,6 +22,7 @@ import { Sensor } from '../core/index.js';
 import { openDatabase, type SqliteDatabase } from '../store/index.js';
 import { closeGroupCommit } from '../store/index.js';
 import { crashPoint, KV_KEYS, KvStore, type RecoveryReport } from '../store/index.js';
+import { dataBindAddress } from '../udp/index.js';
 import { FactoryDataError, resolveFactoryData } from './factory-identity.js';
 
 export class StartupError extends Error {}
@@ -100,7 +101,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       identity,
       log,
       alerts,
-      bindAddress: options.bindDataToHost === false ? undefined : bindAddressFor(host),
+      bindAddress: options.bindDataToHost === false ? undefined : dataBindAddress(host),
       simulatedRebootMs: options.simulatedRebootMs,
       firmwareMaxBytes: options.firmwareMaxBytes,
       firmwarePolicy: options.firmwarePolicy,
@@ -232,9 +233,4 @@ function raiseRecoveryAlert(db: SqliteDatabase, alerts: AlertSink, log: Logger):
   alerts.raise(ALERT_IDS.CONFIG_INVALID, { reason });
   log.error({ keptAs: report.keptAs, lost: report.lost, recovered: report.recovered }, `stored data lost: ${reason}`);
   kv.delete(KV_KEYS.recoveryReport);
-}
-
-/** A specific listen address is also the source of the UDP data; a wildcard leaves the choice to the OS. */
-function bindAddressFor(host: string): string | undefined {
-  return host === '0.0.0.0' || host === '::' || host === '' ? undefined : host;
 }

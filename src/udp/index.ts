@@ -8,3 +8,4 @@ export type { PreviewFrame } from './preview-frame.js';
 export type { StreamAlertIds } from './stream-alerts.js';
 export type { StreamTotals } from './stream-totals.js';
 export type { UdpFaultCount } from './udp-fault-filter.js';
+export { dataBindAddress, udpSourceAddress, udpSourceCandidates } from './udp-source-address.js';

@@ -2,6 +2,7 @@
  * `--allow-changes`, the data plane: the unit's lidar and IMU streams pointed at the validator
  * (`udp_dest` `@auto`), decoded with the current lidar_data_format, and checked packet by packet.
  */
+import { lookup } from 'node:dns/promises';
 import { type CheckRun, expectThat, show, SkipCheck } from './check-run.js';
 import {
   decodeImuPacket,
@@ -64,6 +65,31 @@ export async function dataPlaneChecks(
     cursors: [alertsBefore.next_cursor, alertsAfter.next_cursor],
   });
   await imuChecks(run, capture, config, elapsedS);
+  await sourceAddressCheck(run, client, capture);
+}
+
+/**
+ * The vendor SDK (and every client built on it, ouster-ros included) drops each datagram whose source address is
+ * not the one it resolved for the unit's host name: behind a published port or another NAT, the unit answers
+ * HTTP on one address while its UDP leaves from another, and such a client receives nothing.
+ */
+async function sourceAddressCheck(run: CheckRun, client: UnitClient, capture: UdpCapture): Promise<void> {
+  await run.check(
+    'udp.source-address',
+    'lidar and IMU datagrams come from the address the validator talks HTTP to (vendor clients drop others)',
+    async () => {
+      const received = [...capture.lidar, ...capture.imu];
+      if (received.length === 0) throw new SkipCheck('no datagram arrived');
+      const { address: httpAddress } = await lookup(new URL(client.baseUrl).hostname);
+      const sources = [...new Set(received.map((r) => r.from))];
+      const others = sources.filter((s) => s !== httpAddress);
+      expectThat(
+        others.length === 0,
+        `HTTP to ${httpAddress}, UDP from ${others.join(', ')}: a client that keeps only datagrams from ${httpAddress} receives nothing; reach the unit at ${others[0]} instead (not through a published port or NAT)`,
+      );
+      return `${received.length} datagrams from ${httpAddress}`;
+    },
+  );
 }
 
 interface Context {

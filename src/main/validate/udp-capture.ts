@@ -5,6 +5,8 @@ export interface Received {
   data: Buffer;
   /** Arrival, ms on the validator's monotonic clock. */
   atMs: number;
+  /** The datagram's source address, as `recvfrom` gives it (what the vendor SDK compares with the unit's). */
+  from: string;
 }
 
 const MAX_LIDAR_PACKETS = 8000;
@@ -19,8 +21,8 @@ export class UdpCapture {
     private readonly lidarSocket: Socket,
     private readonly imuSocket: Socket,
   ) {
-    lidarSocket.on('message', (data) => this.keep(this.lidar, data, MAX_LIDAR_PACKETS));
-    imuSocket.on('message', (data) => this.keep(this.imu, data, MAX_IMU_PACKETS));
+    lidarSocket.on('message', (data, from) => this.keep(this.lidar, data, from.address, MAX_LIDAR_PACKETS));
+    imuSocket.on('message', (data, from) => this.keep(this.imu, data, from.address, MAX_IMU_PACKETS));
   }
 
   static async open(): Promise<UdpCapture> {
@@ -65,7 +67,7 @@ export class UdpCapture {
     this.imuSocket.close();
   }
 
-  private keep(list: Received[], data: Buffer, max: number): void {
-    if (this.recording && list.length < max) list.push({ data, atMs: performance.now() });
+  private keep(list: Received[], data: Buffer, from: string, max: number): void {
+    if (this.recording && list.length < max) list.push({ data, atMs: performance.now(), from });
   }
 }
