@@ -182,7 +182,7 @@ async function runStepWithRetry(
   return { ...(await runStep(ctx, model, size, windowS, settleMs)), retried: true };
 }
 
-/** Issue 34's targets for a fleet on 2 cores (both models are measured against them). */
+/** The target for a fleet on 2 cores (both models are measured against it; docs/benchmarks.md, Targets). */
 export const FLEET_UNITS_TARGET = 40;
 export const CPU_PER_UNIT_TARGET = 0.025;
 /** Past the listed sizes the fleet grows by this many units per step until a step fails. */

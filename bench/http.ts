@@ -42,9 +42,9 @@ export const HTTP_ENDPOINTS: readonly Endpoint[] = [
 const CONNECTIONS = 10;
 const HOST = '127.0.0.1';
 export const GET_THROUGHPUT_TARGET = 0.9;
-/** The targets of performance round 2 (issue 17): GETs near bare Fastify; 10 durable writers p99 <= 2 ms. */
+/** The targets (docs/benchmarks.md, Targets): GETs near bare Fastify; 10 durable writers p99 <= 2 ms. */
 export const WRITE_P99_TARGET_MS = 2;
-/** Issue 34: a durable write's CPU, and GET /time against a Fastify route composing the same live document. */
+/** A durable write's CPU, and GET /time against a Fastify route composing the same live document. */
 export const WRITE_CPU_TARGET_US = 100;
 export const LIVE_TIME_TARGET = 1.0;
 

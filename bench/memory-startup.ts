@@ -13,7 +13,7 @@ import { SENSOR_INFO_PATH, spawnSensor, type SensorProcess } from './sensor-proc
 import { median } from './stats.js';
 import { NoPacketsError, StreamRig } from './stream-rig.js';
 
-/** Issue 34's targets (issue 17's were 300 ms and 100 MB streaming, none idle). */
+/** The start-up and memory targets (docs/benchmarks.md, Targets). */
 export const STARTUP_TARGET_MS = 250;
 export const RSS_TARGET_MB = 95;
 export const IDLE_RSS_TARGET_MB = 65;

@@ -10,7 +10,7 @@ import { putParameter } from './sensor-api.js';
 import { spread } from './stats.js';
 import { LIDAR, NoPacketsError, StreamRig } from './stream-rig.js';
 
-/** Issue 17's bound: smaller footprints must not slow a reinit past it. */
+/** The bound a reinit must stay under, however small the footprint gets (docs/benchmarks.md, Targets). */
 export const REINIT_P50_TARGET_MS = 50;
 const MODES = ['2048x10', '1024x10'] as const;
 const PROFILE = 'RNG19_RFL8_SIG16_NIR16';

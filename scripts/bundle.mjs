@@ -2,17 +2,17 @@
 // The second step of `npm run build`: bundles the CLI and the emitter worker, each into one file
 // (dist/cli.js with its lazily loaded chunks, dist/emitter-worker.js), over what tsc emitted; and the two small programs that
 // deployments name by path (dist/healthcheck.js, dist/fleet/example-client.js), so those paths stay
-// what the Dockerfile, compose and Kubernetes files say whatever folder of src/ holds them. Why: Node's module loader spent about
-// 160 ms of every start resolving, reading and compiling the several hundred files of the server and
-// its dependencies; one file starts in about half the time. Lazily imported parts (replay, faults,
+// what the Dockerfile, compose and Kubernetes files say whatever folder of src/ holds them. Why: Node's module loader spent a
+// large part of every start resolving, reading and compiling the several hundred files of the server and
+// its dependencies; one file starts much faster (docs/benchmarks.md, memory-startup). Lazily imported parts (replay, faults,
 // mDNS, metrics, the dump archive) stay lazy: esbuild runs their module code on first import.
 // Kept out: better-sqlite3 (a native addon) and pino-pretty (a transport, which runs in a worker thread
 // that pino starts from its own package files: src/main/cli-logger.ts takes the installed pino for that
 // one case). pino itself is bundled: loaded from node_modules it was some twenty files through Node's
-// CommonJS loader at every start (40-90 ms on the shared 2-core machine). package.json's `"sideEffects": false` tells esbuild that
+// CommonJS loader at every start. package.json's `"sideEffects": false` tells esbuild that
 // our modules do nothing when imported but define things, so a folder's public entry (index.ts) brings
-// into a bundle only what its importer uses: without it, the worker's bundle grew by half (90 -> 133 KB)
-// when its imports went through model/index.ts. Plain JavaScript: runs without tsx.
+// into a bundle only what its importer uses: without it, the worker's bundle grew by half when its imports
+// went through model/index.ts. Plain JavaScript: runs without tsx.
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ const options = {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
   logLevel: 'warning',
-  // Without comments and indentation what a start loads is a third smaller (1.9 -> 1.3 MB): V8 keeps a
+  // Without comments and indentation what a start loads is a third smaller: V8 keeps a
   // module's source in the heap for as long as it runs (functions are compiled lazily from it), and
   // reads and pre-parses it all at start. Names stay (no identifier minification): log lines, error
   // stacks and Fastify's plugin names read the same.

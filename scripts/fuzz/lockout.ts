@@ -1,5 +1,5 @@
 /**
- * Issue 23's attacks, for the fuzz and soak run (runner.ts):
+ * Attacks on the connection policy, for the fuzz and soak run (runner.ts):
  * - lockout: one address holds many idle keep-alive connections and many request bodies that never
  *   arrive, renewing each connection as soon as it is closed; meanwhile a client from another
  *   address is timed, and a new client from the holding address retries until it is served;

@@ -511,7 +511,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       await delay(50);
     }
 
-    // 5. Lockout (issue 23): one address holds idle and stalled-body connections, renewing each as it
+    // 5. Lockout: one address holds idle and stalled-body connections, renewing each as it
     //    is closed; a client from another address and a newcomer from the holding address are measured.
     progress(
       `lockout: one address holds ${options.lockoutIdle} idle + ${options.lockoutStalled} stalled-body connections`,

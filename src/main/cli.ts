@@ -6,9 +6,9 @@
  *
  * Why a module of its own, importing nothing but these two: an ES module evaluates all of its static
  * imports before its own body. Set from the command's module, the options came after the ten chunks it
- * imports (Fastify among them, 1.2 MB of code) had been compiled, so none of them went into the compile
- * cache, and their loading had already doubled the young generation's semi-spaces: 2 MB more of every
- * unit's memory for as long as it ran (idle RSS 66.1-66.5 -> 64.2-64.4 MB measured).
+ * imports (Fastify among them) had been compiled, so none of them went into the compile cache, and their
+ * loading had already doubled the young generation's semi-spaces: memory every unit kept for as long as it
+ * ran (docs/benchmarks.md, memory).
  */
 import { enableCompileCache } from './compile-cache.js';
 import { keepYoungGenerationSmall } from './young-generation.js';

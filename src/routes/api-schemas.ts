@@ -151,7 +151,7 @@ export interface PerPathValue {
   schemas: Record<string, Record<string, unknown>>;
 }
 
-// Typed `undefined` so handlers answer with `send()`, as before (no body at all).
+// Typed `undefined` so handlers answer with a bare `send()` (no body at all).
 export const NoContent = Type.Unsafe<undefined>({ type: 'null', description: 'Done; no body' });
 
 /** A JSON response documented with a description and, optionally, an example answer. */

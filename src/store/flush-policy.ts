@@ -1,7 +1,7 @@
 /**
  * Where group commit's WAL flush runs: on the event loop or on libuv's thread pool. On a fast disk an
- * fdatasync takes ~0.3 ms, and the trip to the thread pool and back costs more CPU than the flush's own
- * kernel work (120-170 µs against ~110 µs on a virtual machine), so the flush runs inline, blocking the
+ * fdatasync takes well under a millisecond, and the trip to the thread pool and back costs more CPU than the
+ * flush's own kernel work (docs/benchmarks.md, the durable write's CPU), so the flush runs inline, blocking the
  * loop for as long as it takes. A sensor's eMMC can take 5-20 ms per flush: blocking that long would
  * stall every other request, so slow flushes go to the thread pool.
  *

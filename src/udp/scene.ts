@@ -65,8 +65,8 @@ const DETECTION_THRESHOLD = 6;
 /**
  * What the beams of one frame see, indexed by ray `m * pixels + p`: the first (nearest) echo of every
  * beam in dense arrays, the second in a sparse list. Only beams through the glass pane have two echoes
- * (about 3 % of them), so two dense echoes per beam were 2.3 MB of zeros in every data-plane thread
- * that holds the cast scene (5.2 -> 2.9 MB at 2048 columns, 128 channels).
+ * (a few percent of them), so a second dense echo per beam would be mostly zeros, in every data-plane
+ * thread that holds the cast scene.
  */
 export interface SceneReturns {
   columns: number;

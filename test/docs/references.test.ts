@@ -3,32 +3,18 @@
  * `docs/udp-packets.md, Columns` must lead a reader with only this repository to that page. Links are checked
  * by links.test.ts; this checks every mention of a `.md` file, in code comments and prose alike.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, repositoryFiles } from './repository-files.js';
 
-const root = resolve(import.meta.dirname, '../..');
-const FOLDERS = ['src', 'test', 'scripts', 'bench', 'docs', 'deploy'];
-const ROOT_FILES = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'Dockerfile', 'package.json'];
-const TEXT = /\.(ts|mts|mjs|cjs|js|sh|md|ya?ml|json|service|conf)$/;
-
-function filesUnder(folder: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) found.push(...filesUnder(path));
-    else if (TEXT.test(entry.name)) found.push(path);
-  }
-  return found;
-}
+const root = ROOT;
 
 /** This file's own examples name documents that do not exist, on purpose. */
 const SELF = relative(root, import.meta.filename);
-const files = [...ROOT_FILES.filter((file) => existsSync(join(root, file))), ...FOLDERS.flatMap(filesUnder)].filter(
-  (file) => file !== SELF,
-);
+const files = repositoryFiles().filter((file) => file !== SELF);
 
-/** `docs/udp-packets.md`, `../shared/docs/DESIGN.md`, `udp-packets.md#columns`: each mention of a Markdown file. */
+/** `docs/udp-packets.md`, `../beside/docs/NOTES.md`, `udp-packets.md#columns`: each mention of a Markdown file. */
 function mentionedDocs(text: string): string[] {
   const withoutUrls = text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s)>'"`]+/gi, '');
   return [...withoutUrls.matchAll(/(?<![\w./%-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]*[\w-]\.md)(?![\w-])/g)].map((m) => m[1]);
@@ -37,7 +23,7 @@ function mentionedDocs(text: string): string[] {
 /**
  * Where a mention may point: a path from the repository's root, or from the file's folder when it is written
  * as one (`../../README.md`) or sits in a Markdown page (where a bare name is a relative link). Never outside
- * the repository: `../shared` is not there for the people who read it.
+ * the repository: a folder beside the checkout is not there for the people who read it.
  */
 function resolves(file: string, mention: string): boolean {
   const relativeToFile = file.endsWith('.md') || mention.startsWith('.');
@@ -55,9 +41,9 @@ describe('references to documents', () => {
   });
 
   it('recognises what a mention looks like', () => {
-    expect(mentionedDocs('see udp-packets.md, Sizes; ../shared/docs/DESIGN.md (`docs/x.md#a`)')).toEqual([
+    expect(mentionedDocs('see udp-packets.md, Sizes; ../beside/docs/NOTES.md (`docs/x.md#a`)')).toEqual([
       'udp-packets.md',
-      '../shared/docs/DESIGN.md',
+      '../beside/docs/NOTES.md',
       'docs/x.md',
     ]);
     expect(mentionedDocs('https://github.com/o/r/blob/main/README.md, foo.mdx, /..%2fREADME.md')).toEqual([]);

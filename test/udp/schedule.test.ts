@@ -8,7 +8,7 @@ describe('StreamSchedule', () => {
     // Sensor clock 12.345 678 9 s; 10 Hz frames of 64 packets (1.5625 ms each).
     const s = new StreamSchedule(1e8, 64, 12_345_678_900n, 1000);
     expect(s.frameStartSensorNs(0)).toBe(12_300_000_000n);
-    // 45.6789 ms into the frame: packet 29 (45.3125 .. 46.875 ms) is being measured, due at its end.
+    // 45.6789 ms into the frame: packet 29 (45.3125 .. 46.875 ms) is in progress, due at its end.
     expect(s.indexOf(0)).toBe(29);
     expect(s.dueLocalMs(0)).toBeCloseTo(1000 + (46.875 - 45.6789), 9);
     expect(s.frameOf(34)).toBe(0);

@@ -4,12 +4,12 @@
  * the request, from the bytes the route itself sends (the same identity caches: a frozen configuration,
  * a metadata document per initialization, an alert-log snapshot, the time document's frame). A plain
  * request for one of them costs the bytes' write and a metric, not a Fastify request, reply, hook
- * chain and schema check (issue 34: about half of such a request's CPU).
+ * chain and schema check, which were about half of such a request's CPU (docs/benchmarks.md, http).
  *
  * The answer is byte for byte what the route answers: status 200, `content-type: application/json`,
  * `date` (the unit's own, date-header.ts), `content-length`, and what Node adds to both (keep-alive).
  * Only the plainest request takes this path; anything that a hook of src/routes/http could act on goes
- * to Fastify as before:
+ * to Fastify:
  *
  * - a method other than GET, a target other than the exact path (a query string, absolute form,
  *   a trailing slash), a body (`content-length` or `transfer-encoding`) or an `Expect` header;

@@ -60,7 +60,7 @@ export function runRecordingCommand(processArgv: readonly string[]): number {
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { metadata: { type: 'string' }, json: { type: 'boolean' } },
+      options: { metadata: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
     });
@@ -68,9 +68,14 @@ export function runRecordingCommand(processArgv: readonly string[]): number {
     process.stderr.write(`lidar-sensor recording: ${(error as Error).message}\n`);
     return 2;
   }
+  const usage = 'Usage: lidar-sensor recording info FILE.pcap [--metadata FILE.json] [--json]\n';
+  if (parsed.values.help) {
+    process.stdout.write(usage);
+    return 0;
+  }
   const [action, file, ...rest] = parsed.positionals;
   if (action !== 'info' || !file || rest.length) {
-    process.stderr.write('Usage: lidar-sensor recording info FILE.pcap [--metadata FILE.json] [--json]\n');
+    process.stderr.write(usage);
     return 2;
   }
   try {

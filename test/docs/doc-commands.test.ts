@@ -1,0 +1,118 @@
+/**
+ * Every `npx lidar-sensor …` the README and the docs show in a code block runs as written: the command is the
+ * package's `bin` (dist/cli.js, what `npx lidar-sensor` and the device's `/usr/bin/lidar-sensor` start), each
+ * subcommand answers `--help`, every option a documented line uses is one that subcommand lists, every file of the
+ * repository it names exists, and the lines that start a unit from the sample recordings answer their first request.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CLI_PATH, startCli } from '../helpers/cli-process.js';
+import { ROOT } from './repository-files.js';
+
+const run = promisify(execFile);
+const PAGES = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const SUBCOMMANDS = ['fleet', 'faults', 'validate', 'recording'];
+
+interface DocCommand {
+  page: string;
+  line: string;
+  subcommand: string;
+  args: string[];
+}
+
+/** Splits a shell line into words (quotes kept together, a trailing `# comment` dropped). */
+function words(line: string): string[] {
+  const withoutComment = line.replace(/\s+#\s.*$/, '');
+  return [...withoutComment.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+function documentedCommands(): DocCommand[] {
+  const found: DocCommand[] = [];
+  for (const page of PAGES) {
+    const text = readFileSync(join(ROOT, page), 'utf8');
+    for (const block of text.matchAll(/```(?:sh|bash|shell)?\n([\s\S]*?)```/g)) {
+      for (const line of block[1].split('\n')) {
+        const at = line.indexOf('npx lidar-sensor');
+        if (at < 0) continue;
+        const [, ...rest] = words(line.slice(at)).slice(1);
+        const subcommand = SUBCOMMANDS.includes(rest[0]) ? rest[0] : '';
+        found.push({ page, line: line.trim(), subcommand, args: subcommand ? rest.slice(1) : rest });
+      }
+    }
+  }
+  return found;
+}
+
+const commands = documentedCommands();
+
+describe('the commands the docs show', () => {
+  it('finds them, and the command is the package bin', () => {
+    expect(commands.length).toBeGreaterThan(20);
+    const bin = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin as Record<string, string>;
+    expect(bin['lidar-sensor']).toBe('dist/cli.js');
+  });
+
+  it.each(['', ...SUBCOMMANDS])(
+    'lidar-sensor %s answers --help and lists every option the docs use with it',
+    async (sub) => {
+      const { stdout } = await run(process.execPath, [CLI_PATH, ...(sub ? [sub] : []), '--help']);
+      expect(stdout).toMatch(/usage: lidar-sensor/i);
+      const unknown = commands
+        .filter((c) => c.subcommand === sub)
+        .flatMap((c) => c.args.filter((a) => /^--[a-z]/.test(a)).map((a) => a.split('=')[0]))
+        .filter((flag) => !stdout.includes(flag));
+      expect(
+        [...new Set(unknown)],
+        `options the docs use with lidar-sensor ${sub} that its --help does not list`,
+      ).toEqual([]);
+    },
+  );
+
+  it('names only files of the repository that exist', () => {
+    const missing = commands.flatMap((c) =>
+      c.args
+        .filter((a) => /^(test|docs|deploy|scripts)\//.test(a) && !existsSync(join(ROOT, a)))
+        .map((a) => `${c.page}: ${a}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('starts a unit from each documented sample recording and answers its first request', async () => {
+    const replays = commands.filter(
+      (c) => c.subcommand === '' && c.args.includes('--replay') && c.args.some((a) => a.startsWith('test/')),
+    );
+    expect(replays.length).toBeGreaterThan(1);
+    for (const command of replays) {
+      const args = command.args.map((a) => (a.startsWith('test/') ? join(ROOT, a) : a));
+      const unit = await startCli({ args });
+      try {
+        const info = await fetch(`${unit.baseUrl}/api/v1/sensor/metadata/sensor_info`);
+        expect(info.status, command.line).toBe(200);
+      } finally {
+        await unit.kill();
+      }
+    }
+  });
+
+  it('describes each documented recording with recording info', async () => {
+    const infos = commands.filter((c) => c.subcommand === 'recording');
+    expect(infos.length).toBeGreaterThan(0);
+    for (const command of infos) {
+      const { stdout } = await run(process.execPath, [
+        CLI_PATH,
+        'recording',
+        ...command.args.map((a) => (a.startsWith('test/') ? join(ROOT, a) : a)),
+      ]);
+      expect(stdout, command.line).toMatch(/^sensor\s+OS-/m);
+    }
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * Every measured figure has one home, docs/benchmarks.md (the latest run, dated) and, for history, CHANGELOG.md.
+ * Elsewhere a page, manifest or code comment links to the row instead of copying it, because copies drift apart.
+ * This catches the common forms of a copied measurement: a before → after with units, "measured" next to a
+ * figure, a ratio to bare Fastify, a figure "on this machine"; and history in shipped code ("issue 34").
+ * Settings (a 10 s timeout, a 256 KB slab) and facts computed from a format (4 MB for a frame) are not measurements.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, repositoryFiles } from './repository-files.js';
+
+const HOMES = new Set(['docs/benchmarks.md', 'CHANGELOG.md']);
+/** The bench's own tests feed it made-up tables of figures. */
+const FIXTURES = /^test\/bench\//;
+/** A number or a range of numbers, and a unit a measurement carries. */
+const N = String.raw`\d[\d.,]*(?:\s*[-–]\s*\d[\d.,]*)?`;
+const U = String.raw`(?:ms|µs|us|ns|s|MB|MiB|KB|kB|KiB|GB|%|×|x|/s)`;
+
+const FORMS: [string, RegExp][] = [
+  ['a before → after', new RegExp(String.raw`${N}\s*${U}?\s*(?:->|→)\s*\**${N}\s*${U}(?![\w])`)],
+  [
+    'a figure called measured',
+    new RegExp(
+      String.raw`\bmeasured\b[^.\n]{0,80}?${N}\s*${U}(?![\w])|${N}\s*${U}(?![\w])[^.\n]{0,40}\bmeasured\b`,
+      'i',
+    ),
+  ],
+  [
+    'a ratio to bare Fastify',
+    new RegExp(
+      String.raw`${N}\s*[×x]\s*(?:of\s+|as\s+)?(?:the\s+)?(?:bare\s+)?Fastify|bare Fastify[^.\n]{0,40}?${N}\s*[×x](?![\w])`,
+      'i',
+    ),
+  ],
+  [
+    'a figure of this machine',
+    new RegExp(
+      String.raw`${N}\s*${U}(?![\w])[^.\n]{0,50}\bon (?:this|the shared|a virtual) (?:machine|VM|2-core)`,
+      'i',
+    ),
+  ],
+];
+/** History belongs to commits and the CHANGELOG, not to the code that ships (tests may name the issue they guard). */
+const HISTORY = /\bissue \d+/i;
+const CODE = /^(src|scripts|bench|deploy)\/.*\.(ts|mts|mjs|cjs|js|sh|c)$/;
+
+export function copiedMeasurements(file: string, text: string): string[] {
+  const found: string[] = [];
+  text.split('\n').forEach((line, index) => {
+    for (const [what, form] of FORMS) if (form.test(line)) found.push(`${file}:${index + 1} ${what}: ${line.trim()}`);
+    if (CODE.test(file) && HISTORY.test(line)) found.push(`${file}:${index + 1} history in code: ${line.trim()}`);
+  });
+  return found;
+}
+
+const SELF = 'test/docs/figures-home.test.ts';
+const files = repositoryFiles().filter((file) => !HOMES.has(file) && !FIXTURES.test(file) && file !== SELF);
+
+describe('every figure lives in docs/benchmarks.md', () => {
+  it('recognises the forms of a copied measurement, and not a setting', () => {
+    const found = (line: string) => copiedMeasurements('src/x.ts', line).length;
+    expect(found('idle RSS 66.1-66.5 -> 64.2-64.4 MB')).toBe(1);
+    expect(found('start-up 1.11-1.34× bare Fastify')).toBe(1);
+    expect(found('measured a peak resident size of 72 MB')).toBe(1);
+    expect(found('an fdatasync cost 137 µs on this VM')).toBe(1);
+    expect(found('(40-90 ms on the shared 2-core machine)')).toBe(1);
+    expect(found('// see issue 34')).toBe(1);
+    expect(found('headers must arrive within 10 s (408)')).toBe(0);
+    expect(found('carved from 256 KB slabs')).toBe(0);
+  });
+
+  it.each(files)('%s copies no measurement', (file) => {
+    expect(copiedMeasurements(file, readFileSync(join(ROOT, file), 'utf8'))).toEqual([]);
+  });
+});
