@@ -15,7 +15,7 @@ const HOMES = new Set(['docs/benchmarks.md', 'CHANGELOG.md']);
 const FIXTURES = /^test\/bench\//;
 /** A number or a range of numbers, and a unit a measurement carries. */
 const N = String.raw`\d[\d.,]*(?:\s*[-–]\s*\d[\d.,]*)?`;
-const U = String.raw`(?:ms|µs|us|ns|s|MB|MiB|KB|kB|KiB|GB|%|×|x|/s)`;
+const U = '(?:ms|µs|us|ns|s|MB|MiB|KB|kB|KiB|GB|%|×|x|/s)';
 
 const FORMS: [string, RegExp][] = [
   ['a before → after', new RegExp(String.raw`${N}\s*${U}?\s*(?:->|→)\s*\**${N}\s*${U}(?![\w])`)],
@@ -45,7 +45,7 @@ const FORMS: [string, RegExp][] = [
 const HISTORY = /\bissue \d+/i;
 const CODE = /^(src|scripts|bench|deploy)\/.*\.(ts|mts|mjs|cjs|js|sh|c)$/;
 
-export function copiedMeasurements(file: string, text: string): string[] {
+function copiedMeasurements(file: string, text: string): string[] {
   const found: string[] = [];
   text.split('\n').forEach((line, index) => {
     for (const [what, form] of FORMS) if (form.test(line)) found.push(`${file}:${index + 1} ${what}: ${line.trim()}`);

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, repositoryFiles } from './repository-files.js';
 
 /** `../x`, `../../shared/data`: each relative path that climbs, with what follows it. */
-export function climbingPaths(text: string): string[] {
+function climbingPaths(text: string): string[] {
   return [...text.matchAll(/(?<![\w.$}-])((?:\.\.\/)+(?:[\w.-]+\/?)*)/g)].map((m) => m[1]);
 }
 
