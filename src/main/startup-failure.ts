@@ -3,7 +3,7 @@
  * instead of a stack trace. Anything not recognised here is a real fault and keeps its stack.
  */
 import type { CliOptions, OptionsOf } from './cli-options.js';
-import { DataDirInUseError } from '../store/index.js';
+import { DataDirInUseError, diskIsFull } from '../store/index.js';
 
 interface SystemError {
   code?: string;
@@ -21,6 +21,9 @@ export function describeStartupFailure(
 ): string | undefined {
   if (error instanceof DataDirInUseError) return error.message;
   const e = (error ?? {}) as SystemError;
+  // SQLite reports a disk with no room for its shared-memory file as an I/O error.
+  if (e.code === 'SQLITE_FULL' || (e.code?.startsWith('SQLITE_IOERR') && diskIsFull(options.dataDir)))
+    return `no space left for the data directory ${options.dataDir} (${e.code}); free some space or choose another --data-dir`;
   const where = `${options.host}:${options.port}`;
   const listening = e.syscall === 'listen' || e.syscall === 'bind';
   switch (e.code) {

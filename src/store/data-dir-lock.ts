@@ -5,7 +5,7 @@
  * SIGKILL or power loss: a stale lock never blocks a restart. `sensor.pid` names the holder.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = 'sensor.lock';
@@ -41,6 +41,9 @@ export function lockDataDir(dataDir: string): DataDirLock {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {
+    // The lock file holds no data: its journal stays in memory, so taking the lock writes nothing and a unit
+    // can start on a full disk (where it serves reads and can free its own space).
+    db.pragma('journal_mode = MEMORY');
     db.pragma('locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE');
   } catch (error) {
@@ -49,9 +52,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
       throw new DataDirInUseError(dataDir, readHolderPid(dataDir));
     throw error;
   }
-  const pidPath = join(dataDir, PID_FILE);
-  writeFileSync(`${pidPath}.tmp`, `${process.pid}\n`);
-  renameSync(`${pidPath}.tmp`, pidPath);
+  notePid(join(dataDir, PID_FILE));
   return {
     release() {
       if (!db.open) return;
@@ -60,3 +61,27 @@ export function lockDataDir(dataDir: string): DataDirLock {
     },
   };
 }
+
+/**
+ * Names this process as the holder, for the message a second start gives. Only informative: on a full disk a
+ * new file cannot be written, so the old one is overwritten in place (its blocks are already allocated), and
+ * failing that the holder stays unnamed, rather than a unit that cannot start where it could serve reads and
+ * free its own space (docs/architecture.md, Persistence).
+ */
+function notePid(pidPath: string): void {
+  const text = `${process.pid}\n`;
+  try {
+    writeFileSync(`${pidPath}.tmp`, text);
+    renameSync(`${pidPath}.tmp`, pidPath);
+  } catch (error) {
+    rmSync(`${pidPath}.tmp`, { force: true });
+    if (!OUT_OF_SPACE.has((error as { code?: string }).code ?? '')) throw error;
+    try {
+      writeFileSync(pidPath, text.padEnd(readFileSync(pidPath, 'utf8').length, ' '), { flag: 'r+' });
+    } catch {
+      // No earlier pid file to overwrite: the holder stays unnamed.
+    }
+  }
+}
+
+const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT']);

@@ -22,12 +22,13 @@
  * Every other write of the unit keeps synchronous=FULL (its own fsync inside the commit), which also
  * makes any earlier group-committed frames durable, as they precede it in the WAL.
  */
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { storageCauseOf } from '../model/index.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { FlushPolicy } from './flush-policy.js';
+import { freeBytes } from './free-space.js';
 
 /** Makes everything written to the WAL file so far durable (off the event loop). */
 export type WalSync = (walPath: string) => Promise<void>;
@@ -128,12 +129,7 @@ function presize(fd: number, bytes: number): void {
  * the WAL then grows as SQLite writes, as it would without it.
  */
 function spareBytes(dir: string): number {
-  try {
-    const { bavail, bsize } = statfsSync(dir);
-    return Math.floor((bavail * bsize) / 4);
-  } catch {
-    return 0;
-  }
+  return Math.floor(freeBytes(dir) / 4);
 }
 
 /** The statements around every batch (`GroupCommit.prepared`). */

@@ -8,6 +8,7 @@ export { DataDirInUseError, LOCK_FILE, PID_FILE, lockDataDir } from './data-dir-
 export type { DataDirLock } from './data-dir-lock.js';
 export { DATABASE_FILE, openDatabase } from './database.js';
 export type { SqliteDatabase } from './database.js';
+export { diskIsFull } from './free-space.js';
 export { FACTORY_FILE, readFactoryFile, writeFactoryFile } from './factory-file.js';
 export type { FactoryFile } from './factory-file.js';
 export { GroupCommit, closeGroupCommit, groupCommitOf } from './group-commit.js';

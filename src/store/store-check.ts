@@ -7,8 +7,11 @@
  */
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { rowDamage } from './store-rows.js';
+import { diskIsFull } from './free-space.js';
 import { walFileDamage } from './wal-check.js';
+import { storageCauseOf } from '../model/index.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -40,6 +43,10 @@ export function findDamage(path: string): string | undefined {
     if (problems.length) return `its integrity check fails (${problems.join('; ')})`;
     return rowDamage(db);
   } catch (error) {
+    // A full or read-only disk stops the check, not the file: the database opens as it is, and its writes get
+    // their 507 answers; rebuilding it there would only fail in turn.
+    const cause = storageCauseOf(error);
+    if (cause === 'full' || cause === 'read-only' || (cause === 'io' && diskIsFull(dirname(path)))) return undefined;
     return `it cannot be read (${(error as Error).message})`;
   } finally {
     db?.close();

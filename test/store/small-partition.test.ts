@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
-import { type CliProcess, startCli } from '../helpers/cli-process.js';
+import { type CliProcess, runCli, startCli } from '../helpers/cli-process.js';
 import { uploadFirmware } from '../firmware/http-upload.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -111,5 +111,20 @@ describe.skipIf(!isRoot)('a unit on a 4 MB data partition', () => {
     unit = await startCli({ dataDir });
     expect((await call('GET', '/api/v1/sensor/config')).body.udp_port_lidar).toBe(7402);
     expect((await call('GET', '/api/v1/user/data')).body).toBe('w'.repeat(120_000));
+  });
+
+  it('full while stopped: one clear line, the database not taken for damaged; starts whole once space is back', async () => {
+    await unit!.stop();
+    unit = undefined;
+    const filler = join(mountPoint, 'filler');
+    fill(filler);
+    const refused = await runCli(['--port', '0', '--data-dir', dataDir, '--log-level', 'warn']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^lidar-sensor: no space left for the data directory .+; free some space/m);
+    expect(readdirSync(dataDir).filter((f) => f.includes('damaged') || f.includes('rebuil'))).toEqual([]);
+    rmSync(filler);
+    unit = await startCli({ dataDir });
+    expect((await call('GET', '/api/v1/user/data')).body).toBe('w'.repeat(120_000));
+    expect((await call('GET', '/api/v1/sensor/alerts')).body.active).toEqual([]);
   });
 });
