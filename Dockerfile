@@ -1,21 +1,20 @@
 # Simulated (or real) lidar sensor management server.
 #   docker build -t lidar-sensor .
 #   docker run --rm -p 8080:80 -v sensor-data:/data lidar-sensor
-# NODE_IMAGE picks the base of both stages: the public Node image by default; where no registry is reachable,
-# a local Debian 12 + Node base (scripts/deploy/build-base-image.sh) with --build-arg NODE_IMAGE=....
-ARG NODE_IMAGE=node:22-bookworm-slim
+# An arm64 image from the same file: docker build --platform linux/arm64 -t lidar-sensor:arm64 .
+# NODE_IMAGE picks the base of both stages: the public Node image of the LTS line the Debian package bundles
+# (.nvmrc) by default; where no registry is reachable, a local Debian 12 + Node base
+# (scripts/deploy/build-base-image.sh [--arch arm64]) with --build-arg NODE_IMAGE=....
+ARG NODE_IMAGE=node:26-bookworm-slim
 
-# Build stage: compiles TypeScript, bundles the CLI, builds the better-sqlite3 native module.
+# Build stage: compiles TypeScript, bundles the CLI.
 FROM ${NODE_IMAGE} AS build
-# node-gyp needs python3, make and g++; the slim and local bases lack them. --no-install-recommends keeps
-# Debian's ca-certificates out: it would rebuild the CA bundle a local base brings for its registry.
-RUN if ! command -v g++ >/dev/null || ! command -v make >/dev/null || ! command -v python3 >/dev/null; then \
-      apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
-      && rm -rf /var/lib/apt/lists/*; \
-    fi
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# No install script has work to do here: better-sqlite3 brings its Node-API binary for every platform, and
+# esbuild finds its platform's binary package without its postinstall. So the image needs no compiler, and an
+# arm64 build under emulation runs no compiler either.
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 # The build's second step bundles the CLI and the emitter worker (esbuild, a development dependency) and
 # compiles the validators ahead of time (Ajv's standalone code): scripts/bundle.mjs and the modules beside it

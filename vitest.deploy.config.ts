@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/deployments/**/*.test.ts'],
+    exclude: ['test/deployments/arm64/**'],
     globalSetup: ['test/deployments/global-setup.ts'],
     testTimeout: 300_000,
     hookTimeout: 900_000,

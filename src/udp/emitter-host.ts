@@ -93,7 +93,8 @@ export class EmitterHost {
     worker.on('message', (m: FromWorker) => {
       if (m.type !== 'ready') this.members.get(m.unit)?.onMessage(m);
     });
-    worker.on('error', (err) => this.onExit(worker, err));
+    // A worker may throw any value, not only an Error.
+    worker.on('error', (err) => this.onExit(worker, err instanceof Error ? err : new Error(String(err))));
     worker.on('exit', (code) => this.onExit(worker, new Error(`emitter worker exited with code ${code}`)));
     for (const member of this.members.values())
       for (const message of member.joinMessages()) worker.postMessage(message);

@@ -3,6 +3,7 @@
  * `docker-compose`) binary, so what passes here is what a user's commands do.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
@@ -63,4 +64,21 @@ export async function removeAll(prefix: string): Promise<void> {
   if (volumes.length > 0) await docker(['volume', 'rm', '-f', ...volumes]).catch(() => '');
   const networks = await names(['network', 'ls'], 'Name');
   if (networks.length > 0) await docker(['network', 'rm', ...networks]).catch(() => '');
+}
+
+/** The Node.js line the package bundles and the local base runs (.nvmrc). */
+export const NODE_LINE = readFileSync(new URL('../../.nvmrc', import.meta.url), 'utf8').trim();
+
+/**
+ * The local images exist and are of the current recipe: the base runs the LTS line of .nvmrc and has ethtool (the
+ * device's speed override); the device has no Node.js at all.
+ */
+export async function imagesCurrent(base: string, device: string): Promise<boolean> {
+  const probe = async (image: string, script: string): Promise<string | undefined> => {
+    if ((await docker(['image', 'ls', '-q', image])) === '') return undefined;
+    return docker(['run', '--rm', '--name', `${PREFIX}-image-check`, image, 'sh', '-c', script]).catch(() => undefined);
+  };
+  const baseNode = await probe(base, 'command -v ethtool >/dev/null && node -p process.versions.node');
+  const deviceNode = await probe(device, 'command -v node || echo none');
+  return baseNode?.split('.')[0] === NODE_LINE && deviceNode === 'none';
 }

@@ -6,10 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { docker, engineProblem, PREFIX } from './docker.js';
+import { engineProblem, imagesCurrent } from './docker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BASE_IMAGE = process.env.LIDAR_BASE_IMAGE ?? 'lidar-sensor-base:bookworm';
+export const DEVICE_IMAGE = process.env.LIDAR_DEVICE_IMAGE ?? 'lidar-sensor-device:bookworm-amd64';
 export const IMAGE = process.env.LIDAR_SENSOR_IMAGE ?? 'lidar-sensor:latest';
 
 declare module 'vitest' {
@@ -18,6 +19,7 @@ declare module 'vitest' {
     dockerSkip: string;
     image: string;
     baseImage: string;
+    deviceImage: string;
     buildSeconds: number;
   }
 }
@@ -26,6 +28,7 @@ export default async function setup(project: TestProject): Promise<void> {
   const problem = await engineProblem();
   project.provide('image', IMAGE);
   project.provide('baseImage', BASE_IMAGE);
+  project.provide('deviceImage', DEVICE_IMAGE);
   if (problem) {
     console.log(`deployment tests skipped: no Docker engine answers here (${problem})`);
     project.provide('dockerSkip', problem);
@@ -34,16 +37,12 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   project.provide('dockerSkip', '');
   const started = Date.now();
-  const haveBase = await docker(['image', 'ls', '-q', BASE_IMAGE]);
-  // A base built before the recipe gained a tool the tests use (ethtool: the device's speed override) is rebuilt.
-  const complete =
-    haveBase !== '' &&
-    (await docker(['run', '--rm', '--name', `${PREFIX}-base-check`, BASE_IMAGE, 'sh', '-c', 'command -v ethtool'])
-      .then(() => true)
-      .catch(() => false));
-  if (!complete || process.env.LIDAR_REBUILD_BASE === '1') {
-    console.log(`building the base image ${BASE_IMAGE} (debootstrap Debian 12 + this machine's Node)`);
-    execFileSync('bash', ['scripts/deploy/build-base-image.sh', BASE_IMAGE], { cwd: ROOT, stdio: 'inherit' });
+  if (!(await imagesCurrent(BASE_IMAGE, DEVICE_IMAGE)) || process.env.LIDAR_REBUILD_BASE === '1') {
+    console.log(`building the images ${BASE_IMAGE} and ${DEVICE_IMAGE} (debootstrap Debian 12; the base with Node.js)`);
+    execFileSync('bash', ['scripts/deploy/build-base-image.sh', '--device-image', DEVICE_IMAGE, BASE_IMAGE], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
   console.log(`building ${IMAGE} from the Dockerfile on ${BASE_IMAGE}`);
   execFileSync('docker', ['build', '--network', 'host', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', IMAGE, '.'], {

@@ -1,0 +1,512 @@
+/**
+ * The device install, whole, for one architecture: a stock Debian 12 system with no Node.js at all, booted with
+ * systemd as PID 1 (a container of the local device image: systemd, chrony, linuxptp, iproute2), `apt-get install
+ * ./pkg/lidar-sensor_*_ARCH.deb` (the package brings its own Node.js), and then
+ * only the API and systemd's own tools: the service up at boot on port 80 with the linux HAL, the real interface
+ * and address, real chrony and ptp4l behind /api/v1/time, a restart through systemd, a firmware update through
+ * the packaged hook, a clean stop, structured lines in the journal. The unit is the hardened one: its own user,
+ * two capabilities, a sandbox rated by `systemd-analyze security`, the PTP profile through a root helper started
+ * by a path unit, and a watchdog that restarts a hung event loop.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docker, NODE_LINE, PREFIX, removeAll } from './docker.js';
+import { waitFor } from '../helpers/poll.js';
+
+/** The serial the device test programs into the unit's factory data at its first start. */
+const FACTORY_SERIAL = '122201000777';
+const FACTORY_DROP_IN_DIR = '/etc/systemd/system/lidar-sensor.service.d';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+/** The Node.js the package bundles, where the unit files run it. */
+const BUNDLED_NODE = '/opt/lidar-sensor/node/bin/node';
+
+export interface DeviceTarget {
+  arch: 'amd64' | 'arm64';
+  /** The stock Debian 12 image (scripts/deploy/build-base-image.sh --device-image). */
+  image: string;
+  /** Why the test cannot run here, or '' when it can. */
+  skip: string;
+  /**
+   * A foreign architecture run by qemu-user: the checks of the unit's behaviour all run; those of the platform
+   * around it (chrony, ptp4l, addresses, link speed, systemd-analyze) run on the machine's own architecture only.
+   */
+  emulated: boolean;
+  /**
+   * What emulation cannot do that a real kernel of the architecture does: a unit's setting that is relaxed by a
+   * site drop-in before the install (the package leaves drop-ins alone), and why. The check of that setting runs on
+   * the machine's own architecture.
+   */
+  emulationLimits?: EmulationLimit[];
+}
+
+export interface EmulationLimit {
+  unit: string;
+  /** The setting as the drop-in writes it, e.g. PrivateNetwork=no. */
+  setting: string;
+  why: string;
+}
+
+export function describeDeviceInstall(target: DeviceTarget): void {
+  const { arch, emulated } = target;
+  const name = `${PREFIX}-device-${arch}`;
+  const figures: Record<string, string> = {};
+  /** How many times longer than natively a step may take: qemu-user runs every instruction through its translator. */
+  const patience = emulated ? 5 : 1;
+
+  const sh = (script: string): Promise<string> => docker(['exec', name, 'sh', '-c', script], 300_000);
+  /** dpkg's status of a package on the device ('install ok installed'), or '' when dpkg does not know it. */
+  const packageStatus = (pkg: string): Promise<string> =>
+    sh(`dpkg-query --status ${pkg} 2>/dev/null | sed -n 's/^Status: //p'`);
+  const mainPid = async (): Promise<number> =>
+    Number(await sh('systemctl show --property MainPID --value lidar-sensor'));
+  /** A field of /proc/PID/status of the service's main process. */
+  const procStatus = async (field: string): Promise<string> =>
+    sh(`awk '$1 == "${field}:" {print $2}' /proc/${await mainPid()}/status`);
+  /** CAP_NET_BIND_SERVICE (10) and CAP_NET_ADMIN (12): the only capabilities the unit grants. */
+  const EXPECTED_CAPS = (1n << 10n) | (1n << 12n);
+
+  interface FirmwareState {
+    fw: string;
+    commit_pending: boolean;
+  }
+
+  let base = '';
+  async function api(path: string, init?: RequestInit): Promise<Response> {
+    return fetch(`${base}/api/v1${path}`, { ...init, signal: AbortSignal.timeout(10_000 * patience) });
+  }
+  async function json<T>(path: string): Promise<T> {
+    const response = await api(path);
+    expect(response.status, `GET ${path}`).toBe(200);
+    return (await response.json()) as T;
+  }
+  /** A request from inside the unit, on loopback: what still reaches it while its Ethernet address is elsewhere. */
+  async function onLoopback(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+    const init = JSON.stringify({
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const script = `fetch('http://127.0.0.1/api/v1${path}', ${init}).then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })))`;
+    return JSON.parse(await docker(['exec', name, BUNDLED_NODE, '-e', script])) as { status: number; body: string };
+  }
+  async function answers(): Promise<boolean> {
+    return api('/sensor/metadata/sensor_info')
+      .then((r) => r.status === 200)
+      .catch(() => false);
+  }
+
+  describe.skipIf(target.skip !== '')(`the ${arch} Debian package on a stock Debian 12 systemd device`, () => {
+    const work = mkdtempSync(join(tmpdir(), 'lidar-device-'));
+    let deb = '';
+
+    beforeAll(async () => {
+      await removeAll(name);
+      const started = Date.now();
+      execFileSync('bash', ['scripts/deploy/package-deb.sh', '--arch', arch], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      deb = readdirSync(join(ROOT, 'pkg')).find((file) => file.match(/^lidar-sensor_.+_(\w+)\.deb$/)?.[1] === arch)!;
+      figures.packageBytes = String(readFileSync(join(ROOT, 'pkg', deb)).length);
+      figures.packageSeconds = ((Date.now() - started) / 1000).toFixed(1);
+      await docker([
+        'run',
+        '-d',
+        '--name',
+        name,
+        '--hostname',
+        'lidar-device',
+        '--cap-add',
+        'SYS_ADMIN',
+        '--cap-add',
+        'NET_ADMIN',
+        // A tap interface, whose link speed ethtool can set (the container's veth refuses: EOPNOTSUPP).
+        '--device',
+        '/dev/net/tun',
+        '-v',
+        '/sys/fs/cgroup:/sys/fs/cgroup:ro',
+        '--tmpfs',
+        '/run',
+        '--tmpfs',
+        '/run/lock',
+        target.image,
+        '/sbin/init',
+      ]);
+      await waitFor(
+        async () => /running|degraded/.test(await sh('systemctl is-system-running || true')),
+        60_000 * patience,
+        'systemd to boot',
+      );
+      figures.machine = await sh('uname -m');
+      // Stock: no Node.js anywhere on the device before the package.
+      expect(await sh('command -v node nodejs || ls /usr/bin/node* /usr/local/bin/node* 2>/dev/null || true')).toBe('');
+      // The container has no CAP_SYS_TIME: chronyd runs without touching the clock (-x), serving its local
+      // clock at stratum 8, and ptp4l with software time stamps on the container's interface.
+      if (!emulated)
+        await sh(
+          [
+            'mkdir -p /etc/systemd/system/chrony.service.d',
+            'printf "[Unit]\\nConditionCapability=\\n" > /etc/systemd/system/chrony.service.d/container.conf',
+            'echo \'DAEMON_OPTS="-F 0 -x"\' > /etc/default/chrony',
+            'echo "local stratum 8" >> /etc/chrony/chrony.conf',
+            'systemctl daemon-reload',
+            'systemctl restart chrony',
+            // With Debian's configuration file, which the PTP profile change rewrites (lidar-sensor-ptp-profile.service).
+            'systemd-run --unit ptp4l /usr/sbin/ptp4l -f /etc/linuxptp/ptp4l.conf -S -i eth0 -m',
+          ].join(' && '),
+        );
+      await docker(['cp', join(ROOT, 'pkg', deb), `${name}:/tmp/${deb}`]);
+      // apt resolves the package's Depends: the libraries the bundled Node.js links beyond a minimal Debian are
+      // not installed yet; the device's apt cache holds them (its container has no route to the mirror here).
+      expect(await packageStatus('libatomic1')).toBe('');
+      for (const limit of target.emulationLimits ?? []) {
+        console.log(`${arch} device: ${limit.unit} runs with ${limit.setting} here: ${limit.why}`);
+        const dir = `/etc/systemd/system/${limit.unit}.d`;
+        await sh(`mkdir -p ${dir} && printf "[Service]\\n${limit.setting}\\n" > ${dir}/emulation.conf`);
+      }
+      // The unit's identity is factory data, written once: a real unit never invents a serial. Programmed the way
+      // docs/deployments.md says, the serial given to the service's first start.
+      await sh(
+        `mkdir -p ${FACTORY_DROP_IN_DIR} && printf "[Service]\\nEnvironment=SENSOR_SERIAL=${FACTORY_SERIAL}\\n" > ${FACTORY_DROP_IN_DIR}/factory.conf`,
+      );
+      const installStarted = Date.now();
+      await sh(`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/${deb} >/dev/null`);
+      figures.installSeconds = ((Date.now() - installStarted) / 1000).toFixed(1);
+      expect(await packageStatus('libatomic1')).toBe('install ok installed');
+      figures.bundledNode = await sh(`${BUNDLED_NODE} -p 'process.version + " " + process.arch'`);
+      const address = await docker(['inspect', '--format', '{{.NetworkSettings.IPAddress}}', name]);
+      base = `http://${address}`;
+      await waitFor(answers, 60_000 * patience, 'the installed service to answer on port 80');
+      figures.installToAnswerSeconds = ((Date.now() - installStarted) / 1000).toFixed(1);
+    });
+
+    afterAll(async () => {
+      await removeAll(name);
+      rmSync(work, { recursive: true, force: true });
+      console.log(`${arch} device figures: ${JSON.stringify(figures)}`);
+    });
+
+    it("brings its own Node.js of the LTS line for the device's architecture, and depends on no nodejs", async () => {
+      const [version, nodeArch] = figures.bundledNode.split(' ');
+      expect(version.slice(1).split('.')[0]).toBe(NODE_LINE);
+      expect(nodeArch).toBe(arch === 'amd64' ? 'x64' : 'arm64');
+      expect(await sh('systemctl show --property ExecStart --value lidar-sensor')).toContain(BUNDLED_NODE);
+      const status = await sh('dpkg-query --status lidar-sensor');
+      expect(/^Depends: (.*)$/m.exec(status)?.[1]).not.toMatch(/node/);
+      expect(status).toContain(`Node.js ${version.slice(1)} (${nodeArch})`);
+      // Nothing on the system's PATH: the package's Node.js is the unit's alone.
+      expect(await sh('command -v node nodejs || true')).toBe('');
+    });
+
+    it('puts the command on the PATH, on its own Node.js', async () => {
+      expect(await sh('lidar-sensor --version')).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(await sh('lidar-sensor recording --help')).toMatch(/^Usage: lidar-sensor recording info/);
+    });
+
+    it('takes its identity from the factory data its first start wrote', async () => {
+      const factory = JSON.parse(await sh('cat /var/lib/lidar-sensor/factory.json')) as { serialNumber: string };
+      expect(factory.serialNumber).toBe(FACTORY_SERIAL);
+      const info = (await (await fetch(`${base}/api/v1/sensor/metadata/sensor_info`)).json()) as { prod_sn: string };
+      expect(info.prod_sn).toBe(FACTORY_SERIAL);
+    });
+
+    it('runs as an enabled systemd service with the linux HAL on port 80', async () => {
+      expect(await sh('systemctl is-active lidar-sensor')).toBe('active');
+      expect(await sh('systemctl is-enabled lidar-sensor')).toBe('enabled');
+      expect(await sh('systemctl show --property ExecStart --value lidar-sensor')).toMatch(/--hal linux/);
+      expect(await answers()).toBe(true);
+    });
+
+    it('runs as its own user lidar-sensor with CAP_NET_BIND_SERVICE and CAP_NET_ADMIN only', async () => {
+      const uid = await sh('id -u lidar-sensor');
+      expect(uid).not.toBe('0');
+      expect((await procStatus('Uid')).split(/\s+/)[0]).toBe(uid);
+      expect(await sh(`stat -c %U /proc/${await mainPid()}`)).toBe('lidar-sensor');
+      expect(BigInt(`0x${await procStatus('CapEff')}`)).toBe(EXPECTED_CAPS);
+      expect(BigInt(`0x${await procStatus('CapBnd')}`)).toBe(EXPECTED_CAPS);
+      expect(await procStatus('NoNewPrivs')).toBe('1');
+      expect(await procStatus('Seccomp')).toBe('2');
+      // The state directory is the service's; the rest of the file system is read-only to it.
+      expect(await sh('stat -c %U /var/lib/lidar-sensor')).toBe('lidar-sensor');
+    });
+
+    it.skipIf(emulated)('rates the installed unit at most 2.5 in systemd-analyze security', async () => {
+      const report = await sh('systemd-analyze security lidar-sensor.service 2>&1 | tail -1');
+      const exposure = Number(/Overall exposure level for lidar-sensor\.service: ([\d.]+)/.exec(report)?.[1]);
+      figures.securityExposure = String(exposure);
+      expect(exposure).toBeGreaterThan(0);
+      expect(exposure).toBeLessThanOrEqual(2.5);
+    });
+
+    it.skipIf(emulated)('reports the real interface and address in /api/v1/system/network', async () => {
+      const network = await json<{ ipv4: { addr: string }; ethaddr: string; carrier: boolean }>('/system/network');
+      const kernel = await sh("ip -4 -o addr show dev eth0 | awk '{print $4}'");
+      expect(network.ipv4.addr).toBe(kernel.split('\n')[0]);
+      expect(network.ipv4.addr.split('/')[0]).toBe(new URL(base).hostname);
+      expect(network.ethaddr).toBe(await sh('cat /sys/class/net/eth0/address'));
+      expect(network.carrier).toBe(true);
+    });
+
+    it.skipIf(emulated)('reads the real chrony and ptp4l behind /api/v1/time', async () => {
+      // chronyd serves its local clock once it has selected it (reference 7F7F0101, LOCL): poll both sides.
+      await waitFor(
+        async () => {
+          const direct = (await sh('chronyc -n -c tracking')).split(',');
+          const system = await json<{ tracking: { reference_id: string } }>('/time/system');
+          return system.tracking.reference_id.toUpperCase() === direct[0].toUpperCase() && direct[0] !== '00000000';
+        },
+        30_000 * patience,
+        "the API tracking report to be chrony's",
+      );
+      // ptp4l alone on the link is its own grandmaster: the API must show the identity pmc reads from it.
+      const pmc = await waitFor(
+        async () =>
+          (await sh("pmc -u -b 0 'GET PARENT_DATA_SET' | awk '/grandmasterIdentity/ {print $2}'")) || undefined,
+        30_000 * patience,
+        'ptp4l to answer pmc',
+      );
+      await waitFor(
+        async () => {
+          const body = await json<{ parent_data_set: { grandmaster_identity: string } }>('/time/ptp');
+          return body.parent_data_set.grandmaster_identity.toLowerCase() === pmc.toLowerCase();
+        },
+        30_000 * patience,
+        'the ptp4l grandmaster identity in /api/v1/time/ptp',
+      );
+    });
+
+    it.skipIf(emulated)(
+      'changes the PTP profile through the root helper: ptp4l runs the new configuration',
+      async () => {
+        const ptp4lPid = await sh('systemctl show --property MainPID --value ptp4l');
+        const put = await api('/time/ptp/profile', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify('default-l2-relaxed'),
+        });
+        expect(put.status).toBe(200);
+        expect(await put.json()).toBe('default-l2-relaxed');
+        // The path unit starts the helper, which writes ptp4l's own file and restarts ptp4l.
+        await waitFor(
+          async () => (await sh('cat /etc/linuxptp/ptp4l.conf')).includes('# profile: default-l2-relaxed'),
+          30_000 * patience,
+          "the profile's block in /etc/linuxptp/ptp4l.conf",
+        );
+        expect(await sh('grep -c "^network_transport *L2" /etc/linuxptp/ptp4l.conf')).not.toBe('0');
+        await waitFor(
+          async () => {
+            const pid = await sh('systemctl show --property MainPID --value ptp4l');
+            return pid !== '0' && pid !== ptp4lPid;
+          },
+          30_000 * patience,
+          'ptp4l restarted on its new configuration',
+        );
+        expect(await sh('systemctl show --property Result --value lidar-sensor-ptp-profile')).toBe('success');
+        // ptp4l answers the server again on the read-only socket, under the new profile.
+        await waitFor(
+          async () => {
+            const ptp = await api('/time/ptp').catch(() => undefined);
+            return ptp?.status === 200;
+          },
+          30_000 * patience,
+          'GET /api/v1/time/ptp after the profile change',
+        );
+        expect(await json<string>('/time/ptp/profile')).toBe('default-l2-relaxed');
+      },
+    );
+
+    it.skipIf(emulated)(
+      'sets the static IPv4 override on its interface as the unprivileged service, and hands the address back',
+      async () => {
+        const dockerAddress = await sh("ip -4 -o addr show dev eth0 scope global | awk '{print $4}'");
+        const gateway = await sh("ip route show default | awk '{print $3}'");
+        const override = '192.0.2.77/24';
+        const put = await api('/system/network/ipv4/override', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(override),
+        });
+        expect(put.status).toBe(200);
+        expect(await put.json()).toBe(override);
+        // `ip` run by the service (CAP_NET_ADMIN, ambient): the override alone on eth0, labelled as the server's.
+        await waitFor(
+          async () => (await sh('ip -4 -o addr show dev eth0 scope global')).includes(override),
+          30_000 * patience,
+          'the override on eth0',
+        );
+        const addresses = await sh('ip -4 -o addr show dev eth0 scope global');
+        expect(addresses).toMatch(/192\.0\.2\.77\/24 .*eth0:ovr/);
+        expect(addresses).not.toContain(dockerAddress);
+        // The host no longer reaches the unit: ask on loopback.
+        const ipv4 = await onLoopback('GET', '/system/network/ipv4');
+        expect(ipv4.status).toBe(200);
+        expect(JSON.parse(ipv4.body)).toMatchObject({ addr: override, override });
+        expect((await onLoopback('DELETE', '/system/network/ipv4/override')).status).toBe(204);
+        // Back to dynamic addressing: the override removed, the RFC 3927 address added (no DHCP client here).
+        const linkLocal = await waitFor(
+          async () => {
+            const now = await sh('ip -4 -o addr show dev eth0');
+            return !now.includes('192.0.2.77') && /169\.254\.\d+\.\d+\/16/.exec(now)?.[0];
+          },
+          30_000 * patience,
+          'the override removed and a link-local address on eth0',
+        );
+        expect(JSON.parse((await onLoopback('GET', '/system/network/ipv4/override')).body)).toBeNull();
+        expect(await sh('journalctl -u lidar-sensor -o cat --no-pager')).not.toMatch(
+          /applying the network settings failed/,
+        );
+        // What the site's DHCP client would do: Docker's address and route back.
+        await sh(
+          `ip addr del ${linkLocal} dev eth0 && ip addr add ${dockerAddress} dev eth0 && ip route replace default via ${gateway}`,
+        );
+        await waitFor(answers, 30_000 * patience, 'the unit answering on its Docker address again');
+      },
+    );
+
+    it.skipIf(emulated)(
+      'sets the speed override of a T1 unit through ethtool as the unprivileged service',
+      async () => {
+        // A T1 model managing a tap interface (a veth has no settable speed). Undone at the end of the test.
+        const dropIn = '/etc/systemd/system/lidar-sensor.service.d/t1.conf';
+        await sh(
+          [
+            'ip tuntap add dev lidar-t1 mode tap',
+            'ip link set lidar-t1 up',
+            `mkdir -p ${dropIn.replace('/t1.conf', '')}`,
+            `printf "[Service]\\nEnvironment=SENSOR_PRODUCT=OS-1-128-T1 SENSOR_INTERFACE=lidar-t1\\n" > ${dropIn}`,
+            'systemctl daemon-reload',
+            'systemctl restart lidar-sensor',
+          ].join(' && '),
+        );
+        await waitFor(answers, 60_000 * patience, 'the T1 unit to answer');
+        const link = () => sh("ethtool lidar-t1 | grep -E 'Speed|Duplex|Auto-negotiation:' | tr -d '\\t'");
+        const put = await api('/system/network/speed_override', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: '100',
+        });
+        expect(put.status).toBe(200);
+        expect(await put.json()).toBe(100);
+        await waitFor(async () => (await link()).includes('Speed: 100Mb/s'), 30_000, 'lidar-t1 at 100 Mb/s');
+        expect(await link()).toMatch(/Duplex: Full[\s\S]*Auto-negotiation: off/);
+        expect((await json<{ speed: number; speed_override: number | null }>('/system/network')).speed_override).toBe(
+          100,
+        );
+        expect((await api('/system/network/speed_override', { method: 'DELETE' })).status).toBe(204);
+        await waitFor(async () => (await link()).includes('Auto-negotiation: on'), 30_000, 'autonegotiation on again');
+        expect(await sh('journalctl -u lidar-sensor -o cat --no-pager')).not.toMatch(
+          /applying the network settings failed/,
+        );
+        await sh(`rm ${dropIn} && systemctl daemon-reload && systemctl restart lidar-sensor && ip link del lidar-t1`);
+        await waitFor(answers, 60_000 * patience, 'the unit to answer as its own model again');
+      },
+    );
+
+    it('restarts through systemd on POST /api/v1/system/restart: a new main PID, then it answers again', async () => {
+      const before = await mainPid();
+      const restart = await api('/system/restart', { method: 'POST', headers: { 'content-type': 'application/json' } });
+      expect(restart.status).toBe(204);
+      const started = Date.now();
+      await waitFor(
+        async () => {
+          const pid = await mainPid();
+          return pid !== 0 && pid !== before && (await answers());
+        },
+        60_000 * patience,
+        'a new main PID that answers',
+      );
+      figures.restartSeconds = ((Date.now() - started) / 1000).toFixed(1);
+      figures.restartPids = `${before} -> ${await mainPid()}`;
+    });
+
+    it('installs an uploaded firmware image through the hook, boots it and commits it', async () => {
+      const before = await json<FirmwareState>('/system/firmware');
+      const rev = 'ousteros-image-prod-bootes-v3.2.0+20260101120000';
+      const image = join(work, 'fw.img');
+      execFileSync('npx', ['tsx', 'scripts/firmware-image.ts', '--rev', rev, '--out', image], {
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
+      const upload = await fetch(`${base}/api/v1/system/firmware`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: readFileSync(image),
+        signal: AbortSignal.timeout(120_000 * patience),
+      });
+      expect(upload.status).toBe(204);
+      const after = await waitFor(
+        async () => {
+          const now = (await api('/system/firmware')
+            .then((r) => (r.ok ? r.json() : undefined))
+            .catch(() => undefined)) as FirmwareState | undefined;
+          return now?.fw === rev && now.commit_pending === false ? now : undefined;
+        },
+        120_000 * patience,
+        'the new image booted and committed',
+      );
+      figures.firmware = `${before.fw} -> ${after.fw}`;
+      // The hook ran as root in lidar-sensor-firmware.service (the server asked through its spool): the example
+      // hook's slots are root's files in root's state directory, and its boot environment booted the new slot.
+      const slots = '/var/lib/lidar-sensor-firmware/slots';
+      const newSlot = await sh(`grep -l '${rev}' ${slots}/*.rev | xargs -n1 basename | cut -c1`);
+      expect(newSlot).toMatch(/^[AB]$/);
+      expect(await sh(`. ${slots}/bootenv && echo $BOOTED`)).toBe(newSlot);
+      expect(await sh(`stat -c %U ${slots}/${newSlot}.img ${slots}/bootenv | sort -u`)).toBe('root');
+      expect(await sh('systemctl show --property User --value lidar-sensor-firmware')).toBe('');
+      const relaxed = target.emulationLimits?.some((limit) => limit.unit === 'lidar-sensor-firmware.service');
+      if (!relaxed)
+        expect(await sh('systemctl show --property PrivateNetwork --value lidar-sensor-firmware')).toBe('yes');
+      expect(await sh('systemctl show --property Result --value lidar-sensor-firmware')).toBe('success');
+      // Nothing left waiting or uncollected but the results of the steps.
+      expect(await sh('ls /var/lib/lidar-sensor/firmware-hook/requests')).toBe('');
+    });
+
+    it('is restarted by the systemd watchdog when its event loop hangs, with its data intact', async () => {
+      const userData = `watchdog check ${Date.now()}`;
+      const put = await api('/user/data', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(userData),
+      });
+      expect(put.status).toBe(204);
+      expect(await sh('systemctl show --property WatchdogUSec --value lidar-sensor')).toBe('10s');
+      figures.vmHwmKb = await procStatus('VmHWM');
+      const before = await mainPid();
+      const since = await sh('date "+%Y-%m-%d %H:%M:%S"');
+      // A stopped process is a hung event loop as systemd sees it: no more WATCHDOG=1.
+      await sh(`kill -STOP ${before}`);
+      const stopped = Date.now();
+      await waitFor(
+        async () => {
+          const pid = await mainPid();
+          return pid !== 0 && pid !== before && (await sh('systemctl is-active lidar-sensor || true')) === 'active';
+        },
+        120_000 * patience,
+        'systemd to restart the hung service',
+      );
+      await waitFor(answers, 60_000 * patience, 'the restarted service to answer');
+      figures.watchdogStopToAnswerSeconds = ((Date.now() - stopped) / 1000).toFixed(1);
+      expect(await sh(`journalctl -u lidar-sensor --since "${since}" -o cat --no-pager`)).toMatch(/Watchdog timeout/);
+      expect(await json<string>('/user/data')).toBe(userData);
+    });
+
+    it('stops cleanly within its 15 s stop timeout and logs structured lines to the journal', async () => {
+      const started = Date.now();
+      await sh('systemctl stop lidar-sensor');
+      figures.stopSeconds = ((Date.now() - started) / 1000).toFixed(2);
+      // A stop that outlives TimeoutStopSec=15 ends in SIGKILL and the "failed" state.
+      expect(await sh('systemctl is-active lidar-sensor || true')).toBe('inactive');
+      expect(await sh('systemctl show --property Result --value lidar-sensor')).toBe('success');
+      const lines = (await sh('journalctl -u lidar-sensor -o cat --no-pager'))
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg?: string; level?: number });
+      expect(lines.some((line) => line.msg === 'sensor ready')).toBe(true);
+      expect(lines.every((line) => typeof line.level === 'number')).toBe(true);
+    });
+  });
+}
