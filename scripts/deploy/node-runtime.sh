@@ -34,7 +34,12 @@ cache=${LIDAR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lidar-sensor}/node
 dir=$cache/$package-$version
 tarball=$cache/$package-$version.tgz
 
-integrity() { echo "sha512-$(openssl dgst -sha512 -binary "$1" | base64 -w0)"; }
+# With the node that runs npm here (npm needs one anyway): no other tool to install.
+integrity() {
+  node -e 'const hash = require("crypto").createHash("sha512");
+    hash.update(require("fs").readFileSync(process.argv[1]));
+    console.log(`sha512-${hash.digest("base64")}`)' "$1"
+}
 
 if [ ! -f "$tarball" ] || [ "$(integrity "$tarball")" != "$expected" ]; then
   mkdir -p "$cache"
