@@ -23,9 +23,6 @@ COPY scripts/*.mjs ./scripts/
 COPY src ./src
 COPY web ./web
 RUN npm run build && npm prune --omit=dev
-# The launcher of the `--network host` recipe (deploy/docker/port80-launcher.c says why it exists).
-COPY deploy/docker/port80-launcher.c ./deploy/docker/
-RUN g++ -x c -O2 -Wall -Werror -o /app/node-port80 deploy/docker/port80-launcher.c
 
 # Runtime stage: production dependencies and compiled JavaScript only.
 FROM ${NODE_IMAGE}
@@ -41,10 +38,11 @@ RUN mkdir -p /data && chown node:node /data
 # CAP_NET_BIND_SERVICE: `--entrypoint node-port80` starts node with that capability alone (docs/deployments.md).
 # The capability is written here, in the stage that runs (a copy between stages may drop file attributes);
 # setcap's package is removed again once it has written it.
-COPY --from=build /app/node-port80 /usr/local/bin/node-port80
-RUN if command -v setcap >/dev/null; then setcap cap_net_bind_service=+p /usr/local/bin/node-port80; \
+COPY deploy/docker/node-port80 /usr/local/bin/node-port80
+RUN mkdir -p /usr/local/lib/lidar-sensor && cp /usr/bin/setpriv /usr/local/lib/lidar-sensor/setpriv-port80 \
+    && if command -v setcap >/dev/null; then setcap cap_net_bind_service=+p /usr/local/lib/lidar-sensor/setpriv-port80; \
     else apt-get update && apt-get install -y --no-install-recommends libcap2-bin \
-      && setcap cap_net_bind_service=+p /usr/local/bin/node-port80 \
+      && setcap cap_net_bind_service=+p /usr/local/lib/lidar-sensor/setpriv-port80 \
       && apt-get purge -y libcap2-bin && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*; fi
 USER node
 # The simulator listens on loopback by default; a container's unit answers on every address of the container.

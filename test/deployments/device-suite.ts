@@ -208,8 +208,8 @@ export function describeDeviceInstall(target: DeviceTarget): void {
     });
 
     it('takes its identity from the factory data its first start wrote', async () => {
-      const factory = JSON.parse(await sh('cat /var/lib/lidar-sensor/factory.json')) as { serialNumber: string };
-      expect(factory.serialNumber).toBe(FACTORY_SERIAL);
+      const factory = JSON.parse(await sh('cat /var/lib/lidar-sensor/factory.json')) as { serial_number: string };
+      expect(factory.serial_number).toBe(FACTORY_SERIAL);
       const info = (await (await fetch(`${base}/api/v1/sensor/metadata/sensor_info`)).json()) as { prod_sn: string };
       expect(info.prod_sn).toBe(FACTORY_SERIAL);
     });
