@@ -89,7 +89,7 @@ const programs = await build({
   entryPoints: {
     'emitter-worker': 'src/udp/emitter-worker.ts',
     healthcheck: 'src/main/healthcheck.ts',
-    'fleet/example-client': 'src/main/fleet/example-client.ts',
+    'fleet/example-client': 'src/fleet/example-client.ts',
   },
   splitting: false,
 });

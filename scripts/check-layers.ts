@@ -37,8 +37,12 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   // HTTP: the Fastify app, route plugins, HTTP plumbing, the web page, metrics and OpenAPI.
   ['routes'],
-  // Entry points: the CLI and its options, the server, the composition root of a unit, fleets, the
-  // health check, the fault plane's control.
+  // Subsystems the entry point starts, each with a command of its own: the fault plane (its control
+  // listener, scenario and scheduler), the fleet supervisor and the conformance validator. What they need
+  // of the entry point (a unit's server, this build's OpenAPI document) it passes to them.
+  ['faults', 'fleet', 'validate'],
+  // The entry point and its wiring: the CLI and its options, the server, the composition root of a unit,
+  // the health check.
   ['main'],
 ];
 

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parameterTableMarkdown } from '../src/config/parameter-table.js';
 import { optionsTableMarkdown } from '../src/main/cli-options.js';
-import { fleetOptionsTableMarkdown } from '../src/main/fleet/fleet-options.js';
+import { fleetOptionsTableMarkdown } from '../src/fleet/fleet-options.js';
 
 /** Each generated table: what renders it, the file it stands in, and the name of its markers there. */
 const TABLES: Record<string, { make: () => string; file: string; marker: string }> = {

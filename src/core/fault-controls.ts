@@ -1,5 +1,5 @@
 /**
- * What the fault plane (src/main/faults) may change in the device core: the time a restart takes,
+ * What the fault plane (src/faults) may change in the device core: the time a restart takes,
  * firmware uploads, a restart itself, and alerts held against what the unit measures. The core hands
  * these out as one object; nothing else of it is open to fault injection.
  */

@@ -21,7 +21,7 @@ export { SensorMetadata } from './metadata.js';
 export type { CoreFaultControls, UploadFilter } from './fault-controls.js';
 export { Sensor } from './sensor.js';
 export { STORAGE_CAUSES, StorageState } from './storage-state.js';
-export type { RecordingBinding } from './sensor.js';
+export type { RecordingBinding } from './sensor-types.js';
 export { SENSOR_STATUSES } from './status.js';
 export type { SensorStatus } from './status.js';
 export { PHASE_LOCK_STATUSES } from './telemetry-monitor.js';

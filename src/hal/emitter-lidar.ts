@@ -149,7 +149,7 @@ export class EmitterLidar implements LidarHal {
   private faultRules: readonly UdpFaultRule[] = [];
   private startDelayMs = 0;
 
-  /** Fault injection (src/main/faults): packet rules, their counts, and a slow start of each run. */
+  /** Fault injection (src/faults): packet rules, their counts, and a slow start of each run. */
   readonly faults: StreamFaults = {
     setRules: (rules) => {
       this.faultRules = rules;

@@ -1,5 +1,5 @@
 /**
- * The HAL's fault port: what fault injection (src/main/faults) can make the unit's hardware do wrong.
+ * The HAL's fault port: what fault injection (src/faults) can make the unit's hardware do wrong.
  * Each HAL part offers its own piece as its optional `faults` member; a part that cannot fake a fault
  * (a real unit's clocks, interface, sensors and boot) leaves it out, and `faultPort` collects what the
  * parts of a HAL offer. The pieces are read from the parts each time rather than stored on the HAL, so

@@ -6,16 +6,30 @@
 import { helpText, parseCliOptions, UsageError, type CliOptions } from './cli-options.js';
 import { createServiceNotifier } from './service-notify.js';
 import type { DataDirLock } from '../store/index.js';
+import type { StartUnit } from '../fleet/index.js';
 
 /** The kernel releases it when the process ends, even on SIGKILL; kept referenced until then. */
 let dataDirLock: DataDirLock | undefined;
 
+/** A unit of a fleet of process model `shared`: started in this process from its arguments, as `main` would. */
+const startSharedUnit: StartUnit = async (args, log) => {
+  const options = parseCliOptions(args, {});
+  if (options === 'help') throw new Error('unexpected --help in a unit plan');
+  const { startServer } = await import('./server.js');
+  return startServer(options, log.child({}, { level: options.logLevel }));
+};
+
 async function main(): Promise<number> {
   if (process.argv[2] === 'fleet')
-    return (await import('./fleet/fleet-command.js')).runFleetCommand(process.argv.slice(3));
-  if (process.argv[2] === 'faults') return (await import('./faults/faults-cli.js')).runFaultsCli(process.argv.slice(3));
-  if (process.argv[2] === 'validate')
-    return (await import('./validate/validate-command.js')).runValidateCommand(process.argv.slice(3));
+    return (await import('../fleet/index.js')).runFleetCommand(process.argv.slice(3), startSharedUnit);
+  if (process.argv[2] === 'faults') return (await import('../faults/index.js')).runFaultsCli(process.argv.slice(3));
+  if (process.argv[2] === 'validate') {
+    const [{ runValidateCommand }, { ownOpenApiDocument }] = await Promise.all([
+      import('../validate/index.js'),
+      import('./own-openapi.js'),
+    ]);
+    return runValidateCommand(process.argv.slice(3), ownOpenApiDocument);
+  }
   if (process.argv[2] === 'recording')
     return (await import('../udp/replay/index.js')).runRecordingCommand(process.argv);
   if (process.argv.slice(2).includes('--version')) {

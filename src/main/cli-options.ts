@@ -9,11 +9,12 @@ import { DEFAULT_PRODUCT, DEFAULT_MAX_BOOT_ATTEMPTS, isLoopbackHost, parseAddres
 import { DEFAULT_FIRMWARE_MAX_BYTES, parseVersion } from '../core/index.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../routes/index.js';
 import type { MdnsMode } from '../core/discovery/index.js';
-import { parseControlAddress } from './faults/control-address.js';
+import { parseControlAddress } from './control-address.js';
 import {
   type GroupValues,
   helpLine,
   helpLines,
+  LOG_LEVELS,
   markdownTable,
   option,
   type OptionValues,
@@ -21,15 +22,14 @@ import {
   parsers as p,
   readOptionTexts,
   UsageError,
-} from './option-kit.js';
+} from '../model/index.js';
 
-export { UsageError };
+export { LOG_LEVELS, UsageError };
 
 /** The sim HAL listens on loopback unless told otherwise: its firmware upload is unauthenticated. */
 export const SIM_DEFAULT_HOST = '127.0.0.1';
 /** A real unit answers on its network interface. */
 export const LINUX_DEFAULT_HOST = '0.0.0.0';
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const MDNS_MODES: readonly MdnsMode[] = ['auto', 'on', 'off'];
 
 const seconds = (ms: number) => String(ms / 1000);

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { httpLimitsOf, type OptionGroup, type OptionsOf } from './cli-options.js';
 import type { RecentLog } from '../core/diagnostics/index.js';
 import { mdnsEnabled, type Sensor } from '../core/index.js';
-import type { FaultInjectionOptions } from './faults/index.js';
+import type { FaultInjectionOptions } from '../faults/index.js';
 import type { ReplaySetup } from './replay-setup.js';
 import { createUnit, StartupError } from './unit.js';
 import { FirmwarePolicy, loadTrustStore } from '../core/index.js';
@@ -58,7 +58,7 @@ async function faultInjection(
   options: OptionsOf<'faults'>,
 ): Promise<{ faults?: FaultInjectionOptions; firmwareUpdateMs?: number }> {
   if (!options.control && !options.faultsFile && !options.realisticTiming) return {};
-  const { loadScenario, REALISTIC_FIRMWARE_UPDATE_MS } = await import('./faults/index.js');
+  const { loadScenario, REALISTIC_FIRMWARE_UPDATE_MS } = await import('../faults/index.js');
   const scenario = options.faultsFile ? loadScenario(options.faultsFile) : [];
   if (typeof scenario === 'string') throw new StartupError(scenario);
   return {

@@ -12,7 +12,7 @@ import type { RecentLog } from '../core/diagnostics/index.js';
 import { createSimHal } from '../hal/sim/index.js';
 import type { Hal } from '../hal/index.js';
 import type { HttpLimits } from '../routes/index.js';
-import type { FaultInjection, FaultInjectionOptions } from './faults/index.js';
+import type { FaultInjection, FaultInjectionOptions } from '../faults/index.js';
 import type { ReplaySetup } from './replay-setup.js';
 import type { AlertSink } from '../model/index.js';
 import type { FirmwarePolicy } from '../core/index.js';
@@ -51,7 +51,7 @@ export interface UnitOptions extends UnitTableOptions {
   firmwarePolicy?: FirmwarePolicy;
   /** `--replay`: the recording, prepared (src/udp/replay/replay-setup.ts); the unit becomes the recorded one. */
   replay?: ReplaySetup;
-  /** Fault injection (src/main/faults): its control listener and scenario; absent, the unit has no fault hooks. */
+  /** Fault injection (src/faults): its control listener and scenario; absent, the unit has no fault hooks. */
   faults?: FaultInjectionOptions;
   /** Simulated firmware update: how long the first boot of a new image takes (`--realistic-timing`). */
   firmwareUpdateMs?: number;
@@ -109,7 +109,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
     });
     raiseRecoveryAlert(db, alerts, log);
     if (options.faults) {
-      const { startFaultInjection } = await import('./faults/index.js');
+      const { startFaultInjection } = await import('../faults/index.js');
       faults = await startFaultInjection({ sensor, hal }, options.faults, log);
     }
     const app = await buildApp(sensor, {

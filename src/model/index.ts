@@ -117,6 +117,26 @@ export { TtlCache } from './util/ttl-cache.js';
 export { installedPackage } from './util/installed-package.js';
 export { builtFile } from './util/built-file.js';
 export { httpDate, utcIsoString } from './util/utc-time.js';
+export {
+  type GroupValues,
+  helpLine,
+  helpLines,
+  LIST_SEPARATOR,
+  LOG_LEVELS,
+  markdownTable,
+  nameOf,
+  option,
+  type OptionDef,
+  type OptionKind,
+  type OptionParser,
+  type OptionTable,
+  type OptionTexts,
+  type OptionValues,
+  parseOptionTexts,
+  parsers,
+  readOptionTexts,
+  UsageError,
+} from './util/option-kit.js';
 export { packageVersion } from './version.js';
 export type { ArrivedHeader } from './image-format.js';
 export { isEd25519, keyFingerprint, verifyImageHeader } from './image-signature.js';

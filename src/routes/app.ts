@@ -26,7 +26,7 @@ export interface AppOptions {
   recentLog?: RecentLog;
   /** Timeouts and the connection cap (src/routes/http/http-limits.ts); defaults where absent. */
   httpLimits?: Partial<HttpLimits>;
-  /** Fault injection's HTTP rules (src/main/faults); absent: no fault hook at all. */
+  /** Fault injection's HTTP rules (src/faults); absent: no fault hook at all. */
   faults?: HttpFaultSource;
   /** `--allow-writes-from`: only these peers may change the unit; absent, everyone may (as on a real unit). */
   allowWritesFrom?: AddressList;

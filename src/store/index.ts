@@ -15,5 +15,5 @@ export { GroupCommit, closeGroupCommit, groupCommitOf } from './group-commit.js'
 export { KV_KEYS, KvStore } from './kv-store.js';
 export { storageGateOf } from './storage-gate.js';
 export type { StorageFault, StorageGate } from './storage-gate.js';
-export { damagedFiles } from './store-recovery.js';
+export { damagedFiles, keptDamagedFiles } from './store-recovery.js';
 export type { RecoveryReport } from './store-recovery.js';

@@ -262,6 +262,22 @@ function pruneDamaged(dir: string, name: string): void {
       rmSync(join(dir, `${prefix}${stamp}${suffix}`), { force: true, recursive: true });
 }
 
+/** The damaged files kept beside the database at `databasePath` that are files (the diagnostics dump carries them). */
+export function keptDamagedFiles(databasePath: string): { name: string; path: string }[] {
+  const dir = dirname(databasePath);
+  return damagedFiles(dir, basename(databasePath))
+    .map((name) => ({ name, path: join(dir, name) }))
+    .filter(({ path }) => isFile(path));
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Names of the damaged files kept in `dir` (for the diagnostics dump). */
 export function damagedFiles(dir: string, name: string): string[] {
   const prefix = `${name}${DAMAGED_INFIX}`;

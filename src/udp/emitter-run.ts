@@ -31,7 +31,7 @@ export interface RunContext {
   report(event: AlertEvent): void;
   /** The worker's one clock, shared with the other units' runs. */
   pacer: Pacer;
-  /** The unit's UDP fault rules (src/main/faults), as a filter; null without rules. */
+  /** The unit's UDP fault rules (src/faults), as a filter; null without rules. */
   faults: UdpFaultHook;
 }
 

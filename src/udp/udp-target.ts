@@ -34,7 +34,7 @@ export interface UdpTargetOptions {
   /** Parameter names for msg_verbose ("udp_port_lidar"). */
   portParameter: string;
   report(event: AlertEvent): void;
-  /** The unit's UDP fault rules (src/main/faults); `filter` is null without rules. */
+  /** The unit's UDP fault rules (src/faults); `filter` is null without rules. */
   faults: UdpFaultHook;
 }
 
@@ -108,7 +108,7 @@ export class UdpTarget {
 
   /** Sends one datagram if the socket is up; the buffer must stay untouched until the next frame. */
   send(bytes: Buffer): void {
-    // Fault injection (src/main/faults): null unless a UDP rule is set.
+    // Fault injection (src/faults): null unless a UDP rule is set.
     if (this.options.faults.filter?.intercept(this.stream, bytes, this.sendNow)) return;
     this.sendNow(bytes);
   }

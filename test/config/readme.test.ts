@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { parameterTableMarkdown } from '../../src/config/parameter-table.js';
 import { CLI_OPTIONS, optionsTableMarkdown } from '../../src/main/cli-options.js';
-import { FLEET_OPTIONS, fleetOptionsTableMarkdown } from '../../src/main/fleet/fleet-options.js';
+import { FLEET_OPTIONS, fleetOptionsTableMarkdown } from '../../src/fleet/fleet-options.js';
 
 const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
 const usage = readFileSync(resolve(import.meta.dirname, '../../docs/usage.md'), 'utf8');

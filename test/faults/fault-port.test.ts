@@ -5,8 +5,8 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { FaultPlane } from '../../src/main/faults/fault-plane.js';
-import { FAST_TIMING } from '../../src/main/faults/index.js';
+import { FaultPlane } from '../../src/faults/fault-plane.js';
+import { FAST_TIMING } from '../../src/faults/index.js';
 import type { NetworkHal } from '../../src/hal/types.js';
 import { faultPort } from '../../src/hal/faults.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';

@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/routes/app.js';
-import { buildControlApp } from '../../src/main/faults/control-server.js';
-import { FaultPlane } from '../../src/main/faults/fault-plane.js';
-import { FAST_TIMING } from '../../src/main/faults/index.js';
+import { buildControlApp } from '../../src/faults/control-server.js';
+import { FaultPlane } from '../../src/faults/fault-plane.js';
+import { FAST_TIMING } from '../../src/faults/index.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { waitFor } from '../helpers/poll.js';
 
@@ -182,6 +182,21 @@ describe('the control API', () => {
       plane.add(http503);
       plane.add(http503);
       expect((await control.inject({ method: 'DELETE', url: '/faults' })).json()).toEqual({ removed: 2 });
+    } finally {
+      await control.close();
+    }
+  });
+
+  it("the control listener's answers carry every field of the plane's views, in their order (control-schemas.ts)", async () => {
+    const control = await buildControlApp(plane);
+    try {
+      const kept = plane.add({ ...http503, lifetime: { duration_ms: 60_000 } });
+      const ended = plane.add(http503);
+      plane.remove(ended.id);
+      expect((await control.inject({ url: `/faults/${kept.id}` })).body).toBe(JSON.stringify(plane.get(kept.id)));
+      expect((await control.inject({ url: `/faults/${ended.id}` })).body).toBe(JSON.stringify(plane.get(ended.id)));
+      expect((await control.inject({ url: '/faults' })).body).toBe(JSON.stringify(plane.list()));
+      plane.clear();
     } finally {
       await control.close();
     }

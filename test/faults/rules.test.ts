@@ -3,11 +3,11 @@
  * arithmetic with a scripted random source.
  */
 import { describe, expect, it } from 'vitest';
-import { actionNames, validateFaultRule } from '../../src/main/faults/rule-validation.js';
-import { parseScenario } from '../../src/main/faults/scenario.js';
+import { actionNames, validateFaultRule } from '../../src/faults/rule-validation.js';
+import { parseScenario } from '../../src/faults/scenario.js';
 import { UdpFaultFilter } from '../../src/udp/udp-fault-filter.js';
-import { ruleFromArgs } from '../../src/main/faults/faults-cli.js';
-import { pathPattern } from '../../src/main/faults/fault-plane.js';
+import { ruleFromArgs } from '../../src/faults/faults-cli.js';
+import { pathPattern } from '../../src/faults/fault-plane.js';
 
 const pointers = (input: unknown) =>
   validateFaultRule(input)

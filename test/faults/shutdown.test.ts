@@ -6,8 +6,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
-import { FaultPlane } from '../../src/main/faults/fault-plane.js';
-import { FAST_TIMING } from '../../src/main/faults/index.js';
+import { FaultPlane } from '../../src/faults/fault-plane.js';
+import { FAST_TIMING } from '../../src/faults/index.js';
 import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';

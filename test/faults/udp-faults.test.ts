@@ -5,9 +5,9 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FaultPlane } from '../../src/main/faults/fault-plane.js';
+import { FaultPlane } from '../../src/faults/fault-plane.js';
 import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
-import { FAST_TIMING } from '../../src/main/faults/index.js';
+import { FAST_TIMING } from '../../src/faults/index.js';
 import type { FaultRuleView } from '../../src/model/fault-rules.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';

@@ -2,12 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordedSensor } from '../../src/main/fleet/fleet-command.js';
-import { parseFleetFile } from '../../src/main/fleet/fleet-file.js';
-import { parseFleetOptions, type FleetOptions } from '../../src/main/fleet/fleet-options.js';
-import { UsageError } from '../../src/main/option-kit.js';
-import { mergeExpositions, withUnitLabel } from '../../src/main/fleet/merge-metrics.js';
-import { nthAddress, planUnits } from '../../src/main/fleet/unit-plan.js';
+import { recordedSensor } from '../../src/fleet/fleet-command.js';
+import { parseFleetFile } from '../../src/fleet/fleet-file.js';
+import { parseFleetOptions, type FleetOptions } from '../../src/fleet/fleet-options.js';
+import { UsageError } from '../../src/model/index.js';
+import { mergeExpositions, withUnitLabel } from '../../src/fleet/merge-metrics.js';
+import { nthAddress, planUnits } from '../../src/fleet/unit-plan.js';
 import { parseMetrics, sampleValue } from '../helpers/prometheus.js';
 import { RECORDINGS } from '../helpers/recordings.js';
 

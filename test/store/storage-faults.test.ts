@@ -8,8 +8,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FaultPlane } from '../../src/main/faults/fault-plane.js';
-import { FAST_TIMING } from '../../src/main/faults/index.js';
+import { FaultPlane } from '../../src/faults/fault-plane.js';
+import { FAST_TIMING } from '../../src/faults/index.js';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { uploadFirmware } from '../firmware/http-upload.js';
 import { parseMetrics, sampleValue } from '../helpers/prometheus.js';

@@ -4,7 +4,7 @@
  * `--port 8081` after the image name or `-e SENSOR_PORT=8081` are both followed.
  */
 import { parseCliOptions, type OptionsOf } from '../cli-options.js';
-import { parseFleetOptions } from '../fleet/fleet-options.js';
+import { parseFleetOptions } from '../../fleet/index.js';
 
 export interface HealthTarget {
   url: string;

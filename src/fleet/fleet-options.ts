@@ -1,14 +1,13 @@
 /**
  * Options of `lidar-sensor fleet`: how many units, where (addresses, port, data directories), and how
  * they run (process model, the supervisor's aggregated /metrics endpoint). One table (FLEET_OPTIONS, read
- * through option-kit.ts like the unit's own) gives their type, parsing, error wording, `--help` and the
+ * through the option kit, src/model/util/option-kit.ts, like the unit's own) gives their type, parsing, error wording, `--help` and the
  * table in docs/fleet.md. They have no SENSOR_* variables: the units a fleet starts read those themselves.
  */
-import { LOG_LEVELS } from '../cli-options.js';
 import {
   helpLine,
   helpLines,
-  LIST_SEPARATOR,
+  LOG_LEVELS,
   markdownTable,
   option,
   type OptionValues,
@@ -16,31 +15,10 @@ import {
   parsers as p,
   readOptionTexts,
   UsageError,
-} from '../option-kit.js';
+} from '../model/index.js';
 
 export type ProcessModel = 'process' | 'shared';
 export const PROCESS_MODELS: readonly ProcessModel[] = ['process', 'shared'];
-
-/** Digits only, in a range: "--count must be an integer from 1 to 1024; got "0"". */
-const wholeNumber =
-  (min: number, max: number) =>
-  (text: string | undefined, name: string): number => {
-    const value = Number(text);
-    if (!/^\d+$/.test(text ?? '') || value < min || value > max)
-      throw new UsageError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(text)}`);
-    return value;
-  };
-
-const optionalWholeNumber = (min: number, max: number) => (text: string | undefined, name: string) =>
-  text === undefined ? undefined : wholeNumber(min, max)(text, name);
-
-const serialDigits = (text: string | undefined, name: string): string | undefined => {
-  if (text !== undefined && !/^\d{1,12}$/.test(text))
-    throw new UsageError(`${name} must be decimal digits; got ${JSON.stringify(text)}`);
-  return text;
-};
-
-const list = (text: string | undefined): string[] => (text ? text.split(LIST_SEPARATOR) : []);
 
 /** A fleet option: no environment variable, one consumer (the supervisor). */
 const fleetOption: typeof option = (def) => option({ ...def, environment: false });
@@ -51,7 +29,7 @@ export const FLEET_OPTIONS = {
     group: 'fleet',
     valueName: 'N',
     help: "number of units (with --file: at least the file's units; more are added with the defaults)",
-    parse: optionalWholeNumber(1, 1024),
+    parse: p.optionalWholeNumber(1, 1024),
   }),
   file: fleetOption({
     flag: 'file',
@@ -83,7 +61,7 @@ export const FLEET_OPTIONS = {
     default: '80',
     valueName: 'PORT',
     help: 'HTTP port of every unit, like a real unit (80 needs root or `cap_net_bind_service`; tests use a high port)',
-    parse: wholeNumber(1, 65535),
+    parse: p.wholeNumber(1, 65535),
   }),
   dataRoot: fleetOption({
     flag: 'data-root',
@@ -99,7 +77,7 @@ export const FLEET_OPTIONS = {
     group: 'fleet',
     valueName: 'DIGITS',
     help: 'serial number of the first unit; unit n gets serial DIGITS + n; without it each unit generates one and keeps it in its data directory',
-    parse: serialDigits,
+    parse: p.digits(12),
   }),
   processModel: fleetOption({
     flag: 'process-model',
@@ -123,7 +101,7 @@ export const FLEET_OPTIONS = {
     default: '9464',
     valueName: 'PORT',
     help: 'its port; 0 = any free port (the `fleet ready` log line says which)',
-    parse: wholeNumber(0, 65535),
+    parse: p.wholeNumber(0, 65535),
   }),
   logLevel: fleetOption({
     flag: 'log-level',
@@ -146,7 +124,7 @@ export const FLEET_OPTIONS = {
     group: 'replay',
     valueName: 'FILE',
     help: 'metadata of one sensor of the --replay capture; repeat per sensor',
-    parse: list,
+    parse: p.list,
   }),
   replayLoop: fleetOption({
     flag: 'replay-loop',

@@ -3,7 +3,7 @@
  * serial, the unit's command-line options and its first-boot configuration. Pure.
  */
 import { join, resolve } from 'node:path';
-import { formatIpv4, parseIpv4 } from '../../model/index.js';
+import { formatIpv4, parseIpv4 } from '../model/index.js';
 import type { FleetFile, UnitEntry } from './fleet-file.js';
 import type { FleetOptions, FleetReplay } from './fleet-options.js';
 

@@ -5,18 +5,23 @@
  * unit, not for isolation.
  */
 import type { Logger } from 'pino';
-import { parseCliOptions } from '../cli-options.js';
-import { startServer, type RunningServer } from '../server.js';
 import type { FleetUnit, UnitState } from './fleet-unit.js';
 import type { UnitPlan } from './unit-plan.js';
 
+/**
+ * Starts one unit in this process from its command-line arguments, as the `lidar-sensor` command would,
+ * logging through `log`. Given by the entry point (src/main), which owns the options and the server.
+ */
+export type StartUnit = (args: readonly string[], log: Logger) => Promise<{ close(): Promise<void> }>;
+
 export class SharedUnit implements FleetUnit {
-  private server: RunningServer | null = null;
+  private server: { close(): Promise<void> } | null = null;
   private currentState: UnitState = 'stopped';
 
   constructor(
     readonly plan: UnitPlan,
     private readonly log: Logger,
+    private readonly startUnit: StartUnit,
   ) {}
 
   get state(): UnitState {
@@ -32,10 +37,8 @@ export class SharedUnit implements FleetUnit {
   }
 
   async start(): Promise<void> {
-    const options = parseCliOptions(this.plan.args, {});
-    if (options === 'help') throw new Error('unexpected --help in a unit plan');
     this.currentState = 'starting';
-    this.server = await startServer(options, this.log.child({ unit: this.plan.name }, { level: options.logLevel }));
+    this.server = await this.startUnit(this.plan.args, this.log.child({ unit: this.plan.name }));
     this.currentState = 'running';
   }
 

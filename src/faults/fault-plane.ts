@@ -14,11 +14,11 @@ import {
   type UdpAction,
   type UdpFaultRule,
   utcIsoString,
-} from '../../model/index.js';
+} from '../model/index.js';
 import type { FaultTarget } from './fault-target.js';
 import { validateFaultRule } from './rule-validation.js';
-import type { UdpFaultCount } from '../../udp/index.js';
-import { faultPort, type StreamFaults } from '../../hal/index.js';
+import type { UdpFaultCount } from '../udp/index.js';
+import { faultPort, type StreamFaults } from '../hal/index.js';
 import { UnitFaults, type UnitTiming } from './unit-faults.js';
 
 /** How many ended rules GET still shows (with their final counts). */

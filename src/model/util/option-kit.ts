@@ -2,7 +2,8 @@
  * The parts a table of command-line options is built from: one declaration per option (flag, environment
  * variable, default, help, the group of consumers it belongs to, and the parser that turns its text into a
  * typed value or a usage error), and what reads argv and the environment through such a table and renders
- * its `--help` lines and its Markdown table. The options themselves are in cli-options.ts.
+ * its `--help` lines and its Markdown table. The tables themselves are the unit's (src/main/cli-options.ts)
+ * and the fleet's (src/fleet/fleet-options.ts).
  *
  * Arguments are read by node:util `parseArgs`: a CLI library (commander, cleye, convict) would bring its own
  * help layout and error wording, and both are part of what users and tests already rely on.
@@ -10,6 +11,9 @@
 import { parseArgs } from 'node:util';
 
 export class UsageError extends Error {}
+
+/** The levels of every command's `--log-level` (pino's). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
  * How an option is written: `--flag VALUE`, a switch `--flag`, `--flag` / `--no-flag` (value words on/off),
@@ -114,6 +118,30 @@ export const parsers = {
         throw new UsageError(`${name} must be one of ${words.join(', ')}; ${got(text)}`);
       return text as W;
     },
+  /** Digits only, in a range: "--count must be an integer from 1 to 1024; got "0"". */
+  wholeNumber:
+    (min: number, max: number) =>
+    (text: string | undefined, name: string): number => {
+      const value = Number(text);
+      if (!/^\d+$/.test(text ?? '') || value < min || value > max)
+        throw new UsageError(`${name} must be an integer from ${min} to ${max}; ${got(text)}`);
+      return value;
+    },
+  /** Unset when absent; otherwise as `wholeNumber`. */
+  optionalWholeNumber:
+    (min: number, max: number) =>
+    (text: string | undefined, name: string): number | undefined =>
+      text === undefined ? undefined : parsers.wholeNumber(min, max)(text, name),
+  /** Unset when absent; otherwise 1 to `most` decimal digits, kept as text (a serial number). */
+  digits:
+    (most: number) =>
+    (text: string | undefined, name: string): string | undefined => {
+      if (text !== undefined && !new RegExp(`^\\d{1,${most}}$`).test(text))
+        throw new UsageError(`${name} must be decimal digits; ${got(text)}`);
+      return text;
+    },
+  /** A list option's texts (kind 'list'); none when absent. */
+  list: (text: string | undefined): string[] => (text ? text.split(LIST_SEPARATOR) : []),
   /** A switch: on with 1/true/yes, off with 0/false/no or empty, any case; absent is off. */
   switch: (text: string | undefined, name: string): boolean => {
     const word = (text ?? 'false').toLowerCase();

@@ -1,13 +1,16 @@
 /**
  * The OpenAPI document the unit's answers are checked against: the one the unit serves at
- * `GET /api/v1/openapi.json`, else this project's own (made by starting an in-process unit on a
- * loopback port for a moment). Response schemas are compiled with Ajv's JSON Schema 2020-12 dialect,
+ * `GET /api/v1/openapi.json`, else this project's own (which the entry point makes by starting an
+ * in-process unit on a loopback port for a moment: src/main/own-openapi.ts). Response schemas are compiled with Ajv's JSON Schema 2020-12 dialect,
  * the dialect of OpenAPI 3.1.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { UnitClient } from './unit-client.js';
 
-type OpenApiDocument = { openapi?: string; paths?: Record<string, Record<string, unknown>> };
+export type OpenApiDocument = { openapi?: string; paths?: Record<string, Record<string, unknown>> };
+
+/** Gives this project's own OpenAPI document, for a unit that serves none. */
+export type OwnDocument = () => Promise<OpenApiDocument>;
 
 export class ResponseSchemas {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
@@ -26,7 +29,7 @@ export class ResponseSchemas {
     }));
   }
 
-  static async load(client: UnitClient): Promise<ResponseSchemas> {
+  static async load(client: UnitClient, ownDocument: OwnDocument): Promise<ResponseSchemas> {
     let served: Awaited<ReturnType<UnitClient['request']>> | undefined;
     try {
       served = await client.request('GET', '/api/v1/openapi.json');
@@ -79,37 +82,4 @@ export function schemaErrors(validate: ValidateFunction): string {
         `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
     )
     .join('; ');
-}
-
-/** This project's document: a unit of this very build, started on a free loopback port and closed again. */
-async function ownDocument(): Promise<OpenApiDocument> {
-  const [
-    { mkdtempSync, rmSync },
-    { tmpdir },
-    { join },
-    { parseCliOptions },
-    { startServer },
-    { LogRing },
-    { createCliLogger },
-  ] = await Promise.all([
-    import('node:fs'),
-    import('node:os'),
-    import('node:path'),
-    import('../cli-options.js'),
-    import('../server.js'),
-    import('../../core/index.js'),
-    import('../cli-logger.js'),
-  ]);
-  const dataDir = mkdtempSync(join(tmpdir(), 'lidar-validate-'));
-  const options = parseCliOptions(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir], {});
-  if (options === 'help') throw new Error('unreachable: no --help given');
-  const recent = new LogRing();
-  const server = await startServer(options, createCliLogger('silent', recent, false), recent);
-  try {
-    const response = await fetch(`${server.url}/api/v1/openapi.json`);
-    return (await response.json()) as OpenApiDocument;
-  } finally {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
 }

@@ -1,5 +1,6 @@
 /**
- * The control listener's address (`--control`); the loopback check is network/ipv4's `isLoopbackHost`.
+ * The fault plane control listener's address (`--control`, an option of the entry point; src/faults listens on it);
+ * the loopback check is network/ipv4's `isLoopbackHost`.
  */
 
 export interface ControlAddress {

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { ControlAddress } from './control-address.js';
 import { buildControlApp } from './control-server.js';
 import { FaultPlane } from './fault-plane.js';
 import { parseScenario, type ScenarioStep } from './scenario.js';
@@ -15,9 +14,11 @@ import { REALISTIC_TIMING, type UnitTiming } from './unit-faults.js';
 import type { FaultTarget } from './fault-target.js';
 
 export { REALISTIC_FIRMWARE_UPDATE_MS } from './unit-faults.js';
+export { runFaultsCli } from './faults-cli.js';
 
 export interface FaultInjectionOptions {
-  control: ControlAddress | undefined;
+  /** Where the control listener listens (`--control`), if anywhere. */
+  control: { host: string; port: number } | undefined;
   realisticTiming: boolean;
   /** The `--faults` scenario, loaded and checked (loadScenario). */
   scenario: ScenarioStep[];

@@ -10,7 +10,7 @@ import {
   isKnownAlertId,
   STORAGE_FAULT_ERRORS,
   UDP_STREAMS,
-} from '../../model/index.js';
+} from '../model/index.js';
 
 type Plane = FaultRuleSpec['selector']['plane'];
 

@@ -9,9 +9,9 @@
  * rule's value wins for valued faults (temperature, voltage, durations).
  */
 import type { Logger } from 'pino';
-import { ALERT_IDS, ApiError, conflict, type StorageFaultError, type UnitAction } from '../../model/index.js';
-import { faultPort, type HalFaultPort, type TelemetryFaults } from '../../hal/index.js';
-import type { CoreFaultControls } from '../../core/index.js';
+import { ALERT_IDS, ApiError, conflict, type StorageFaultError, type UnitAction } from '../model/index.js';
+import { faultPort, type HalFaultPort, type TelemetryFaults } from '../hal/index.js';
+import type { CoreFaultControls } from '../core/index.js';
 import type { FaultTarget } from './fault-target.js';
 
 export interface UnitTiming {

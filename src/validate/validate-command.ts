@@ -9,7 +9,7 @@ import { CheckRun } from './check-run.js';
 import { httpChecks } from './http-checks.js';
 import { readChecks } from './read-checks.js';
 import { jsonReport, junitReport, textLine } from './reporters.js';
-import { ResponseSchemas } from './response-schemas.js';
+import { type OwnDocument, ResponseSchemas } from './response-schemas.js';
 import { UnitClient } from './unit-client.js';
 
 const USAGE = `usage: lidar-sensor validate URL [options]
@@ -90,7 +90,8 @@ function parse(argv: string[]) {
   });
 }
 
-export async function runValidateCommand(argv: string[]): Promise<number> {
+/** `ownDocument` gives this project's OpenAPI document, for a unit that serves none (from the entry point). */
+export async function runValidateCommand(argv: string[], ownDocument: OwnDocument): Promise<number> {
   let options: ValidateOptions | 'help';
   try {
     options = parseValidateArgs(argv);
@@ -103,10 +104,10 @@ export async function runValidateCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  return validate(options);
+  return validate(options, ownDocument);
 }
 
-export async function validate(options: ValidateOptions): Promise<number> {
+export async function validate(options: ValidateOptions, ownDocument: OwnDocument): Promise<number> {
   const started = performance.now();
   const client = new UnitClient(options.baseUrl, options.httpTimeoutS * 1000);
   try {
@@ -117,7 +118,7 @@ export async function validate(options: ValidateOptions): Promise<number> {
     return 2;
   }
   const run = new CheckRun((result) => process.stdout.write(`${textLine(result)}\n`));
-  const schemas = await ResponseSchemas.load(client);
+  const schemas = await ResponseSchemas.load(client, ownDocument);
   process.stdout.write(
     `validating ${options.baseUrl} (schemas from ${schemas.source}; ${options.allowChanges ? 'with changes' : 'read-only'})\n`,
   );

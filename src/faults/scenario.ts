@@ -11,7 +11,7 @@
  * the unit starts, and every mistake is reported with the step it is in.
  */
 import { parse } from 'yaml';
-import type { FaultRuleSpec, FieldError } from '../../model/index.js';
+import type { FaultRuleSpec, FieldError } from '../model/index.js';
 import { validateFaultRule } from './rule-validation.js';
 
 export interface ScenarioStep {

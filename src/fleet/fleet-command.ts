@@ -9,12 +9,12 @@ import pino, { type Logger } from 'pino';
 import { ChildUnit } from './child-unit.js';
 import { readFleetFile, FleetFileError } from './fleet-file.js';
 import { FLEET_HELP, type FleetOptions, type FleetReplay, parseFleetOptions } from './fleet-options.js';
-import { UsageError } from '../option-kit.js';
+import { UsageError } from '../model/index.js';
 import { startFleetServer } from './fleet-server.js';
 import { unitUrl, type FleetUnit } from './fleet-unit.js';
-import { SharedUnit } from './shared-unit.js';
+import { SharedUnit, type StartUnit } from './shared-unit.js';
 import { FleetPlanError, planUnits, type RecordedSensor, type UnitPlan } from './unit-plan.js';
-import { loadRecording, RecordingError } from '../../udp/replay/index.js';
+import { loadRecording, RecordingError } from '../udp/replay/index.js';
 
 /** Marks a data directory whose first-boot configuration has been applied (it is never applied again). */
 const FIRST_BOOT_MARKER = '.fleet-first-boot-done';
@@ -60,8 +60,8 @@ async function applyFirstBootConfig(plan: UnitPlan): Promise<void> {
   writeFileSync(marker, `${JSON.stringify(plan.firstBootConfig)}\n`);
 }
 
-function createUnits(options: FleetOptions, plans: UnitPlan[], log: Logger): FleetUnit[] {
-  if (options.processModel === 'shared') return plans.map((plan) => new SharedUnit(plan, log));
+function createUnits(options: FleetOptions, plans: UnitPlan[], log: Logger, startUnit: StartUnit): FleetUnit[] {
+  if (options.processModel === 'shared') return plans.map((plan) => new SharedUnit(plan, log, startUnit));
   // The same program this supervisor runs (dist/cli.js, or the TypeScript source under tsx).
   const command = [process.execPath, ...process.execArgv, process.argv[1]];
   return plans.map((plan) => new ChildUnit(plan, log, command));
@@ -86,13 +86,14 @@ function prepare(argv: readonly string[]): { options: FleetOptions; plans: UnitP
   }
 }
 
-export async function runFleetCommand(argv: readonly string[]): Promise<number> {
+/** `startUnit` starts a unit of process model `shared` (the entry point's server, src/main). */
+export async function runFleetCommand(argv: readonly string[], startUnit: StartUnit): Promise<number> {
   const prepared = prepare(argv);
   if (typeof prepared === 'number') return prepared;
   const { options, plans } = prepared;
   const log = pino({ level: options.logLevel, base: { component: 'fleet' } }, pino.destination(1));
   for (const plan of plans) mkdirSync(plan.dataDir, { recursive: true });
-  const units = createUnits(options, plans, log);
+  const units = createUnits(options, plans, log, startUnit);
   const stopAll = () => Promise.allSettled(units.map((u) => u.stop()));
 
   const started = await Promise.allSettled(

@@ -1,0 +1,187 @@
+/**
+ * The configuration's lifecycle (docs/client-behaviour.md): staged (what POSTs merge into), active (what the
+ * unit runs) and persisted (what a power cycle restores), and the changes between them. A change that
+ * reaches the hardware is one reinit (docs/architecture.md): validate the would-be active configuration as a
+ * whole → commit it (one SQLite transaction when persisting) → the unit run brings it up with a new
+ * initialization_id. Every change goes through the unit's one serial queue; a failed step leaves the previous
+ * active configuration running and the store unchanged.
+ */
+import type { Logger } from 'pino';
+import {
+  combinationErrors,
+  type ConfigState,
+  type ConfigStore,
+  type ConfigView,
+  defaultConfig,
+  normalizeInput,
+  type SensorConfig,
+} from '../config/index.js';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  invalidConfiguration,
+  LIDAR_PROFILES,
+  type ProductModel,
+} from '../model/index.js';
+import { KV_KEYS, type KvStore, type SqliteDatabase } from '../store/index.js';
+import type { SerialQueue } from './serial-queue.js';
+import type { ChangeFlags, RecordingBinding } from './sensor-types.js';
+import type { UnitRun } from './unit-run.js';
+import type { UserDataStore } from './user-data.js';
+
+export interface ConfigLifecycleDependencies {
+  db: SqliteDatabase;
+  configs: ConfigState;
+  store: ConfigStore;
+  /** Holds the static IPv4 override, which a reset removes. */
+  kv: KvStore;
+  userData: Pick<UserDataStore, 'clearOnConfigDelete'>;
+  queue: SerialQueue;
+  run: Pick<UnitRun, 'reinit' | 'initializationId'>;
+  product: Pick<ProductModel, 'lidarModes'>;
+  log: Logger;
+  recording?: RecordingBinding;
+}
+
+export class ConfigLifecycle {
+  constructor(private readonly deps: ConfigLifecycleDependencies) {}
+
+  get(view: ConfigView = 'active'): Readonly<SensorConfig> {
+    return this.deps.configs.get(view);
+  }
+
+  /**
+   * The lidar profile a replayed recording adds to what this unit accepts and reports (LEGACY, from
+   * firmware 2.x), when the registry does not list it; undefined otherwise.
+   */
+  get recordedOnlyProfile(): string | undefined {
+    const profile = this.deps.recording?.recordedProfile;
+    return profile && !(LIDAR_PROFILES as readonly string[]).includes(profile) ? profile : undefined;
+  }
+
+  /**
+   * `POST /api/v1/sensor/config` and the legacy set_config_param: merge `input` into staged, then,
+   * as the flags say, make staged active (reinit) and store active (persist). All or nothing.
+   */
+  change(input: unknown, flags: ChangeFlags): Promise<void> {
+    const body = requireObject(input);
+    const { configs, queue, recording } = this.deps;
+    return queue.run(async () => {
+      const { values, errors, uncheckedKeys } = normalizeInput(body, configs.get('staged'), {
+        autoDestination: flags.autoDestination,
+        recordedProfile: recording?.recordedProfile,
+      });
+      if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
+      const staged: SensorConfig = { ...configs.get('staged'), ...values };
+      if (flags.reinit) {
+        await this.reinitWith(staged, flags.persist);
+      } else if (flags.persist) {
+        this.persist(configs.get('active'));
+      }
+      configs.set('staged', staged);
+    });
+  }
+
+  /**
+   * `PUT /api/v1/sensor/config/<name>`: this one parameter becomes active and persisted at once
+   * (on top of the active configuration, not of other staged changes), and is staged too.
+   */
+  setParameter(name: string, value: unknown): Promise<void> {
+    const { configs, queue, recording } = this.deps;
+    return queue.run(async () => {
+      const { values, errors } = normalizeInput({ [name]: value }, configs.get('active'), {
+        recordedProfile: recording?.recordedProfile,
+      });
+      if (errors.length) throw invalidConfiguration(errors);
+      await this.reinitWith({ ...configs.get('active'), ...values }, true);
+      configs.set('staged', { ...configs.get('staged'), ...values });
+    });
+  }
+
+  /** Legacy `reinitialize`: staged becomes active, not persisted. */
+  reinitialize(): Promise<void> {
+    return this.deps.queue.run(() => this.reinitWith(this.deps.configs.get('staged'), false));
+  }
+
+  /** Legacy `save_config_params`: store the active configuration. */
+  persistActive(): Promise<void> {
+    return this.deps.queue.run(() => this.persist(this.deps.configs.get('active')));
+  }
+
+  /**
+   * `DELETE /api/v1/sensor/config`: defaults, no static IPv4 override, user data removed when its
+   * policy says so — one transaction. The restart that follows boots the defaults.
+   */
+  reset(): Promise<void> {
+    const { db, store, kv, userData, configs } = this.deps;
+    return this.deps.queue.run(() => {
+      const defaults = defaultConfig();
+      db.transaction(() => {
+        store.save(defaults);
+        kv.delete(KV_KEYS.ipv4Override);
+        userData.clearOnConfigDelete();
+      })();
+      configs.set('persisted', defaults);
+    });
+  }
+
+  /** What a boot runs: the persisted configuration, on a replaying unit with the recording's parameters. */
+  bootConfig(): Readonly<SensorConfig> {
+    const persisted = this.deps.configs.get('persisted');
+    if (!this.deps.recording) return persisted;
+    // Stored too, so staged changes and GET ?persisted start from the recording's values.
+    const bound = this.deps.recording.bind(persisted);
+    this.persist(bound);
+    this.deps.configs.set('staged', bound);
+    return bound;
+  }
+
+  /** A power-on after a restart: staged and active start again from what a boot runs. */
+  powerOn(): Readonly<SensorConfig> {
+    const config = this.bootConfig();
+    this.deps.configs.set('active', config);
+    this.deps.configs.set('staged', config);
+    return config;
+  }
+
+  private async reinitWith(candidate: SensorConfig, persist: boolean): Promise<void> {
+    const { configs, run, log } = this.deps;
+    const refusal = this.deps.recording?.refusal(candidate, configs.get('active'));
+    if (refusal) throw conflict(refusal);
+    const errors = combinationErrors(candidate, { lidarModes: this.deps.product.lidarModes });
+    if (errors.length) throw invalidConfiguration(errors);
+    const previousPersisted = configs.get('persisted');
+    if (persist) this.persist(candidate);
+    try {
+      await run.reinit(candidate);
+      log.info(
+        { initialization_id: run.initializationId, lidar_mode: candidate.lidar_mode, persisted: persist },
+        'reinitialized',
+      );
+    } catch (error) {
+      if (persist) this.persist(previousPersisted);
+      throw error instanceof ApiError
+        ? error
+        : new ApiError(
+            'internal',
+            'the sensor could not apply the configuration; the previous configuration stays active',
+          );
+    }
+  }
+
+  private persist(config: Readonly<SensorConfig>): void {
+    this.deps.store.save(config);
+    this.deps.configs.set('persisted', config);
+  }
+}
+
+function requireObject(input: unknown): Record<string, unknown> {
+  if (input === undefined) throw badRequest('the request needs a JSON object of configuration parameters as its body');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw badRequest(
+      `the body must be a JSON object of configuration parameters; got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`,
+    );
+  }
+  return input as Record<string, unknown>;
+}

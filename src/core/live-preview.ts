@@ -1,0 +1,42 @@
+/**
+ * The live view's source (src/routes/web): pictures of what the lidar stream sends, while watched, and the
+ * state that decides whether anything is sent, so that the page can say why not.
+ */
+import type { SensorConfig } from '../config/index.js';
+import type { LidarHal } from '../hal/index.js';
+import { alertDefinition, type UdpFaultRule } from '../model/index.js';
+import type { SensorStatus } from './status.js';
+
+/** The live view's source: pictures, and what decides whether anything is sent (to say why not). */
+export interface LivePreview extends Pick<LidarHal, 'watchPreview'> {
+  streamState(): {
+    config: Readonly<SensorConfig>;
+    status: SensorStatus;
+    rebooting: boolean;
+    udpFaultRules: readonly UdpFaultRule[];
+    /** The message of the alert that shut the unit down, while it holds. */
+    shutdown?: string;
+  };
+}
+
+/** What the unit runs now, as the live view needs it. */
+export interface PreviewSource {
+  config(view: 'active'): Readonly<SensorConfig>;
+  readonly status: SensorStatus;
+  readonly rebooting: boolean;
+  readonly shutdownAlert: string | undefined;
+}
+
+/** `watchPreview` is undefined when the data path has no picture to give. */
+export function livePreview(lidar: LidarHal, unit: PreviewSource): LivePreview {
+  return {
+    watchPreview: lidar.watchPreview?.bind(lidar),
+    streamState: () => ({
+      config: unit.config('active'),
+      status: unit.status,
+      rebooting: unit.rebooting,
+      udpFaultRules: lidar.udpFaultRules?.() ?? [],
+      shutdown: unit.shutdownAlert ? alertDefinition(unit.shutdownAlert).msg : undefined,
+    }),
+  };
+}

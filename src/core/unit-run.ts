@@ -1,0 +1,112 @@
+/**
+ * What the unit runs now: its status, its initialization_id and the bring-up that hands a configuration to
+ * the HAL. The configuration lifecycle (config-lifecycle.ts) and the power state (power-state.ts) both end in
+ * a bring-up; this is the one place that does it, so status, id and the `reinit` event always agree.
+ */
+import type { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { AlertLog } from '../alerts/index.js';
+import type { ConfigState, SensorConfig } from '../config/index.js';
+import type { Hal, StreamRun } from '../hal/index.js';
+import { nextInitializationId, type ProductModel, resolveStreamPlan, serialToBigInt } from '../model/index.js';
+import type { RecordingBinding, SensorEvents } from './sensor-types.js';
+import type { SensorStatus } from './status.js';
+
+export interface UnitRunDependencies {
+  hal: Pick<Hal, 'lidar' | 'telemetry' | 'time'>;
+  alerts: Pick<AlertLog, 'clearForReinit' | 'flags'>;
+  product: ProductModel;
+  /** The unit's serial number now (packets carry it). */
+  serialNumber: () => string;
+  /** The configurations; a bring-up makes its configuration the active one. */
+  configs: ConfigState;
+  /** Where `status` and `reinit` are told. */
+  events: Pick<EventEmitter<SensorEvents>, 'emit'>;
+  log: Logger;
+  /** True while a shutdown alert holds the unit in ERROR (power-state.ts): it runs no streams. */
+  shutDown: () => boolean;
+  bindAddress?: string;
+  recording?: RecordingBinding;
+}
+
+export class UnitRun {
+  private currentStatus: SensorStatus = 'INITIALIZING';
+  private initId: number;
+
+  constructor(private readonly deps: UnitRunDependencies) {
+    this.initId = this.nextId();
+  }
+
+  get status(): SensorStatus {
+    return this.currentStatus;
+  }
+
+  get initializationId(): number {
+    return this.initId;
+  }
+
+  /** Changes status and tells listeners (metadata, telemetry, the data plane). */
+  setStatus(status: SensorStatus): void {
+    if (status === this.currentStatus) return;
+    this.currentStatus = status;
+    this.deps.events.emit('status', status);
+  }
+
+  /** The next run gets a new initialization_id (a boot, a recovery). */
+  renew(): void {
+    this.initId = this.nextId(this.initId);
+  }
+
+  /** The data plane's view of one initialization. */
+  streamRun(config: Readonly<SensorConfig>): StreamRun {
+    return {
+      initializationId: this.initId,
+      config,
+      serialNumber: serialToBigInt(this.deps.serialNumber()),
+      plan: resolveStreamPlan(this.deps.product, config),
+      bindAddress: this.deps.bindAddress,
+      timestampOffsetNs: this.deps.hal.time.timestampOffsetNs(config),
+    };
+  }
+
+  /** INITIALIZING → the HAL runs `config` → RUNNING or STANDBY (ERROR, without streams, at a shutdown level). */
+  async bringUp(config: Readonly<SensorConfig>): Promise<void> {
+    const { hal, alerts } = this.deps;
+    this.setStatus('INITIALIZING');
+    hal.time.markInitialization();
+    // The previous run ends here: alerts about it no longer hold (the new run raises its own).
+    alerts.clearForReinit();
+    hal.lidar.setAlertFlags(alerts.flags());
+    const down = this.deps.shutDown();
+    const streaming = config.operating_mode === 'NORMAL' && !down;
+    await hal.lidar.apply(streaming ? this.streamRun(config) : null);
+    hal.telemetry.applyRun(down ? null : this.streamRun(config));
+    this.deps.configs.set('active', config);
+    this.setStatus(down ? 'ERROR' : streaming ? 'RUNNING' : 'STANDBY');
+    this.deps.events.emit('reinit', { initializationId: this.initId, config });
+  }
+
+  /**
+   * A reinit: `candidate` comes up with a new initialization_id. When that fails, the previous id and the
+   * active configuration come back up, and the failure is thrown.
+   */
+  async reinit(candidate: Readonly<SensorConfig>): Promise<void> {
+    const previousInitId = this.initId;
+    this.renew();
+    try {
+      await this.bringUp(candidate);
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'reinit failed; restoring the previous configuration');
+      this.initId = previousInitId;
+      await this.bringUp(this.deps.configs.get('active')).catch((e: unknown) =>
+        this.deps.log.error({ err: e }, 'restoring failed'),
+      );
+      throw error;
+    }
+  }
+
+  /** A new initialization_id, except on a replaying unit (its packets carry the recorded one). */
+  private nextId(previous?: number): number {
+    return this.deps.recording?.initializationId ?? nextInitializationId(previous);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The configuration lifecycle (src/core/config-lifecycle.ts): staged, active and persisted, and the changes
+ * between them, against a real database and a fake run.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigState, ConfigStore, defaultConfig, type SensorConfig } from '../../src/config/index.js';
+import { ConfigLifecycle } from '../../src/core/config-lifecycle.js';
+import type { RecordingBinding } from '../../src/core/sensor-types.js';
+import { SerialQueue } from '../../src/core/serial-queue.js';
+import { ApiError, findProduct } from '../../src/model/index.js';
+import { KV_KEYS, KvStore, openDatabase, type SqliteDatabase } from '../../src/store/index.js';
+import { silentLog } from './part-fakes.js';
+
+let db: SqliteDatabase | undefined;
+afterEach(() => db?.close());
+
+function setUp(options: { failReinit?: boolean; recording?: RecordingBinding } = {}) {
+  db = openDatabase(mkdtempSync(join(tmpdir(), 'sensor-lifecycle-')));
+  const store = new ConfigStore(db);
+  const configs = new ConfigState(store.load());
+  const kv = new KvStore(db);
+  const userData = { cleared: 0, clearOnConfigDelete: () => userData.cleared++ };
+  const ran: SensorConfig[] = [];
+  const run = {
+    initializationId: 7,
+    async reinit(candidate: Readonly<SensorConfig>) {
+      if (options.failReinit) throw new Error('the HAL refused the run');
+      ran.push(candidate);
+      configs.set('active', candidate);
+    },
+  };
+  const lifecycle = new ConfigLifecycle({
+    db,
+    configs,
+    store,
+    kv,
+    userData,
+    queue: new SerialQueue(),
+    run,
+    product: findProduct('OS-1-128')!,
+    log: silentLog,
+    recording: options.recording,
+  });
+  // What a power cycle would read back.
+  const stored = () => new ConfigStore(db!).load();
+  return { lifecycle, ran, kv, userData, stored };
+}
+
+describe('ConfigLifecycle', () => {
+  it('a change merges into staged; reinit makes it active, persist stores it', async () => {
+    const { lifecycle, ran, stored } = setUp();
+    await lifecycle.change({ lidar_mode: '2048x10' }, { reinit: false, persist: false });
+    expect(lifecycle.get('staged').lidar_mode).toBe('2048x10');
+    expect(lifecycle.get('active').lidar_mode).toBe('1024x10');
+    expect(ran).toEqual([]);
+    await lifecycle.change({ operating_mode: 'STANDBY' }, { reinit: true, persist: false });
+    expect(lifecycle.get('active')).toMatchObject({ lidar_mode: '2048x10', operating_mode: 'STANDBY' });
+    expect(stored().lidar_mode).toBe('1024x10');
+    await lifecycle.persistActive();
+    expect(stored()).toMatchObject({ lidar_mode: '2048x10', operating_mode: 'STANDBY' });
+  });
+
+  it('a bad value changes nothing and names the parameter', async () => {
+    const { lifecycle, ran, stored } = setUp();
+    const error = await lifecycle.change({ lidar_mode: 'fast' }, { reinit: true, persist: true }).catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(400);
+    expect((error as ApiError).errors?.map((e) => e.pointer)).toEqual(['/lidar_mode']);
+    expect(ran).toEqual([]);
+    expect(lifecycle.get('staged')).toEqual(defaultConfig());
+    expect(stored()).toEqual(defaultConfig());
+  });
+
+  it('a body that is not an object is refused before anything is queued', () => {
+    const { lifecycle } = setUp();
+    expect(() => lifecycle.change([1], { reinit: true, persist: false })).toThrow(ApiError);
+    expect(() => lifecycle.change(undefined, { reinit: true, persist: false })).toThrow(/JSON object/);
+  });
+
+  it('a reinit the run cannot bring up leaves the store and staged as they were (500 saying so)', async () => {
+    const { lifecycle, stored } = setUp({ failReinit: true });
+    const error = await lifecycle.change({ lidar_mode: '2048x10' }, { reinit: true, persist: true }).catch((e) => e);
+    expect((error as ApiError).type).toBe('internal');
+    expect((error as ApiError).detail).toContain('previous configuration stays active');
+    expect(stored().lidar_mode).toBe('1024x10');
+    expect(lifecycle.get('staged').lidar_mode).toBe('1024x10');
+  });
+
+  it('PUT of one parameter goes on top of active, not of other staged changes, and is stored', async () => {
+    const { lifecycle, ran, stored } = setUp();
+    await lifecycle.change({ operating_mode: 'STANDBY' }, { reinit: false, persist: false });
+    await lifecycle.setParameter('lidar_mode', '512x10');
+    expect(ran.at(-1)).toMatchObject({ lidar_mode: '512x10', operating_mode: 'NORMAL' });
+    expect(stored().lidar_mode).toBe('512x10');
+    expect(lifecycle.get('staged')).toMatchObject({ lidar_mode: '512x10', operating_mode: 'STANDBY' });
+  });
+
+  it('a reset stores the defaults, drops the IPv4 override and asks user data to clear, in one go', async () => {
+    const { lifecycle, kv, userData, stored } = setUp();
+    await lifecycle.setParameter('lidar_mode', '2048x10');
+    kv.set(KV_KEYS.ipv4Override, '10.0.0.2/24');
+    await lifecycle.reset();
+    expect(stored()).toEqual(defaultConfig());
+    expect(lifecycle.get('persisted')).toEqual(defaultConfig());
+    expect(kv.get(KV_KEYS.ipv4Override)).toBeUndefined();
+    expect(userData.cleared).toBe(1);
+    // Active keeps running until the restart that follows boots the defaults.
+    expect(lifecycle.get('active').lidar_mode).toBe('2048x10');
+    expect(lifecycle.powerOn()).toEqual(defaultConfig());
+    expect(lifecycle.get('active')).toEqual(defaultConfig());
+  });
+
+  it("a replaying unit boots the recording's values, stores them, and refuses what the recording cannot do (409)", async () => {
+    const recording: RecordingBinding = {
+      initializationId: 1,
+      recordedProfile: 'LEGACY',
+      bind: (config) => ({ ...config, lidar_mode: '2048x10' }),
+      refusal: (candidate) => (candidate.lidar_mode !== '2048x10' ? 'the recording fixes lidar_mode' : undefined),
+    };
+    const { lifecycle, stored, ran } = setUp({ recording });
+    expect(lifecycle.bootConfig().lidar_mode).toBe('2048x10');
+    expect(stored().lidar_mode).toBe('2048x10');
+    expect(lifecycle.get('staged').lidar_mode).toBe('2048x10');
+    expect(lifecycle.recordedOnlyProfile).toBe('LEGACY');
+    const error = await lifecycle.setParameter('lidar_mode', '512x10').catch((e) => e);
+    expect((error as ApiError).status).toBe(409);
+    expect(ran).toEqual([]);
+  });
+});
