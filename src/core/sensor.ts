@@ -18,6 +18,7 @@ import {
   ApiError,
   badRequest,
   conflict,
+  hasZoneMonitor,
   imageRev,
   invalidConfiguration,
   LIDAR_PROFILES,
@@ -62,6 +63,7 @@ import { StorageState } from './storage-state.js';
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CoreFaultControls } from './fault-controls.js';
+import { ZoneMonitor } from './zones/zone-monitor.js';
 
 export interface SensorDependencies {
   db: SqliteDatabase;
@@ -141,6 +143,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   readonly time: TimeService;
   /** Network resources, the static IPv4 override and the speed override. */
   readonly network: NetworkService;
+  /** Zone Monitor (firmware 3.2 and later; undefined on a unit whose firmware has none). */
+  readonly zones: ZoneMonitor | undefined;
   private readonly configs: ConfigState;
   private readonly configStore: ConfigStore;
   private readonly queue = new SerialQueue();
@@ -205,6 +209,16 @@ export class Sensor extends EventEmitter<SensorEvents> {
     });
     this.configStore = new ConfigStore(deps.db);
     this.configs = new ConfigState(this.configStore.load());
+    this.zones = hasZoneMonitor(deps.identity.firmware)
+      ? new ZoneMonitor({
+          kv: this.kv,
+          product: this.product,
+          columnsPerFrame: () => resolveStreamPlan(this.product, this.configs.get('active')).columnsPerFrame,
+          serialize: (change) => this.queue.run(change),
+          push: (plan) => this.hal.lidar.setZones?.(plan),
+          log: deps.log.child({ component: 'zone-monitor' }),
+        })
+      : undefined;
     this.bindAddress = deps.bindAddress;
     this.ownRebootMs = deps.simulatedRebootMs ?? 1000;
     this.rebootMs = this.ownRebootMs;
@@ -494,11 +508,13 @@ export class Sensor extends EventEmitter<SensorEvents> {
 
   /** The data plane's view of one initialization. */
   streamRun(config: Readonly<SensorConfig>): StreamRun {
+    const plan = resolveStreamPlan(this.product, config);
     return {
       initializationId: this.initId,
       config,
       serialNumber: serialToBigInt(this.identity.serialNumber),
-      plan: resolveStreamPlan(this.product, config),
+      plan,
+      zones: this.zones?.planFor(plan.columnsPerFrame) ?? null,
       bindAddress: this.bindAddress,
       timestampOffsetNs: this.hal.time.timestampOffsetNs(config),
     };
