@@ -37,6 +37,7 @@ import {
   type ConfigView,
   defaultConfig,
   normalizeInput,
+  parametersNewerThan,
   type SensorConfig,
 } from '../config/index.js';
 import type { Hal, HalKind, LidarHal, RebootReason, StreamRun } from '../hal/index.js';
@@ -143,6 +144,10 @@ export class Sensor extends EventEmitter<SensorEvents> {
   readonly time: TimeService;
   /** Network resources, the static IPv4 override and the speed override. */
   readonly network: NetworkService;
+  /** Parameters this unit's firmware does not have (udp_dest_zm and udp_port_zm before 3.2): neither reported nor accepted. */
+  readonly absentParameters: ReadonlySet<string>;
+  /** Each configuration as reported, made once per configuration object (they are replaced, never changed). */
+  private readonly shownConfigs = new WeakMap<object, SensorConfig>();
   /** Zone Monitor (firmware 3.2 and later; undefined on a unit whose firmware has none). */
   readonly zones: ZoneMonitor | undefined;
   private readonly configs: ConfigState;
@@ -207,6 +212,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       this.time.powerOn();
       void this.network.restore();
     });
+    this.absentParameters = parametersNewerThan(deps.identity.firmware.version);
     this.configStore = new ConfigStore(deps.db);
     this.configs = new ConfigState(this.configStore.load());
     this.zones = hasZoneMonitor(deps.identity.firmware)
@@ -330,8 +336,18 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return this.rebootingUntil > 0;
   }
 
+  /** The configuration as this unit reports it: without the parameters its firmware does not have. */
   config(view: ConfigView = 'active'): Readonly<SensorConfig> {
-    return this.configs.get(view);
+    const config = this.configs.get(view);
+    if (this.absentParameters.size === 0) return config;
+    let shown = this.shownConfigs.get(config);
+    if (!shown) {
+      const copy: Record<string, unknown> = { ...config };
+      for (const name of this.absentParameters) delete copy[name];
+      shown = Object.freeze(copy) as unknown as SensorConfig;
+      this.shownConfigs.set(config, shown);
+    }
+    return shown;
   }
 
   /** The shutdown alert that holds the unit in ERROR (shutdown-guard.ts), or undefined. */
@@ -401,6 +417,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return this.queue.run(async () => {
       const { values, errors, uncheckedKeys } = normalizeInput(body, this.configs.get('staged'), {
         autoDestination: flags.autoDestination,
+        absent: this.absentParameters,
         recordedProfile: this.recording?.recordedProfile,
       });
       if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
@@ -422,6 +439,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return this.queue.run(async () => {
       const { values, errors } = normalizeInput({ [name]: value }, this.configs.get('active'), {
         recordedProfile: this.recording?.recordedProfile,
+        absent: this.absentParameters,
       });
       if (errors.length) throw invalidConfiguration(errors);
       await this.reinitWith({ ...this.configs.get('active'), ...values }, true);

@@ -27,6 +27,7 @@ export type {
   UdpAction,
   UdpFaultRule,
   UnitAction,
+  Vector3,
 } from './fault-rules.js';
 export {
   FACTORY_FIRMWARE,

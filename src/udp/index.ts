@@ -11,6 +11,7 @@ export type {
   StreamStats,
   ZoneMonitorPlan,
 } from './emitter-protocol.js';
+export type { SceneObjectPlan } from './scene-objects.js';
 export { Emitter } from './emitter.js';
 export type { PreviewFrame } from './preview-frame.js';
 export type { StreamAlertIds } from './stream-alerts.js';

@@ -75,7 +75,10 @@ describe('GET /api/v1/openapi.json and .yaml', () => {
     expect(properties.lidar_mode.enum).toEqual(['512x10', '1024x10', '2048x10', '512x20', '1024x20']);
     expect(properties.udp_port_lidar).toMatchObject({ type: 'integer', minimum: 0, maximum: 65535, default: 7502 });
     expect(properties.columns_per_packet.readOnly).toBe(true);
-    for (const p of PARAMETERS) expect(properties[p.name].description).toBe(p.description);
+    for (const p of PARAMETERS)
+      expect(properties[p.name].description).toBe(
+        p.sinceFirmware ? `${p.description} (firmware ${p.sinceFirmware} and later)` : p.description,
+      );
     expect(examples).toEqual([defaultConfig()]);
   });
 });

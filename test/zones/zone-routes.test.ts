@@ -36,6 +36,13 @@ describe('Zone Monitor routes', () => {
     }
     const info = (await unit.app.inject({ url: '/api/v1/sensor/metadata/sensor_info' })).json();
     expect(info.image_rev).toMatch(/-v3\.1\.\d+\+/);
+    // Nor has it the zone packet destination of 3.2's configuration.
+    const config = (await unit.app.inject({ url: '/api/v1/sensor/config' })).json();
+    expect(Object.keys(config)).not.toContain('udp_dest_zm');
+    const set = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: { udp_port_zm: 7504 } });
+    expect(set.statusCode).toBe(400);
+    expect(set.json().detail).toMatch(/unknown configuration parameter "udp_port_zm"/);
+    expect((await unit.app.inject({ url: '/api/v1/sensor/config/udp_dest_zm' })).statusCode).toBe(404);
   });
 
   it('a 3.2 unit reports v3.2 in sensor_info, firmware and its OpenAPI document, which lists the zone routes', async () => {
@@ -83,7 +90,9 @@ describe('Zone Monitor routes', () => {
     expect(after.statusCode).toBe(200);
     expect(Buffer.compare(after.rawPayload, Buffer.from(zip))).toBe(0);
     expect((await unit.app.inject({ url: '/api/v1/zone_monitor/live_ids' })).json()).toEqual([1]);
-    expect(unit.sensor.zones?.summary()?.zones.map((z) => [z.id, z.live])).toEqual([
+    // The page lists the zones with their live state.
+    const page = (await unit.app.inject({ url: '/web/api/zones' })).json();
+    expect(page.zones.map((z: { id: number; live: boolean }) => [z.id, z.live])).toEqual([
       [0, false],
       [1, true],
     ]);
