@@ -46,25 +46,9 @@ describe('a zone set the unit refuses names the zone and the rule', () => {
   });
 
   it('the transform moves an otherwise visible mesh out of view', async () => {
-    const triangles = encodeBinaryStl(boxTriangles([2, -0.5, -0.5], [4, 0.5, 0.5]));
-    // The body frame lies 20 m below the sensor: the box, 20 m above the unit's z = 0 in the sensor frame... far above the beams.
+    // sensor_to_body takes the sensor's z = 20 m to the body's z = 0: a box drawn at the body's z = 0 floats 20 m above the unit.
     const lifted = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -20, 0, 0, 0, 1];
-    const zip = zipOf({
-      'metadata.json': JSON.stringify({
-        version: { metadata: 1, file_naming: 1 },
-        power_on_live_ids: [0],
-        zones: {
-          0: {
-            point_count: 1,
-            frame_count: 1,
-            mode: 'OCCUPANCY',
-            stl: { file_name: '0.stl', coordinate_frame: 'BODY' },
-          },
-        },
-        sensor_to_body_transform: lifted,
-      }),
-      '0.stl': triangles,
-    });
+    const zip = stlZoneSetZip([{ id: 0, min: [2, -0.5, -0.5], max: [4, 0.5, 0.5], pointCount: 1 }], [0], lifted);
     expect((await refusal(zip)).detail).toMatch(/zone 0 refused, rule outside-fov/);
   });
 

@@ -19,7 +19,11 @@ export interface BoxZone {
 
 export const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 
-export function stlZoneSetZip(zones: readonly BoxZone[], liveIds = zones.map((z) => z.id)): Uint8Array {
+export function stlZoneSetZip(
+  zones: readonly BoxZone[],
+  liveIds = zones.map((z) => z.id),
+  sensorToBody: readonly number[] = IDENTITY,
+): Uint8Array {
   const files: Record<string, Uint8Array> = {};
   const metadata = {
     label: 'boxes in front of the unit',
@@ -45,7 +49,7 @@ export function stlZoneSetZip(zones: readonly BoxZone[], liveIds = zones.map((z)
         ];
       }),
     ),
-    sensor_to_body_transform: IDENTITY,
+    sensor_to_body_transform: sensorToBody,
   };
   return zipSync({ 'metadata.json': strToU8(JSON.stringify(metadata, null, 4)), ...files });
 }
