@@ -144,12 +144,11 @@ export class Sensor extends EventEmitter<SensorEvents> {
   readonly time: TimeService;
   /** Network resources, the static IPv4 override and the speed override. */
   readonly network: NetworkService;
-  /** Parameters this unit's firmware does not have (udp_dest_zm and udp_port_zm before 3.2): neither reported nor accepted. */
-  readonly absentParameters: ReadonlySet<string>;
+  private absent: { version: string; names: ReadonlySet<string> } | undefined;
   /** Each configuration as reported, made once per configuration object (they are replaced, never changed). */
-  private readonly shownConfigs = new WeakMap<object, SensorConfig>();
-  /** Zone Monitor (firmware 3.2 and later; undefined on a unit whose firmware has none). */
-  readonly zones: ZoneMonitor | undefined;
+  private readonly shownConfigs = new WeakMap<object, { absent: ReadonlySet<string>; shown: SensorConfig }>();
+  /** Zone Monitor's sets and live ids; offered to clients while the unit runs firmware 3.2 or later (zoneMonitorOffered). */
+  readonly zones: ZoneMonitor;
   private readonly configs: ConfigState;
   private readonly configStore: ConfigStore;
   private readonly queue = new SerialQueue();
@@ -212,19 +211,16 @@ export class Sensor extends EventEmitter<SensorEvents> {
       this.time.powerOn();
       void this.network.restore();
     });
-    this.absentParameters = parametersNewerThan(deps.identity.firmware.version);
     this.configStore = new ConfigStore(deps.db);
     this.configs = new ConfigState(this.configStore.load());
-    this.zones = hasZoneMonitor(deps.identity.firmware)
-      ? new ZoneMonitor({
-          kv: this.kv,
-          product: this.product,
-          columnsPerFrame: () => resolveStreamPlan(this.product, this.configs.get('active')).columnsPerFrame,
-          serialize: (change) => this.queue.run(change),
-          push: (plan) => this.hal.lidar.setZones?.(plan),
-          log: deps.log.child({ component: 'zone-monitor' }),
-        })
-      : undefined;
+    this.zones = new ZoneMonitor({
+      kv: this.kv,
+      product: this.product,
+      columnsPerFrame: () => resolveStreamPlan(this.product, this.configs.get('active')).columnsPerFrame,
+      serialize: (change) => this.queue.run(change),
+      push: (plan) => this.hal.lidar.setZones?.(plan),
+      log: deps.log.child({ component: 'zone-monitor' }),
+    });
     this.bindAddress = deps.bindAddress;
     this.ownRebootMs = deps.simulatedRebootMs ?? 1000;
     this.rebootMs = this.ownRebootMs;
@@ -336,17 +332,39 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return this.rebootingUntil > 0;
   }
 
+  /**
+   * The firmware version the unit reports ("3.2.0"): the running build's, or a replayed recording's while it
+   * runs its factory image. What it offers follows it, as clients gate on it: an update to 3.2 brings Zone Monitor.
+   */
+  get reportedFirmwareVersion(): string {
+    const identity = this.identity;
+    const recorded = identity.recordedFirmware && /-v(\d+\.\d+\.\d+)/.exec(identity.recordedFirmware.imageRev);
+    return recorded ? recorded[1] : identity.firmware.version;
+  }
+
+  /** Whether the zone routes answer (firmware 3.2 and later); a unit of older firmware answers them 404. */
+  get zoneMonitorOffered(): boolean {
+    return hasZoneMonitor({ version: this.reportedFirmwareVersion });
+  }
+
+  /** Parameters this unit's firmware does not have (udp_dest_zm and udp_port_zm before 3.2): neither reported nor accepted. */
+  get absentParameters(): ReadonlySet<string> {
+    const version = this.reportedFirmwareVersion;
+    if (this.absent?.version !== version) this.absent = { version, names: parametersNewerThan(version) };
+    return this.absent.names;
+  }
+
   /** The configuration as this unit reports it: without the parameters its firmware does not have. */
   config(view: ConfigView = 'active'): Readonly<SensorConfig> {
     const config = this.configs.get(view);
-    if (this.absentParameters.size === 0) return config;
-    let shown = this.shownConfigs.get(config);
-    if (!shown) {
-      const copy: Record<string, unknown> = { ...config };
-      for (const name of this.absentParameters) delete copy[name];
-      shown = Object.freeze(copy) as unknown as SensorConfig;
-      this.shownConfigs.set(config, shown);
-    }
+    const absent = this.absentParameters;
+    if (absent.size === 0) return config;
+    const cached = this.shownConfigs.get(config);
+    if (cached?.absent === absent) return cached.shown;
+    const copy: Record<string, unknown> = { ...config };
+    for (const name of absent) delete copy[name];
+    const shown = Object.freeze(copy) as unknown as SensorConfig;
+    this.shownConfigs.set(config, { absent, shown });
     return shown;
   }
 
@@ -532,7 +550,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       config,
       serialNumber: serialToBigInt(this.identity.serialNumber),
       plan,
-      zones: this.zones?.planFor(plan.columnsPerFrame) ?? null,
+      zones: this.zoneMonitorOffered ? this.zones.planFor(plan.columnsPerFrame) : null,
       bindAddress: this.bindAddress,
       timestampOffsetNs: this.hal.time.timestampOffsetNs(config),
     };

@@ -40,7 +40,7 @@ export const FIRMWARE_LINES = { '3.1': FACTORY_FIRMWARE, '3.2': FIRMWARE_3_2 } a
 export type FirmwareLine = keyof typeof FIRMWARE_LINES;
 
 /** Whether a build offers Zone Monitor: firmware 3.2 and later, as clients gate on it. */
-export function hasZoneMonitor(fw: FirmwareBuild): boolean {
+export function hasZoneMonitor(fw: Pick<FirmwareBuild, 'version'>): boolean {
   const [major, minor] = fw.version.split('.').map(Number);
   return major > 3 || (major === 3 && minor >= 2);
 }

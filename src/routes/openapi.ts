@@ -48,6 +48,8 @@ export interface OpenApiRoutesOptions {
   shared: readonly TSchema[];
   /** A lidar profile this unit accepts and reports beyond the registry's (a replayed LEGACY recording). */
   extraLidarProfile?: string;
+  /** Path prefixes the document leaves out when it is made (the zone routes of a unit below firmware 3.2). */
+  leaveOut?: () => readonly string[];
   /** The firmware build the unit reports (`build_rev`, "v3.2.0"): the document describes that firmware's interface. */
   firmwareRev?: string;
 }
@@ -75,7 +77,7 @@ function withLidarProfile(document: Record<string, unknown>, profile: string): R
 
 export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = async (
   app,
-  { routes, shared, extraLidarProfile, firmwareRev },
+  { routes, shared, extraLidarProfile, firmwareRev, leaveOut },
 ) => {
   let document: Record<string, unknown> | undefined;
   let yamlText: string | undefined;
@@ -83,7 +85,11 @@ export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = as
   const info = firmwareRev
     ? { ...DOCUMENT_INFO, description: `${DOCUMENT_INFO.description} This unit runs firmware ${firmwareRev}.` }
     : DOCUMENT_INFO;
-  const build = () => buildOpenApiDocument(info, routes, shared);
+  const build = () => {
+    const prefixes = leaveOut?.() ?? [];
+    const offered = routes.filter((route) => !prefixes.some((prefix) => route.url.startsWith(prefix)));
+    return buildOpenApiDocument(info, offered, shared);
+  };
   const built = () => (document ??= extraLidarProfile ? withLidarProfile(build(), extraLidarProfile) : build());
   const json = () => (jsonText ??= JSON.stringify(built()));
   // The YAML library is loaded only when someone asks for YAML, not at every start of the unit.

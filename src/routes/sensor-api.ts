@@ -120,6 +120,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
     shared: SHARED_SCHEMAS,
     extraLidarProfile: sensor.recordedOnlyProfile,
     firmwareRev: buildRev(sensor.identity.firmware),
+    leaveOut: () => (sensor.zoneMonitorOffered ? [] : ['/api/v1/zone_monitor/']),
   });
 };
 

@@ -1,8 +1,8 @@
 /**
  * Zone Monitor of firmware 3.2 (docs/zone-monitor.md, docs/http-api.md): the staged and the active zone set
  * zip, apply, and the live zone ids, as the vendor SDK's SensorHttp calls them (zips as
- * application/octet-stream both ways, live ids as a JSON array). A unit whose firmware has no Zone Monitor
- * (3.1) registers none of them and answers 404, as a 3.1 unit does.
+ * application/octet-stream both ways, live ids as a JSON array). While the unit runs firmware older than 3.2
+ * they answer 404 as an unknown path does, as a 3.1 unit does; an update to 3.2 brings them.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -35,9 +35,14 @@ const LiveIds = Type.Array(Type.Integer({ minimum: 0 }), {
 });
 
 export const zoneMonitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const zones = app.sensor.zones;
-  if (!zones) return;
+  const sensor = app.sensor;
+  const zones = sensor.zones;
   const tags = ['zone_monitor'];
+  // Encapsulated: only this plugin's routes.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (sensor.zoneMonitorOffered) done();
+    else done(notFound(`no endpoint at ${request.url.split('?')[0]}`));
+  });
   app.addContentTypeParser([OCTET_STREAM, ZIP], { parseAs: 'buffer', bodyLimit: MAX_ZIP_BYTES }, (_r, body, done) =>
     done(null, body),
   );

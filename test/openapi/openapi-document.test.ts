@@ -148,7 +148,10 @@ describe('routes and document agree', () => {
     // Fastify adds a HEAD route for each GET, and the document lists it: HEAD works on every GET resource.
     for (const head of registered.filter((r) => r.startsWith('head ')))
       expect(registered).toContain(head.replace(/^head/, 'get'));
-    expect([...documented].sort()).toEqual([...registered].sort());
+    // A unit below firmware 3.2 answers the zone routes 404 and leaves them out of its document.
+    const offered = registered.filter((r) => unit.sensor.zoneMonitorOffered || !r.includes(' /api/v1/zone_monitor/'));
+    expect(offered.length).toBeLessThan(registered.length);
+    expect([...documented].sort()).toEqual([...offered].sort());
     expect(documented.length).toBeGreaterThanOrEqual(44);
 
     for (const entry of documented) {

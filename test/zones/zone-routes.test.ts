@@ -43,6 +43,8 @@ describe('Zone Monitor routes', () => {
     expect(set.statusCode).toBe(400);
     expect(set.json().detail).toMatch(/unknown configuration parameter "udp_port_zm"/);
     expect((await unit.app.inject({ url: '/api/v1/sensor/config/udp_dest_zm' })).statusCode).toBe(404);
+    const doc = (await unit.app.inject({ url: '/api/v1/openapi.json' })).json();
+    expect(Object.keys(doc.paths).filter((p) => p.includes('zone_monitor'))).toEqual([]);
   });
 
   it('a 3.2 unit reports v3.2 in sensor_info, firmware and its OpenAPI document, which lists the zone routes', async () => {
