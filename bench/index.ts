@@ -19,6 +19,7 @@ import { benchHttp } from './http.js';
 import { benchMemoryAndStartup } from './memory-startup.js';
 import { installCleanup, stopAll } from './processes.js';
 import { benchReinit } from './reinit.js';
+import { benchZoneMonitor } from './zone-monitor.js';
 import { machineFacts, mergeSections, renderMarkdown, unavailable, type BenchReport, type Section } from './report.js';
 
 const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
@@ -29,6 +30,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   fleet: benchFleet,
   faults: benchFaults,
   'fleet-models': benchFleetModels,
+  'zone-monitor': benchZoneMonitor,
 };
 
 function usage(): never {

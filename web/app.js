@@ -574,6 +574,26 @@ function followUpdate(previousFw) {
   statusListeners.add(listener);
 }
 
+// ---------------------------------------------------------------- zones
+/** Zone Monitor (firmware 3.2): the active set's zones, live ones marked. The card stays hidden without a set. */
+async function refreshZones() {
+  const res = await api('/web/api/zones');
+  const set = res.ok ? res.body : null;
+  document.getElementById('zones').hidden = !set;
+  if (!set) return;
+  document.getElementById('zone-set-label').textContent = set.label;
+  const list = document.getElementById('zone-list');
+  list.replaceChildren(
+    ...set.zones.map((z) => {
+      const item = document.createElement('li');
+      item.dataset.zone = String(z.id);
+      item.dataset.live = String(z.live);
+      item.textContent = `${z.id}${z.label ? ` ${z.label}` : ''}: ${z.mode}, ${z.point_count} points, ${z.frame_count} frames${z.live ? ' — live' : ''}`;
+      return item;
+    }),
+  );
+}
+
 // ---------------------------------------------------------------- start
 const every = (ms, fn) => {
   const run = () => fn().catch(() => undefined);
@@ -594,5 +614,6 @@ async function start() {
   every(1000, refreshAlerts);
   every(2000, refreshTelemetry);
   every(5000, refreshTimeNetwork);
+  every(5000, refreshZones);
 }
 void start();

@@ -121,6 +121,8 @@ export interface InputContext {
    * udp_profile_lidar on that unit only, so a client may set the recorded profile back.
    */
   recordedProfile?: string;
+  /** Parameters this unit's firmware does not have (parametersNewerThan): unknown here. */
+  absent?: ReadonlySet<string>;
 }
 
 /**
@@ -150,13 +152,13 @@ export function normalizeInput(
       name = alias.replacement;
       value = alias.toReplacement(raw);
     }
-    const parameter = findParameter(name);
+    const parameter = context.absent?.has(name) ? undefined : findParameter(name);
     if (!parameter) {
       const detail = `unknown configuration parameter ${quote(key)} (names are case-sensitive)`;
       errors.push({ pointer: `/${shorten(key)}`, detail });
       continue;
     }
-    if (name === 'udp_dest' && value === '@auto') {
+    if ((name === 'udp_dest' || name === 'udp_dest_zm') && value === '@auto') {
       if (context.autoDestination === undefined) {
         errors.push({ pointer: `/${key}`, detail: '"@auto" is accepted only through POST /api/v1/sensor/config' });
         continue;

@@ -12,6 +12,7 @@ export {
   findDeprecatedAlias,
   findParameter,
   isParameterName,
+  parametersNewerThan,
 } from './registry.js';
 // The configuration's shape is plain data of the model layer; named here for the layers above.
 export type { ParameterName, SensorConfig } from '../model/index.js';

@@ -18,6 +18,8 @@ export interface ParameterDefinition<N extends ParameterName = ParameterName> {
   readOnly?: boolean;
   /** One line for the README table and error messages. */
   description: string;
+  /** The firmware that introduced it: a unit of an older firmware neither reports nor accepts it. */
+  sinceFirmware?: '3.2';
 }
 
 type ParameterFacts<N extends ParameterName> = Omit<ParameterDefinition<N>, 'name' | 'schema'>;
@@ -41,6 +43,17 @@ const FACTS: { [N in ParameterName]: ParameterFacts<N> } = {
   udp_port_imu: {
     default: 7503,
     description: 'UDP port on udp_dest for IMU data; 0 turns the IMU stream off',
+  },
+  udp_dest_zm: {
+    sinceFirmware: '3.2',
+    default: '',
+    description:
+      'Destination of zone packets (Zone Monitor, firmware 3.2): as udp_dest; "" sends none; "@auto" (POST only) = the caller',
+  },
+  udp_port_zm: {
+    sinceFirmware: '3.2',
+    default: 7504,
+    description: 'UDP port on udp_dest_zm for zone packets; 0 sends none',
   },
   udp_profile_lidar: {
     default: 'RNG19_RFL8_SIG16_NIR16',
@@ -157,6 +170,18 @@ export function findParameter(name: string): ParameterDefinition | undefined {
 
 export function isParameterName(name: string): name is ParameterName {
   return BY_NAME.has(name);
+}
+
+/** The parameters a unit of firmware `version` ("3.1.0") does not have: newer firmware introduced them. */
+export function parametersNewerThan(version: string): ReadonlySet<ParameterName> {
+  const [major, minor] = version.split('.').map(Number);
+  return new Set(
+    PARAMETERS.filter((p) => {
+      if (!p.sinceFirmware) return false;
+      const [sinceMajor, sinceMinor] = p.sinceFirmware.split('.').map(Number);
+      return major < sinceMajor || (major === sinceMajor && minor < sinceMinor);
+    }).map((p) => p.name),
+  );
 }
 
 /** A fresh default configuration (a new object each call: callers may keep it). */

@@ -42,6 +42,8 @@ export interface ConfigLifecycleDependencies {
   product: Pick<ProductModel, 'lidarModes'>;
   log: Logger;
   recording?: RecordingBinding;
+  /** Parameters the unit's firmware does not have (udp_dest_zm, udp_port_zm before 3.2): never accepted. */
+  absentParameters: () => ReadonlySet<string>;
 }
 
 export class ConfigLifecycle {
@@ -71,6 +73,7 @@ export class ConfigLifecycle {
       const { values, errors, uncheckedKeys } = normalizeInput(body, configs.get('staged'), {
         autoDestination: flags.autoDestination,
         recordedProfile: recording?.recordedProfile,
+        absent: this.deps.absentParameters(),
       });
       if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
       const staged: SensorConfig = { ...configs.get('staged'), ...values };
@@ -92,6 +95,7 @@ export class ConfigLifecycle {
     return queue.run(async () => {
       const { values, errors } = normalizeInput({ [name]: value }, configs.get('active'), {
         recordedProfile: recording?.recordedProfile,
+        absent: this.deps.absentParameters(),
       });
       if (errors.length) throw invalidConfiguration(errors);
       await this.reinitWith({ ...configs.get('active'), ...values }, true);

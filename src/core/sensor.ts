@@ -8,9 +8,9 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
-import { ConfigState, ConfigStore, type ConfigView, type SensorConfig } from '../config/index.js';
+import { ConfigState, ConfigStore, type ConfigView, parametersNewerThan, type SensorConfig } from '../config/index.js';
 import type { Hal, HalKind, RebootReason, StreamRun } from '../hal/index.js';
-import { imageRev, type ProductModel, type SensorIdentity } from '../model/index.js';
+import { hasZoneMonitor, imageRev, type ProductModel, resolveStreamPlan, type SensorIdentity } from '../model/index.js';
 import { KvStore, keptDamagedFiles, type SqliteDatabase, storageGateOf } from '../store/index.js';
 import type { StreamTotals } from '../udp/index.js';
 import { ConfigLifecycle } from './config-lifecycle.js';
@@ -29,6 +29,7 @@ import { TelemetryMonitor } from './telemetry-monitor.js';
 import { TimeService } from './time-service.js';
 import { UnitRun } from './unit-run.js';
 import { UserDataStore } from './user-data.js';
+import { ZoneMonitor } from './zones/zone-monitor.js';
 
 export class Sensor extends EventEmitter<SensorEvents> {
   private readonly baseIdentity: SensorIdentity;
@@ -48,6 +49,11 @@ export class Sensor extends EventEmitter<SensorEvents> {
   readonly time: TimeService;
   /** Network resources, the static IPv4 override and the speed override. */
   readonly network: NetworkService;
+  /** Zone Monitor's sets and live ids; offered to clients while the unit runs firmware 3.2 or later (zoneMonitorOffered). */
+  readonly zones: ZoneMonitor;
+  private absent: { version: string; names: ReadonlySet<string> } | undefined;
+  /** Each configuration as reported, made once per configuration object (they are replaced, never changed). */
+  private readonly shownConfigs = new WeakMap<object, { absent: ReadonlySet<string>; shown: SensorConfig }>();
   private readonly queue = new SerialQueue();
   private readonly run: UnitRun;
   private readonly configs: ConfigLifecycle;
@@ -71,7 +77,16 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.alerts = deps.alerts;
     const store = new ConfigStore(deps.db);
     const state = new ConfigState(store.load());
+    this.zones = new ZoneMonitor({
+      kv,
+      product: this.product,
+      columnsPerFrame: () => resolveStreamPlan(this.product, state.get('active')).columnsPerFrame,
+      serialize: (change) => this.queue.run(change),
+      push: (plan) => this.hal.lidar.setZones?.(plan),
+      log: deps.log.child({ component: 'zone-monitor' }),
+    });
     this.run = new UnitRun({
+      zonePlan: (columns) => (this.zoneMonitorOffered ? this.zones.planFor(columns) : null),
       ...deps,
       product: this.product,
       serialNumber: () => this.identity.serialNumber,
@@ -88,6 +103,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       queue: this.queue,
       run: this.run,
       product: this.product,
+      absentParameters: () => this.absentParameters,
     });
     this.power = new PowerState({
       ...deps,
@@ -226,9 +242,41 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.power.assertReachable();
   }
 
+  /**
+   * The firmware version the unit reports ("3.2.0"): the running build's, or a replayed recording's while it
+   * runs its factory image. What it offers follows it, as clients gate on it: an update to 3.2 brings Zone Monitor.
+   */
+  get reportedFirmwareVersion(): string {
+    const identity = this.identity;
+    const recorded = identity.recordedFirmware && /-v(\d+\.\d+\.\d+)/.exec(identity.recordedFirmware.imageRev);
+    return recorded ? recorded[1] : identity.firmware.version;
+  }
+
+  /** Whether the zone routes answer (firmware 3.2 and later); a unit of older firmware answers them 404. */
+  get zoneMonitorOffered(): boolean {
+    return hasZoneMonitor({ version: this.reportedFirmwareVersion });
+  }
+
+  /** Parameters this unit's firmware does not have (udp_dest_zm and udp_port_zm before 3.2): neither reported nor accepted. */
+  get absentParameters(): ReadonlySet<string> {
+    const version = this.reportedFirmwareVersion;
+    if (this.absent?.version !== version) this.absent = { version, names: parametersNewerThan(version) };
+    return this.absent.names;
+  }
+
   // The configuration lifecycle (config-lifecycle.ts): staged, active, persisted, reinit.
+  /** The configuration as this unit reports it: without the parameters its firmware does not have. */
   config(view: ConfigView = 'active'): Readonly<SensorConfig> {
-    return this.configs.get(view);
+    const config = this.configs.get(view);
+    const absent = this.absentParameters;
+    if (absent.size === 0) return config;
+    const cached = this.shownConfigs.get(config);
+    if (cached?.absent === absent) return cached.shown;
+    const copy: Record<string, unknown> = { ...config };
+    for (const name of absent) delete copy[name];
+    const shown = Object.freeze(copy) as unknown as SensorConfig;
+    this.shownConfigs.set(config, { absent, shown });
+    return shown;
   }
   changeConfig(input: unknown, flags: ChangeFlags): Promise<void> {
     return this.configs.change(input, flags);

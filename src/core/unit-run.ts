@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
 import type { ConfigState, SensorConfig } from '../config/index.js';
 import type { Hal, StreamRun } from '../hal/index.js';
+import type { ZoneMonitorPlan } from '../udp/index.js';
 import { nextInitializationId, type ProductModel, resolveStreamPlan, serialToBigInt } from '../model/index.js';
 import type { RecordingBinding, SensorEvents } from './sensor-types.js';
 import type { SensorStatus } from './status.js';
@@ -27,6 +28,8 @@ export interface UnitRunDependencies {
   shutDown: () => boolean;
   bindAddress?: string;
   recording?: RecordingBinding;
+  /** Zone Monitor's live zones rendered for a frame width, or null where the unit offers none (firmware < 3.2). */
+  zonePlan?: (columnsPerFrame: number) => ZoneMonitorPlan | null;
 }
 
 export class UnitRun {
@@ -59,11 +62,13 @@ export class UnitRun {
 
   /** The data plane's view of one initialization. */
   streamRun(config: Readonly<SensorConfig>): StreamRun {
+    const plan = resolveStreamPlan(this.deps.product, config);
     return {
       initializationId: this.initId,
       config,
       serialNumber: serialToBigInt(this.deps.serialNumber()),
-      plan: resolveStreamPlan(this.deps.product, config),
+      plan,
+      zones: this.deps.zonePlan?.(plan.columnsPerFrame) ?? null,
       bindAddress: this.deps.bindAddress,
       timestampOffsetNs: this.deps.hal.time.timestampOffsetNs(config),
     };

@@ -72,8 +72,33 @@ const ACTIONS: Record<Plane, Record<string, NumberParam[]>> = {
     firmware_boot_fail: [],
     firmware_upload_refuse: [{ name: 'after_bytes', min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }],
     storage: [],
+    object: [],
   },
 };
+
+/** The vectors of an `object` action (sensor frame): a size must be positive, a velocity defaults to still. */
+const OBJECT_VECTORS: { name: string; min: number; max: number; positive?: boolean; default?: number[] }[] = [
+  { name: 'size_m', min: 0, max: 100, positive: true },
+  { name: 'position_m', min: -1000, max: 1000 },
+  { name: 'velocity_m_s', min: -100, max: 100, default: [0, 0, 0] },
+];
+
+function checkVector(raw: unknown, spec: (typeof OBJECT_VECTORS)[number], errors: FieldError[]): number[] | undefined {
+  const pointer = `/action/${spec.name}`;
+  if (raw === undefined && spec.default) return spec.default;
+  const ok =
+    Array.isArray(raw) &&
+    raw.length === 3 &&
+    raw.every(
+      (v) => typeof v === 'number' && Number.isFinite(v) && v >= spec.min && v <= spec.max && (!spec.positive || v > 0),
+    );
+  if (!ok) {
+    const range = spec.positive ? `> 0 and <= ${spec.max}` : `${spec.min}..${spec.max}`;
+    errors.push({ pointer, detail: `must be [x, y, z], three numbers ${range}; got ${describe(raw)}` });
+    return undefined;
+  }
+  return raw as number[];
+}
 
 /** Unit actions that happen once (a count makes no sense) or hold a state (no count either). */
 const COUNTABLE_PLANES: ReadonlySet<Plane> = new Set(['udp', 'http']);
@@ -195,7 +220,14 @@ function checkAction(
     return undefined;
   }
   const action: Record<string, unknown> = { type: raw.type };
-  const extra = raw.type === 'alert' ? ['id', 'vars'] : raw.type === 'storage' ? ['error'] : [];
+  const extra =
+    raw.type === 'alert'
+      ? ['id', 'vars']
+      : raw.type === 'storage'
+        ? ['error']
+        : raw.type === 'object'
+          ? OBJECT_VECTORS.map((v) => v.name)
+          : [];
   checkKeys(raw, ['type', ...extra, ...params.map((p) => p.name)], '/action', errors);
   for (const p of params) action[p.name] = checkNumber(raw[p.name], p, `/action/${p.name}`, errors);
   if (
@@ -215,6 +247,8 @@ function checkAction(
       });
     action.error = raw.error;
   }
+  if (plane === 'unit' && raw.type === 'object')
+    for (const spec of OBJECT_VECTORS) action[spec.name] = checkVector(raw[spec.name], spec, errors);
   if (raw.type === 'alert') {
     const id = alertIdOf(raw.id);
     if (!id)

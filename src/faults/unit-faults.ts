@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { ALERT_IDS, ApiError, conflict, type StorageFaultError, type UnitAction } from '../model/index.js';
 import { faultPort, type HalFaultPort, type TelemetryFaults } from '../hal/index.js';
 import type { CoreFaultControls } from '../core/index.js';
+import type { SceneObjectPlan } from '../udp/index.js';
 import type { FaultTarget } from './fault-target.js';
 
 export interface UnitTiming {
@@ -40,6 +41,8 @@ export class UnitFaults {
   private readonly restartMs: Valued<number> = [];
   private readonly uploadRefuse: Valued<number> = [];
   private readonly storage: Valued<StorageFaultError> = [];
+  /** Objects in the scene, by rule. */
+  private readonly objects = new Map<string, SceneObjectPlan>();
   private readonly ramps = new Map<TelemetryInput, NodeJS.Timeout>();
   private readonly telemetryBase: Partial<Record<TelemetryInput, number>> = {};
   private readonly telemetryRules: Record<TelemetryInput, Valued<number>> = {
@@ -73,6 +76,7 @@ export class UnitFaults {
       sync_pulse_lock: time,
       firmware_boot_fail: firmwareBoot,
       reinit_time: streams,
+      object: streams,
     };
     if (action.type in offered && offered[action.type] === undefined)
       return `the ${action.type} fault needs the simulated unit (--hal sim)`;
@@ -149,6 +153,19 @@ export class UnitFaults {
           () => firmwareBoot!.setTrialBootFails(true),
           () => firmwareBoot!.setTrialBootFails(false),
         );
+      case 'object':
+        this.objects.set(id, {
+          id,
+          sizeM: action.size_m,
+          positionM: action.position_m,
+          velocityMS: action.velocity_m_s,
+          startMs: Date.now(),
+        });
+        this.port.streams!.setObjects([...this.objects.values()]);
+        return () => {
+          this.objects.delete(id);
+          this.port.streams?.setObjects([...this.objects.values()]);
+        };
       case 'storage':
         return this.pushValue(this.storage, id, action.error, () => this.core.setStorageFault(newest(this.storage)));
       case 'firmware_upload_refuse':
@@ -165,6 +182,8 @@ export class UnitFaults {
     this.port.streams?.setStartDelay(0);
     this.core.setRebootMs(undefined);
     this.core.setStorageFault(undefined);
+    if (this.objects.size) this.port.streams?.setObjects([]);
+    this.objects.clear();
   }
 
   /** A fault that is on while any rule holds it: `on` when the first rule comes, `off` when the last goes. */

@@ -17,6 +17,7 @@ import {
   type StreamAlertIds,
   type StreamTotals,
   type UdpFaultCount,
+  type ZoneMonitorPlan,
 } from '../udp/index.js';
 import type { ReplaySourcePlan } from '../udp/replay/index.js';
 import type { StreamFaults } from './faults.js';
@@ -30,6 +31,9 @@ const LIDAR_ALERTS: StreamAlertIds = {
   unreachable: ALERT_IDS.LIDAR_NETWORK_UNREACHABLE,
   openFailed: ALERT_IDS.LIDAR_SOCKET_OPEN_FAILED,
 };
+
+/** Real units have no alert ids of a zone packet socket of its own: its errors are the lidar stream's. */
+const ZONE_ALERTS: StreamAlertIds = LIDAR_ALERTS;
 
 const IMU_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.IMU_PORT_UNREACHABLE,
@@ -90,6 +94,11 @@ function lidarPlan(run: StreamRun, profile: SensorConfig['udp_profile_lidar']): 
       signalMultiplier: c.signal_multiplier,
     },
     alerts: LIDAR_ALERTS,
+    lidarToSensor: [...product.lidarToSensorTransform],
+    zones:
+      c.udp_dest_zm !== '' && c.udp_port_zm !== 0
+        ? { host: c.udp_dest_zm, port: c.udp_port_zm, alerts: ZONE_ALERTS }
+        : null,
   };
 }
 
@@ -161,7 +170,13 @@ export class EmitterLidar implements LidarHal {
     setStartDelay: (ms) => {
       this.startDelayMs = ms;
     },
+    setObjects: (objects) => this.emitter.setObjects(objects),
   };
+
+  /** Zone Monitor's live zones from now on, without a reinit (a set applied, live_ids changed). */
+  setZones(zones: ZoneMonitorPlan | null): void {
+    this.emitter.setZones(zones);
+  }
 
   udpFaultRules(): readonly UdpFaultRule[] {
     return this.faultRules;
@@ -181,6 +196,7 @@ export class EmitterLidar implements LidarHal {
     this.restartTimer = null;
     const plan = run && (this.replay ? planReplay(run, this.replay) : planStreams(run));
     this.lastPlan = plan;
+    if (run) this.emitter.setZones(run.zones ?? null);
     this.currentSeq = this.emitter.nextSeq;
     await this.emitter.apply(plan);
   }

@@ -6,7 +6,7 @@
  * a HAL whose parts were replaced (tests wrap single parts) offers exactly what its parts do.
  */
 import type { UdpFaultRule } from '../model/index.js';
-import type { UdpFaultCount } from '../udp/index.js';
+import type { SceneObjectPlan, UdpFaultCount } from '../udp/index.js';
 
 /** The data streams (both HALs: the same emitter serves the simulated and the real unit). */
 export interface StreamFaults {
@@ -16,6 +16,8 @@ export interface StreamFaults {
   onCounts(listener: ((counts: UdpFaultCount[], spent: string[]) => void) | undefined): void;
   /** How long a new run's streams wait before they start (a slow reinitialization); 0: at once. */
   setStartDelay(ms: number): void;
+  /** The objects in the simulated scene from now on (the `object` unit fault); empty: none. */
+  setObjects(objects: SceneObjectPlan[]): void;
 }
 
 /** Inputs of the telemetry model that a fault moves. */

@@ -1,5 +1,5 @@
 import type { SensorConfig, StreamPlan, UdpFaultRule } from '../model/index.js';
-import type { PreviewFrame, StreamTotals } from '../udp/index.js';
+import type { PreviewFrame, StreamTotals, ZoneMonitorPlan } from '../udp/index.js';
 import type { StreamFaults } from './faults.js';
 
 /** Everything the data plane needs to run the streams of one initialization. */
@@ -15,6 +15,8 @@ export interface StreamRun {
   bindAddress: string | undefined;
   /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs (the clock `timestamp_mode` selects). */
   timestampOffsetNs: bigint;
+  /** The live zones of Zone Monitor (firmware 3.2), rendered for this run's frame width; null or absent: none. */
+  zones?: ZoneMonitorPlan | null;
 }
 
 /** The lidar and IMU data streams. */
@@ -24,6 +26,11 @@ export interface LidarHal {
    * Resolves once no datagram of the previous run can be sent any more.
    */
   apply(run: StreamRun | null): Promise<void>;
+  /**
+   * Zone Monitor's live zones from now on (a zone set applied, live_ids changed), without a reinit; null: none.
+   * Optional: a data path that cannot watch zones leaves it out, and the zone routes still store the sets.
+   */
+  setZones?(zones: ZoneMonitorPlan | null): void;
   /** The `alert_flags` byte of packet headers (docs/udp-packets.md), pushed whenever the alert log changes. */
   setAlertFlags(flags: number): void;
   /**

@@ -5,7 +5,14 @@
  * consumers that read it; a consumer takes its slice (`OptionsOf<'http'>`), not the whole set.
  */
 import { HAL_KINDS } from '../hal/index.js';
-import { DEFAULT_PRODUCT, DEFAULT_MAX_BOOT_ATTEMPTS, isLoopbackHost, parseAddressList } from '../model/index.js';
+import {
+  DEFAULT_PRODUCT,
+  DEFAULT_MAX_BOOT_ATTEMPTS,
+  FIRMWARE_LINES,
+  type FirmwareLine,
+  isLoopbackHost,
+  parseAddressList,
+} from '../model/index.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES, parseVersion } from '../core/index.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../routes/index.js';
 import type { MdnsMode } from '../core/discovery/index.js';
@@ -76,6 +83,14 @@ export const CLI_OPTIONS = {
     help: 'product model, e.g. OS-1-128, OS-2-32, OS-0-64-T1',
     // Checked against the product models when the unit starts (an unknown one lists the valid ones).
     parse: (text) => text ?? DEFAULT_PRODUCT,
+  }),
+  firmwareVersion: option({
+    flag: 'firmware-version',
+    group: 'unit',
+    default: '3.1',
+    valueName: Object.keys(FIRMWARE_LINES).join('|'),
+    help: 'firmware line the unit runs and reports (image_rev, fw, mDNS, metadata); 3.2 adds Zone Monitor (docs/zone-monitor.md)',
+    parse: p.oneOf(Object.keys(FIRMWARE_LINES) as FirmwareLine[]),
   }),
   serial: option({
     flag: 'serial',

@@ -16,7 +16,14 @@ import type { FaultInjection, FaultInjectionOptions } from '../faults/index.js';
 import type { ReplaySetup } from './replay-setup.js';
 import type { AlertSink } from '../model/index.js';
 import type { FirmwarePolicy } from '../core/index.js';
-import { ALERT_IDS, makeIdentity, serialProblem, type SensorIdentity } from '../model/index.js';
+import {
+  ALERT_IDS,
+  FIRMWARE_LINES,
+  type FirmwareBuild,
+  makeIdentity,
+  serialProblem,
+  type SensorIdentity,
+} from '../model/index.js';
 import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from '../model/index.js';
 import { Sensor } from '../core/index.js';
 import { openDatabase, type SqliteDatabase } from '../store/index.js';
@@ -91,6 +98,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
         options.hal === 'linux',
         options.dataDir,
         log,
+        FIRMWARE_LINES[options.firmwareVersion ?? '3.1'],
       );
     const alerts = createPersistentAlertLog(db, log);
     const built = await createHal(options, identity, alerts, host, log);
@@ -192,6 +200,7 @@ function resolveIdentity(
   realUnit: boolean,
   dataDir: string,
   log: Logger,
+  firmware: FirmwareBuild,
 ): SensorIdentity {
   const product = findProduct(productName);
   if (!product) {
@@ -206,7 +215,7 @@ function resolveIdentity(
   try {
     const factory = resolveFactoryData(db, { dataDir, serial, realUnit, log });
     return {
-      ...makeIdentity(product, factory.serialNumber),
+      ...makeIdentity(product, factory.serialNumber, firmware),
       calibrationTimestamp: factory.calibrationTimestamp,
       macAddress: factory.macAddress,
     };

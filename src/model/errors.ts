@@ -12,6 +12,7 @@ export interface FieldError {
 export type ProblemType =
   | 'bad-request'
   | 'invalid-configuration'
+  | 'invalid-zone-set'
   | 'not-found'
   | 'method-not-allowed'
   | 'payload-too-large'
@@ -32,6 +33,7 @@ export type ProblemType =
 const TITLES: Record<ProblemType, [status: number, title: string]> = {
   'bad-request': [400, 'Bad request'],
   'invalid-configuration': [400, 'Invalid configuration'],
+  'invalid-zone-set': [400, 'Invalid zone set'],
   'not-found': [404, 'Not found'],
   'method-not-allowed': [405, 'Method not allowed'],
   'payload-too-large': [413, 'Payload too large'],
@@ -84,6 +86,18 @@ export const invalidConfiguration = (errors: FieldError[], uncheckedKeys = 0) =>
       : `${errors.length} invalid parameters; nothing was applied: ${listed}${more}${unchecked}`,
     errors,
   );
+};
+/** A zone set firmware 3.2 refuses: every problem as a field error naming its zone and rule (docs/zone-monitor.md). */
+export const invalidZoneSet = (problems: readonly { rule: string; zone?: number; detail: string }[]) => {
+  const errors = problems.map((p) => ({
+    pointer: p.zone === undefined ? '' : `/zones/${p.zone}`,
+    detail: `${p.rule}: ${p.detail}`,
+  }));
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more in "errors")` : '';
+  const where = first.zone === undefined ? 'zone set' : `zone ${first.zone}`;
+  const detail = first.detail.startsWith(`${where}: `) ? first.detail.slice(where.length + 2) : first.detail;
+  return new ApiError('invalid-zone-set', `${where} refused, rule ${first.rule}: ${detail}${more}`, errors);
 };
 export const notFound = (detail: string) => new ApiError('not-found', detail);
 export const conflict = (detail: string) => new ApiError('conflict', detail);

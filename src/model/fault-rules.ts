@@ -63,7 +63,14 @@ export type UnitAction =
   /** Firmware uploads are refused once `after_bytes` of the body have arrived. */
   | { type: 'firmware_upload_refuse'; after_bytes: number }
   /** The store's writes fail as on a full disk (ENOSPC: removals still pass) or a failing flash (EIO) while the rule lives. */
-  | { type: 'storage'; error: StorageFaultError };
+  | { type: 'storage'; error: StorageFaultError }
+  /**
+   * A box in the simulated scene while the rule lives (to trigger Zone Monitor's zones): edge lengths, centre
+   * and velocity in the sensor frame, metres and metres per second; the beams that meet it return from it.
+   */
+  | { type: 'object'; size_m: Vector3; position_m: Vector3; velocity_m_s: Vector3 };
+
+export type Vector3 = [number, number, number];
 
 /** The errors the `storage` action makes writes fail with. */
 export const STORAGE_FAULT_ERRORS = ['ENOSPC', 'EIO'] as const;

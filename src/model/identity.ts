@@ -28,6 +28,23 @@ export const FACTORY_FIRMWARE: FirmwareBuild = {
   buildDate: '2024-04-26T04:17:47Z',
 };
 
+/** Firmware 3.2: the first with Zone Monitor (docs/zone-monitor.md). */
+export const FIRMWARE_3_2: FirmwareBuild = {
+  version: '3.2.0',
+  machine: 'bootes',
+  buildDate: '2025-06-18T09:30:12Z',
+};
+
+/** The firmware lines a simulated unit can claim (`--firmware-version`), each with the build it reports. */
+export const FIRMWARE_LINES = { '3.1': FACTORY_FIRMWARE, '3.2': FIRMWARE_3_2 } as const;
+export type FirmwareLine = keyof typeof FIRMWARE_LINES;
+
+/** Whether a build offers Zone Monitor: firmware 3.2 and later, as clients gate on it. */
+export function hasZoneMonitor(fw: Pick<FirmwareBuild, 'version'>): boolean {
+  const [major, minor] = fw.version.split('.').map(Number);
+  return major > 3 || (major === 3 && minor >= 2);
+}
+
 /** `image_rev` = `ousteros-image-prod-bootes-v3.1.0+20240426041747` (also `fw` of `GET /api/v1/system/firmware`). */
 export function imageRev(fw: FirmwareBuild): string {
   return `ousteros-image-prod-${fw.machine}-v${fw.version}+${fw.buildDate.replace(/[^0-9]/g, '')}`;

@@ -9,6 +9,7 @@ export {
   badRequest,
   conflict,
   invalidConfiguration,
+  invalidZoneSet,
   notFound,
   payloadTooLarge,
   unavailable,
@@ -26,9 +27,12 @@ export type {
   UdpAction,
   UdpFaultRule,
   UnitAction,
+  Vector3,
 } from './fault-rules.js';
 export {
   FACTORY_FIRMWARE,
+  FIRMWARE_LINES,
+  hasZoneMonitor,
   buildRev,
   generateSerial,
   imageRev,
@@ -37,7 +41,23 @@ export {
   serialProblem,
   serialToBigInt,
 } from './identity.js';
-export type { FirmwareBuild, SensorIdentity } from './identity.js';
+export type { FirmwareBuild, FirmwareLine, SensorIdentity } from './identity.js';
+export { MAX_ZONE_TRIANGLES, boxTriangles, encodeBinaryStl, parseStl } from './zone-stl.js';
+export type { Triangles } from './zone-stl.js';
+export { renderZone } from './zone-render.js';
+export type { RenderedZone, ZoneBeams } from './zone-render.js';
+export { DEFAULT_M_PER_ZMBIN, decodeZrb, encodeZrb } from './zone-zrb.js';
+export type { Zrb, ZrbTransforms } from './zone-zrb.js';
+export {
+  MAX_FRAME_COUNT,
+  MAX_LIVE_ZONES,
+  MAX_POINT_COUNT,
+  MAX_ZONES,
+  readZoneSetMetadata,
+} from './zone-set-rules.js';
+export type { ZoneMode, ZoneProblem, ZoneRule, ZoneSetSpec, ZoneSpec } from './zone-set-rules.js';
+export { isTriggered, nextMetFrames } from './zone-trigger.js';
+export type { ZoneTriggerRule } from './zone-trigger.js';
 export {
   ImageFormatError,
   ImageVerifier,

@@ -44,6 +44,9 @@ export const PARAMETER_SCHEMAS = {
   udp_dest: Type.String({ maxLength: 253, format: 'udp-destination' }),
   udp_port_lidar: PORT,
   udp_port_imu: PORT,
+  /** As udp_dest, for zone packets (firmware 3.2's Zone Monitor); `@auto` is resolved before validation. */
+  udp_dest_zm: Type.String({ maxLength: 253, format: 'udp-destination' }),
+  udp_port_zm: PORT,
   udp_profile_lidar: keyword(LIDAR_PROFILES),
   udp_profile_imu: keyword(['LEGACY']),
   columns_per_packet: integerAs<16>(16, 16),

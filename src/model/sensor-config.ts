@@ -8,6 +8,10 @@ export const LIDAR_PROFILES = [
   'RNG19_RFL8_SIG16_NIR16_DUAL',
   'RNG15_RFL8_NIR8',
   'FUSA_RNG15_RFL8_NIR8_DUAL',
+  // Firmware 3.2's Zone Monitor profiles: each pixel also carries the bits of the live zones holding it.
+  'RNG19_RFL8_SIG16_NIR16_ZONE16',
+  'RNG15_RFL8_NIR8_ZONE16',
+  'RNG19_RFL8_SIG16_ZONE16_DUAL',
 ] as const;
 export const LIDAR_MODES = ['512x10', '1024x10', '2048x10', '512x20', '1024x20'] as const;
 export const TIMESTAMP_MODES = ['TIME_FROM_INTERNAL_OSC', 'TIME_FROM_SYNC_PULSE_IN', 'TIME_FROM_PTP_1588'] as const;

@@ -11,14 +11,15 @@ function parameterSchema(schema: TSchema, extra: Record<string, unknown>): TSche
 }
 
 const properties = Object.fromEntries(
-  PARAMETERS.map((p) => [
-    p.name,
-    parameterSchema(p.schema, {
-      description: p.description,
+  PARAMETERS.map((p) => {
+    const schema = parameterSchema(p.schema, {
+      description: p.sinceFirmware ? `${p.description} (firmware ${p.sinceFirmware} and later)` : p.description,
       default: p.default,
       ...(p.readOnly ? { readOnly: true } : {}),
-    }),
-  ]),
+    });
+    // A unit of older firmware leaves it out.
+    return [p.name, p.sinceFirmware ? Type.Optional(schema) : schema];
+  }),
 );
 
 const aliasProperties = Object.fromEntries(

@@ -42,8 +42,9 @@ const writeQuery = Type.Object(
 const nameParams = Type.Object({ name: ParameterNameSchema });
 const Configuration = Json(Type.Ref('Configuration'), 'The configuration');
 
-function lookUp(name: string) {
-  const parameter = findParameter(name);
+/** The parameter `name` of a unit without the parameters in `absent` (its firmware is older than they are). */
+function lookUp(name: string, absent: ReadonlySet<string>) {
+  const parameter = absent.has(name) ? undefined : findParameter(name);
   if (parameter) return parameter;
   // `/api/v1/sensor/config/` is the collection with a trailing slash, not a parameter named "".
   if (name === '')
@@ -61,6 +62,9 @@ function lookUp(name: string) {
 export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
   const tags = ['config'];
+  // The per-parameter paths of the document: only the parameters this unit's firmware has.
+  const present = <T>(schemas: Record<string, T>) =>
+    Object.fromEntries(Object.entries(schemas).filter(([name]) => !sensor.absentParameters.has(name)));
   // Each configuration is a frozen object replaced on change, so its JSON text is made once per change.
   const configPath = '/api/v1/sensor/config';
   app.get(
@@ -133,12 +137,12 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         params: nameParams,
         querystring: readQuery,
-        [PER_PATH_VALUE]: { parameter: 'name', schemas: PARAMETER_VALUE_SCHEMAS },
+        [PER_PATH_VALUE]: { parameter: 'name', schemas: present(PARAMETER_VALUE_SCHEMAS) },
         response: { 200: Json(ParameterValueSchema, "The parameter's value"), ...problems(400, 404) },
       },
     },
     async (request, reply) => {
-      const { name } = lookUp(request.params.name);
+      const { name } = lookUp(request.params.name, sensor.absentParameters);
       const config = sensor.config(flag(request.query.staging, false) ? 'staged' : 'active');
       // Serialised by hand: a keyword value must go out as a quoted JSON string, not as text.
       return sendJsonText(reply, JSON.stringify(config[name]));
@@ -154,13 +158,13 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         params: nameParams,
         body: jsonContentTypeOnly(handlerValidated(ParameterValueSchema)),
-        [PER_PATH_VALUE]: { parameter: 'name', schemas: WRITABLE_VALUE_SCHEMAS },
+        [PER_PATH_VALUE]: { parameter: 'name', schemas: present(WRITABLE_VALUE_SCHEMAS) },
         response: { 204: Json(NoContent, 'Set'), ...problems(400, 404, 409, 415) },
       },
     },
     async (request, reply) => {
       const name = request.params.name;
-      if (!findDeprecatedAlias(name)) lookUp(name);
+      if (!findDeprecatedAlias(name)) lookUp(name, sensor.absentParameters);
       requireJsonContentType(request);
       if (request.body === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
       await sensor.setParameter(name, request.body);

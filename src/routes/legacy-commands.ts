@@ -71,7 +71,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { args } = request.query;
       let body: unknown;
       if (args === 'active' || args === 'staged') body = sensor.config(args);
-      else if (isParameterName(args)) body = sensor.config('active')[args];
+      else if (isParameterName(args) && !sensor.absentParameters.has(args)) body = sensor.config('active')[args];
       else
         throw badRequest(
           `args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`,

@@ -25,6 +25,7 @@ const DOCUMENT_INFO: DocumentInfo = {
     { name: 'time', description: 'Clocks, PTP and timing inputs' },
     { name: 'network', description: 'Network interface state and overrides' },
     { name: 'system', description: 'Restart, firmware, diagnostics, user data and this document' },
+    { name: 'zone_monitor', description: 'Zone Monitor (firmware 3.2 and later): zone sets and live zones' },
   ],
 };
 
@@ -47,6 +48,10 @@ export interface OpenApiRoutesOptions {
   shared: readonly TSchema[];
   /** A lidar profile this unit accepts and reports beyond the registry's (a replayed LEGACY recording). */
   extraLidarProfile?: string;
+  /** Path prefixes the document leaves out when it is made (the zone routes of a unit below firmware 3.2). */
+  leaveOut?: () => readonly string[];
+  /** The firmware build the unit reports (`build_rev`, "v3.2.0"): the document describes that firmware's interface. */
+  firmwareRev?: string;
 }
 
 /**
@@ -72,12 +77,19 @@ function withLidarProfile(document: Record<string, unknown>, profile: string): R
 
 export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = async (
   app,
-  { routes, shared, extraLidarProfile },
+  { routes, shared, extraLidarProfile, firmwareRev, leaveOut },
 ) => {
   let document: Record<string, unknown> | undefined;
   let yamlText: string | undefined;
   let jsonText: string | undefined;
-  const build = () => buildOpenApiDocument(DOCUMENT_INFO, routes, shared);
+  const info = firmwareRev
+    ? { ...DOCUMENT_INFO, description: `${DOCUMENT_INFO.description} This unit runs firmware ${firmwareRev}.` }
+    : DOCUMENT_INFO;
+  const build = () => {
+    const prefixes = leaveOut?.() ?? [];
+    const offered = routes.filter((route) => !prefixes.some((prefix) => route.url.startsWith(prefix)));
+    return buildOpenApiDocument(info, offered, shared);
+  };
   const built = () => (document ??= extraLidarProfile ? withLidarProfile(build(), extraLidarProfile) : build());
   const json = () => (jsonText ??= JSON.stringify(built()));
   // The YAML library is loaded only when someone asks for YAML, not at every start of the unit.

@@ -21,11 +21,13 @@ import { telemetryRoutes } from './telemetry.js';
 import { diagnosticsRoutes } from './diagnostics.js';
 import { timeRoutes } from './time.js';
 import { networkRoutes } from './network.js';
+import { zoneMonitorRoutes } from './zone-monitor.js';
 import { collectRoutes, openApiRoutes } from './openapi.js';
 import { refuseUnknownQueryParameters } from './http/query-policy.js';
 import { ProblemSchema, problems, type PerPathValue } from './api-schemas.js';
 import { changesUnit } from './http/write-access.js';
 import { ConfigurationSchema } from './config-schemas.js';
+import { buildRev } from '../model/index.js';
 import { requestValidatorCompiler } from './http/validator-compiler.js';
 import { lazySerializerCompiler } from './http/serializer-compiler.js';
 
@@ -68,6 +70,7 @@ const ROUTE_PLUGINS = [
   systemRoutes,
   timeRoutes,
   networkRoutes,
+  zoneMonitorRoutes,
 ];
 
 const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sensor, recentLog }) => {
@@ -112,7 +115,13 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   const routes = collectRoutes(app);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin);
   await app.register(diagnosticsRoutes, { recentLog });
-  await app.register(openApiRoutes, { routes, shared: SHARED_SCHEMAS, extraLidarProfile: sensor.recordedOnlyProfile });
+  await app.register(openApiRoutes, {
+    routes,
+    shared: SHARED_SCHEMAS,
+    extraLidarProfile: sensor.recordedOnlyProfile,
+    firmwareRev: buildRev(sensor.identity.firmware),
+    leaveOut: () => (sensor.zoneMonitorOffered ? [] : ['/api/v1/zone_monitor/']),
+  });
 };
 
 export const sensorApi = fp(sensorApiPlugin, { name: 'sensor-api', fastify: '5.x' });

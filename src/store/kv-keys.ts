@@ -7,6 +7,10 @@ export const KV_KEYS = {
   ipv4Override: 'network.ipv4_override',
   speedOverride: 'network.speed_override',
   ptpProfile: 'time.ptp_profile',
+  /** Zone Monitor (firmware 3.2): the staged and the active zone set zip (base64), and the live zone ids. */
+  zoneStaged: 'zone_monitor.staged',
+  zoneActive: 'zone_monitor.active',
+  zoneLiveIds: 'zone_monitor.live_ids',
   /** What the last rebuild of a damaged database recovered and lost, until the unit has raised its alert. */
   recoveryReport: 'store.recovery',
 } as const;

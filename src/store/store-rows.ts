@@ -37,11 +37,14 @@ const KV_ITEMS: Record<string, string> = {
   [KV_KEYS.ipv4Override]: 'the static IPv4 override',
   [KV_KEYS.speedOverride]: 'the link speed override',
   [KV_KEYS.ptpProfile]: 'the PTP profile',
+  [KV_KEYS.zoneStaged]: 'the staged zone set',
+  [KV_KEYS.zoneActive]: 'the active zone set',
+  [KV_KEYS.zoneLiveIds]: 'the live zone ids',
   [KV_KEYS.legacyIdentity]: 'the identity record of an earlier version',
 };
 const TABLE_ITEMS: Record<DataTable, string> = {
   persisted_config: 'the configuration',
-  kv: 'the settings (user data, network overrides, PTP profile)',
+  kv: 'the settings (user data, network overrides, PTP profile, zone sets)',
   alert_state: 'the alert log',
   alert_log: 'the alert log',
   alert_active: 'the alert log',

@@ -9,6 +9,7 @@ import type { AlertEvent, StreamAlertIds } from './stream-alerts.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
 import type { EmitterStats, StreamTotals } from './stream-totals.js';
 import type { PreviewFrame } from './preview-frame.js';
+import type { SceneObjectPlan } from './scene-objects.js';
 
 // Counters and alert events live beside the code that makes them (no import cycle with udp-target).
 export type { EmitterStats, StreamStats } from './stream-totals.js';
@@ -31,6 +32,10 @@ export interface LidarStreamPlan {
   sceneKey: string;
   returns: ReturnSettings;
   alerts: StreamAlertIds;
+  /** Row-major 4x4, translation in mm: objects put into the scene are given in the sensor frame. */
+  lidarToSensor: number[];
+  /** Where zone packets go (udp_dest_zm:udp_port_zm); null: none are sent. */
+  zones: { host: string; port: number; alerts: StreamAlertIds } | null;
 }
 
 export interface ImuStreamPlan {
@@ -75,6 +80,10 @@ export type ToWorker =
   | { type: 'faults'; unit: number; rules: UdpFaultRule[] }
   /** Counters since the unit joined this worker, across runs (src/udp/stream-totals.ts). */
   | { type: 'totals'; unit: number; seq: number }
+  /** Zone Monitor's live zones from now on, for this run and the next ones (null: none). */
+  | { type: 'zones'; unit: number; plan: ZoneMonitorPlan | null }
+  /** Fault injection: the objects in the scene from now on (src/udp/scene-objects.ts). */
+  | { type: 'objects'; unit: number; objects: SceneObjectPlan[] }
   /** The live view's tap (src/udp/preview-tap.ts): on while somebody watches. */
   | { type: 'preview'; unit: number; on: boolean }
   /** Fault injection: the unit's part of the worker dies as in a crash (its runs and counters are gone). */
@@ -103,3 +112,26 @@ export const SHARED_THERMAL_HEADER = 1;
 export const UNIT_SLOTS = 2;
 /** Slot of the worker's SharedArrayBuffer it sleeps on between closely spaced packets; the main thread notifies it to hurry a message. */
 export const SHARED_WAKE = 0;
+
+/** One live zone as the data plane watches it (src/udp/zone-watch.ts). */
+export interface LiveZonePlan {
+  /** The zone's id in its set. */
+  id: number;
+  /** trigger_type of zone packets: 1 OCCUPANCY, 2 VACANCY. */
+  triggerType: 1 | 2;
+  pointCount: number;
+  frameCount: number;
+  /**
+   * The zone's near/far ranges (mm) at the rays `m * pixels + p` that cross it, for frames `columns` wide;
+   * null when the zone has no images for this frame width (a ZRB set of another lidar_mode): the zone is
+   * then reported with an error flag and never triggers.
+   */
+  images: { columns: number; rays: Uint32Array; nearMm: Uint32Array; farMm: Uint32Array } | null;
+}
+
+/** The live zones of the active zone set (firmware 3.2's Zone Monitor), in live_ids order. */
+export interface ZoneMonitorPlan {
+  /** SHA-256 of the active zone set zip: live_zoneset_hash of zone packets. */
+  hash: Uint8Array;
+  zones: LiveZonePlan[];
+}

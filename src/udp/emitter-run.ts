@@ -2,7 +2,8 @@
  * The streams of one initialization inside the emitter worker: built from a plan, started together,
  * stopped together.
  */
-import type { AlertEvent, EmitterPlan, EmitterStats } from './emitter-protocol.js';
+import type { AlertEvent, EmitterPlan, EmitterStats, ZoneMonitorPlan } from './emitter-protocol.js';
+import type { SceneObjectPlan } from './scene-objects.js';
 import { ImuStream } from './imu-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import type { PacedSource, Pacer } from './pacer.js';
@@ -33,6 +34,10 @@ export interface RunContext {
   pacer: Pacer;
   /** The unit's UDP fault rules (src/faults), as a filter; null without rules. */
   faults: UdpFaultHook;
+  /** The unit's live zones (they outlive runs: a reinit keeps watching them). */
+  zones: ZoneMonitorPlan | null;
+  /** Objects fault injection has put into the scene. */
+  objects: readonly SceneObjectPlan[];
 }
 
 export class EmitterRun {
@@ -41,7 +46,7 @@ export class EmitterRun {
   private constructor(
     private readonly plan: EmitterPlan,
     private readonly streams: { lidar: LidarStream | null; imu: ImuStream | null; replay: ReplayStream | null },
-    private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null },
+    private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null; zones: UdpTarget | null },
     private readonly pacer: Pacer,
   ) {
     this.paced = [streams.lidar, streams.imu, streams.replay].filter((s): s is NonNullable<typeof s> => s !== null);
@@ -65,14 +70,17 @@ export class EmitterRun {
     const targets = {
       lidar: target(plan.lidar ?? replayPlan?.lidar ?? null, 'udp_port_lidar'),
       imu: target(plan.imu ?? replayPlan?.imu ?? null, 'udp_port_imu'),
+      zones: target(plan.lidar?.zones ?? null, 'udp_port_zm'),
     };
-    const opened = Promise.all([targets.lidar?.open(), targets.imu?.open()]);
+    const opened = Promise.all([targets.lidar?.open(), targets.imu?.open(), targets.zones?.open()]);
     // Packet templates are encoded while the sockets open.
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
     const lidar =
       plan.lidar && scene && targets.lidar
-        ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags, ctx.thermalHeader)
+        ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags, ctx.thermalHeader, targets.zones)
         : null;
+    lidar?.setZones(ctx.zones);
+    lidar?.setObjects(ctx.objects);
     const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
     let replay: ReplayStream | null = null;
     try {
@@ -80,6 +88,7 @@ export class EmitterRun {
     } catch (error) {
       targets.lidar?.close();
       targets.imu?.close();
+      targets.zones?.close();
       throw error;
     }
     // Sockets to IP addresses open within a millisecond; a host name that takes long to resolve must not
@@ -106,11 +115,22 @@ export class EmitterRun {
     });
   }
 
+  /** Zone Monitor's live zones from the next frame on. */
+  setZones(plan: ZoneMonitorPlan | null): void {
+    this.streams.lidar?.setZones(plan);
+  }
+
+  /** Objects in the scene from the next frame on. */
+  setObjects(objects: readonly SceneObjectPlan[]): void {
+    this.streams.lidar?.setObjects(objects);
+  }
+
   /** Synchronous: once it returns, no datagram of this run can leave any more. */
   stop(): void {
     this.pacer.remove(this.paced);
     this.targets.lidar?.close();
     this.targets.imu?.close();
+    this.targets.zones?.close();
   }
 
   /** What the lidar stream (or the replay) sends, for the live view; null without one. */

@@ -16,6 +16,8 @@ import {
   type ToWorker,
 } from './emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
+import type { ZoneMonitorPlan } from './emitter-protocol.js';
+import type { SceneObjectPlan } from './scene-objects.js';
 import { Pacer } from './pacer.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
 import { setUdpFaultRules } from './udp-fault-worker.js';
@@ -66,6 +68,10 @@ class UnitStreams {
   /** The unit's messages, one after the other (an apply stops the old run completely before the new one starts). */
   queue: Promise<void> = Promise.resolve();
   readonly faults: UdpFaultHook = { filter: null };
+  /** Zone Monitor's live zones, for this run and the next ones. */
+  zones: ZoneMonitorPlan | null = null;
+  /** Objects fault injection has put into the scene. */
+  objects: SceneObjectPlan[] = [];
   /** The lidar frame rate this unit's UDP fault rules set (frame_rate), for this run and the next ones; undefined: none. */
   faultFrameRate: number | undefined;
   readonly preview: PreviewTap;
@@ -118,6 +124,8 @@ async function handle(streams: UnitStreams, message: ToWorker): Promise<void> {
             report: (event: AlertEvent) => post({ type: 'alert', unit, runSeq: seq, event }),
             pacer,
             faults: streams.faults,
+            zones: streams.zones,
+            objects: streams.objects,
           });
           if (streams.faultFrameRate !== undefined) streams.run.setLidarFrameRate(streams.faultFrameRate);
         } catch (err) {
@@ -142,6 +150,14 @@ async function handle(streams: UnitStreams, message: ToWorker): Promise<void> {
       );
       streams.faultFrameRate = faultFrameRateHz(message.rules);
       streams.run?.setLidarFrameRate(streams.faultFrameRate);
+      return;
+    case 'zones':
+      streams.zones = message.plan;
+      streams.run?.setZones(message.plan);
+      return;
+    case 'objects':
+      streams.objects = message.objects;
+      streams.run?.setObjects(message.objects);
       return;
     case 'totals':
       post({ type: 'totals', unit, seq: message.seq, totals: addRun(streams.finished, streams.run?.stats() ?? null) });

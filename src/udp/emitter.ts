@@ -15,6 +15,8 @@ import {
 } from './emitter-protocol.js';
 import { emitterHost, type HostMember } from './emitter-host.js';
 import type { PreviewFrame } from './preview-frame.js';
+import type { ZoneMonitorPlan } from './emitter-protocol.js';
+import type { SceneObjectPlan } from './scene-objects.js';
 import type { UdpFaultRule } from '../model/index.js';
 import type { UdpFaultCount } from './udp-fault-filter.js';
 import { emptyTotals, type StreamTotals } from './stream-totals.js';
@@ -46,6 +48,8 @@ export class Emitter implements HostMember {
   private closing = false;
   private faultRules: UdpFaultRule[] = [];
   private previewOn = false;
+  private zones: ZoneMonitorPlan | null = null;
+  private objects: SceneObjectPlan[] = [];
 
   constructor(private readonly events: EmitterEvents) {}
 
@@ -85,6 +89,18 @@ export class Emitter implements HostMember {
   setFaultRules(rules: UdpFaultRule[]): void {
     this.faultRules = rules;
     if (this.joined || rules.length) this.send({ type: 'faults', unit: this.unit, rules });
+  }
+
+  /** Zone Monitor's live zones from now on; kept for a worker started later. */
+  setZones(plan: ZoneMonitorPlan | null): void {
+    this.zones = plan;
+    if (this.joined || plan) this.send({ type: 'zones', unit: this.unit, plan });
+  }
+
+  /** Fault injection: the objects in the scene from now on; kept for a worker started later. */
+  setObjects(objects: SceneObjectPlan[]): void {
+    this.objects = objects;
+    if (this.joined || objects.length) this.send({ type: 'objects', unit: this.unit, objects });
   }
 
   /** Starts or stops the live-view pictures; without a worker (nothing streams) there are none to send. */
@@ -141,6 +157,8 @@ export class Emitter implements HostMember {
     const messages: ToWorker[] = [{ type: 'attach', unit: this.unit, flags: this.flags.buffer as SharedArrayBuffer }];
     if (this.faultRules.length) messages.push({ type: 'faults', unit: this.unit, rules: this.faultRules });
     if (this.previewOn) messages.push({ type: 'preview', unit: this.unit, on: true });
+    if (this.zones) messages.push({ type: 'zones', unit: this.unit, plan: this.zones });
+    if (this.objects.length) messages.push({ type: 'objects', unit: this.unit, objects: this.objects });
     return messages;
   }
 

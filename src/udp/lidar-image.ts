@@ -23,6 +23,8 @@ export interface LidarImage {
   reflectivity2: Uint8Array;
   signal2: Uint16Array;
   nearIr: Uint16Array;
+  /** Bit i: live zone slot i holds the first return (ZONE16 profiles; zero unless zones are watched). */
+  zoneMask: Uint16Array;
 }
 
 /** Whether an echo at `rangeMm` (0 = none) is reported under min_range_threshold_cm. */
@@ -32,7 +34,7 @@ const kept = (rangeMm: number, minRangeMm: number) => rangeMm !== 0 && rangeMm >
 const scaledSignal = (photons: number, multiplier: number) => Math.min(0xffff, Math.round(photons * multiplier));
 
 /** Index of the first element of the sorted `rays` that is ≥ `ray` (binary search). */
-function firstAtOrAfter(rays: Uint32Array, ray: number): number {
+export function firstAtOrAfter(rays: Uint32Array, ray: number): number {
   let low = 0;
   let high = rays.length;
   while (low < high) {
@@ -56,6 +58,7 @@ export function emptyLidarImage(columns: number, pixels: number): LidarImage {
     reflectivity2: new Uint8Array(size),
     signal2: new Uint16Array(size),
     nearIr: new Uint16Array(size),
+    zoneMask: new Uint16Array(size),
   };
 }
 
@@ -81,6 +84,7 @@ export function fillLidarImage(
   const img = into;
   for (const field of [img.range1, img.range2, img.signal1, img.signal2, img.reflectivity1, img.reflectivity2])
     field.fill(0);
+  img.zoneMask.fill(0);
   const { returnOrder, minRangeMm, signalMultiplier } = settings;
   const second = scene.second;
   // Rays are visited in increasing order: one cursor walks the sorted second echoes alongside.

@@ -1,5 +1,5 @@
 /**
- * The four lidar packet profiles (docs/udp-packets.md): header kind, channel block size and how one pixel's
+ * The lidar packet profiles (docs/udp-packets.md): header kind, channel block size and how one pixel's
  * returns are packed into its channel block.
  */
 import type { LidarProfile } from '../model/index.js';
@@ -17,6 +17,8 @@ export interface ProfileLayout {
   header: HeaderKind;
   bytesPerChannel: number;
   dual: boolean;
+  /** The `*_ZONE16` profiles: each pixel carries the bits of the live zones that hold its return (LidarImage.zoneMask). */
+  zoneBits: boolean;
   /**
    * Writes the channel blocks of one column: pixels `0 .. img.pixels-1` of image column `m`, the first
    * block at `offset`. The bytes are zero beforehand (reserved fields, flags and WINDOW stay 0).
@@ -56,12 +58,13 @@ const get24 = (b: Uint8Array, o: number) => b[o] | (b[o + 1] << 8) | (b[o + 2] <
 const mm19 = (b: Uint8Array, o: number) => get24(b, o) & 0x7ffff;
 const mm15 = (b: Uint8Array, o: number) => (get16(b, o) & 0x7fff) * 8;
 
-export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
+const FW31_LAYOUTS = {
   RNG19_RFL8_SIG16_NIR16: {
     profile: 'RNG19_RFL8_SIG16_NIR16',
     header: 'STANDARD',
     bytesPerChannel: 12,
     dual: false,
+    zoneBits: false,
     writeColumn(b, o, img, m) {
       for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 12) {
         put24(b, o, rng19(img.range1[i]));
@@ -84,6 +87,7 @@ export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
     header: 'STANDARD',
     bytesPerChannel: 16,
     dual: true,
+    zoneBits: false,
     writeColumn(b, o, img, m) {
       for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 16) {
         put24(b, o, rng19(img.range1[i]));
@@ -112,6 +116,7 @@ export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
     header: 'STANDARD',
     bytesPerChannel: 4,
     dual: false,
+    zoneBits: false,
     writeColumn(b, o, img, m) {
       for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 4) {
         put16(b, o, rng15(img.range1[i]));
@@ -132,6 +137,7 @@ export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
     header: 'FUSA',
     bytesPerChannel: 8,
     dual: true,
+    zoneBits: false,
     writeColumn(b, o, img, m) {
       for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 8) {
         put16(b, o, rng15(img.range1[i]));
@@ -151,7 +157,90 @@ export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = {
       }
     },
   },
-};
+} satisfies Record<string, ProfileLayout>;
+
+/** The `*_ZONE16` profiles of firmware 3.2 (the vendor SDK's profile tables): the zone mask is a u16 per pixel. */
+const ZONE16_LAYOUTS = {
+  RNG19_RFL8_SIG16_NIR16_ZONE16: {
+    profile: 'RNG19_RFL8_SIG16_NIR16_ZONE16',
+    header: 'STANDARD',
+    bytesPerChannel: 12,
+    dual: false,
+    zoneBits: true,
+    writeColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 12) {
+        put24(b, o, rng19(img.range1[i]));
+        b[o + 4] = img.reflectivity1[i];
+        put16(b, o + 6, img.signal1[i]);
+        put16(b, o + 8, img.nearIr[i]);
+        put16(b, o + 10, img.zoneMask[i]);
+      }
+    },
+    readColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 12) {
+        img.range1[i] = mm19(b, o);
+        img.reflectivity1[i] = b[o + 4];
+        img.signal1[i] = get16(b, o + 6);
+        img.nearIr[i] = get16(b, o + 8);
+        img.zoneMask[i] = get16(b, o + 10);
+      }
+    },
+  },
+  RNG15_RFL8_NIR8_ZONE16: {
+    profile: 'RNG15_RFL8_NIR8_ZONE16',
+    header: 'STANDARD',
+    bytesPerChannel: 8,
+    dual: false,
+    zoneBits: true,
+    writeColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 8) {
+        put16(b, o, rng15(img.range1[i]));
+        b[o + 2] = img.reflectivity1[i];
+        b[o + 3] = nir8(img.nearIr[i]);
+        put16(b, o + 4, img.zoneMask[i]);
+      }
+    },
+    readColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 8) {
+        img.range1[i] = mm15(b, o);
+        img.reflectivity1[i] = b[o + 2];
+        img.nearIr[i] = b[o + 3] * 16;
+        img.zoneMask[i] = get16(b, o + 4);
+      }
+    },
+  },
+  RNG19_RFL8_SIG16_ZONE16_DUAL: {
+    profile: 'RNG19_RFL8_SIG16_ZONE16_DUAL',
+    header: 'STANDARD',
+    bytesPerChannel: 16,
+    dual: true,
+    zoneBits: true,
+    writeColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 16) {
+        put24(b, o, rng19(img.range1[i]));
+        b[o + 3] = img.reflectivity1[i];
+        put24(b, o + 4, rng19(img.range2[i]));
+        b[o + 7] = img.reflectivity2[i];
+        put16(b, o + 8, img.signal1[i]);
+        put16(b, o + 10, img.signal2[i]);
+        put16(b, o + 12, img.zoneMask[i]);
+      }
+    },
+    readColumn(b, o, img, m) {
+      for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 16) {
+        img.range1[i] = mm19(b, o);
+        img.reflectivity1[i] = b[o + 3];
+        img.range2[i] = mm19(b, o + 4);
+        img.reflectivity2[i] = b[o + 7];
+        img.signal1[i] = get16(b, o + 8);
+        img.signal2[i] = get16(b, o + 10);
+        img.zoneMask[i] = get16(b, o + 12);
+      }
+    },
+  },
+} satisfies Record<string, ProfileLayout>;
+
+export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = { ...FW31_LAYOUTS, ...ZONE16_LAYOUTS };
 
 export function columnBytes(layout: ProfileLayout, pixelsPerColumn: number): number {
   return COLUMN_HEADER_BYTES + layout.bytesPerChannel * pixelsPerColumn;

@@ -15,9 +15,17 @@ import type { SceneReturns } from './scene.js';
 import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
 import type { PreviewImage } from './preview-frame.js';
+import type { LidarImage } from './lidar-image.js';
+import type { ZoneMonitorPlan } from './emitter-protocol.js';
+import { ZoneWatch } from './zone-watch.js';
+import { encodeZonePacket, ZONE_PACKET_BYTES } from './zone-packet.js';
+import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from './scene-objects.js';
 
 export class LidarStream extends PacedStream {
   protected framePeriodNs: number;
+  private readonly plan: LidarStreamPlan;
+  private readonly scene: SceneReturns;
+  private readonly identity: SensorIdentity;
   protected readonly slotsPerFrame: number;
   private stamper: LidarPacketStamper;
   private readonly format: Parameters<typeof encodeLidarPacket>[3];
@@ -33,6 +41,13 @@ export class LidarStream extends PacedStream {
   private stampedFrame = -1;
   private frameStartHi = 0;
   private frameStartLo = 0;
+  /** One packet's columns, for encoding a packet again (objects in the scene, zone bits). */
+  private readonly scratch: LidarImage;
+  private zoneWatch: ZoneWatch | null = null;
+  private readonly zonePacket = Buffer.alloc(ZONE_PACKET_BYTES);
+  private objects: readonly SceneObjectPlan[] = [];
+  /** Packets encoded with objects in them at the last frame start: encoded again once the objects have gone. */
+  private withObjects = new Set<number>();
 
   constructor(
     plan: LidarStreamPlan,
@@ -41,8 +56,13 @@ export class LidarStream extends PacedStream {
     target: UdpTarget,
     private readonly alertFlags: () => number,
     private readonly thermalHeader: () => number = () => 0,
+    /** Where zone packets go (udp_dest_zm:udp_port_zm); null: none are sent. */
+    private readonly zoneTarget: UdpTarget | null = null,
   ) {
     super(target);
+    this.plan = plan;
+    this.scene = scene;
+    this.identity = identity;
     const layout = PROFILE_LAYOUTS[plan.profile];
     const cpf = plan.columnsPerFrame;
     const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: plan.columnWindow };
@@ -57,6 +77,7 @@ export class LidarStream extends PacedStream {
     const range1 = new Uint32Array(cpf * N);
     const reflectivity1 = new Uint8Array(cpf * N);
     const columns = emptyLidarImage(COLUMNS_PER_PACKET, N);
+    this.scratch = columns;
     this.byIndex = new Array<LidarPacketTemplate | null>(cpf / COLUMNS_PER_PACKET).fill(null);
     for (let index = 0; index < cpf / COLUMNS_PER_PACKET; index++) {
       const first = index * COLUMNS_PER_PACKET;
@@ -89,21 +110,84 @@ export class LidarStream extends PacedStream {
     this.begin(start);
   }
 
+  /** Zone Monitor's live zones from the next frame on (null: none); the zone bits of ZONE16 packets follow. */
+  setZones(plan: ZoneMonitorPlan | null): void {
+    this.zoneWatch = plan?.zones.length ? new ZoneWatch(plan, this.plan.columnsPerFrame) : null;
+    if (this.format.layout.zoneBits)
+      for (let index = 0; index < this.slotsPerFrame; index++) this.encodeAgain(index, []);
+    this.withObjects.clear();
+  }
+
+  /** Objects in the scene from the next frame on (fault injection). */
+  setObjects(objects: readonly SceneObjectPlan[]): void {
+    this.objects = objects;
+  }
+
+  /** At a frame's start: the packets that see an object (or saw one) are encoded with the objects where they are now. */
+  private placeObjects(): void {
+    if (this.objects.length === 0 && this.withObjects.size === 0) return;
+    const boxes = boxesAt(this.objects, Date.now(), this.plan.lidarToSensor);
+    const seeing = boxes.length
+      ? packetsSeeing(boxes, this.plan.geometry, this.plan.columnsPerFrame)
+      : new Set<number>();
+    for (const index of new Set([...seeing, ...this.withObjects]))
+      this.encodeAgain(index, seeing.has(index) ? boxes : []);
+    this.withObjects = seeing;
+  }
+
+  /** Encodes packet `index` again from the scene, with `boxes` in it and the live zones' bits. */
+  private encodeAgain(index: number, boxes: readonly LidarBox[]): void {
+    const cpf = this.plan.columnsPerFrame;
+    const first = index * COLUMNS_PER_PACKET;
+    const img = this.scratch;
+    fillLidarImage(this.scene, this.plan.returns, cpf, first, img);
+    if (boxes.length) overlayBoxes(img, first, cpf, this.plan.geometry, boxes);
+    if (this.format.layout.zoneBits) this.zoneWatch?.markZones(img, first);
+    const N = img.pixels;
+    this.image.range1.set(img.range1, first * N);
+    this.image.reflectivity1.set(img.reflectivity1, first * N);
+    this.byIndex[index] = encodeLidarPacket(img, 0, index, this.format, this.identity);
+  }
+
   /** One packet: its template stamped with the frame's id, start time and the current alert flags. */
   protected sendSlot(slot: number, s: StreamSchedule): void {
-    const tpl = this.byIndex[s.indexOf(slot)];
-    if (!tpl) return;
+    const index = s.indexOf(slot);
     const frame = this.frameBase + s.frameOf(slot);
     if (frame !== this.stampedFrame) {
       const start = s.frameStartSensorNs(frame - this.frameBase);
       this.frameStartHi = Number(start >> 32n);
       this.frameStartLo = Number(start & 0xffffffffn);
       this.stampedFrame = frame;
+      this.placeObjects();
     }
     // frame_id: u16 wrapping (STANDARD) or u32 strictly increasing within the init (FUSA).
     const frameId = this.wideFrameId ? frame >>> 0 : frame & 0xffff;
-    this.target.send(
-      this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo, this.thermalHeader()),
+    const tpl = this.byIndex[index];
+    if (tpl)
+      this.target.send(
+        this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo, this.thermalHeader()),
+      );
+    if (index === this.slotsPerFrame - 1) this.sendZonePacket(frameId);
+  }
+
+  /** After a frame's last packet: the zones counted over the frame, one zone packet. */
+  private sendZonePacket(frameId: number): void {
+    const watch = this.zoneWatch;
+    if (!watch || !this.zoneTarget) return;
+    const states = watch.evaluate(this.image.range1);
+    const frameStart = (BigInt(this.frameStartHi >>> 0) << 32n) | BigInt(this.frameStartLo >>> 0);
+    const packet = encodeZonePacket(
+      {
+        frameId,
+        initId: this.identity.initId,
+        serialNumber: this.identity.serialNumber,
+        alertFlags: this.alertFlags(),
+        timestampNs: frameStart + BigInt(this.framePeriodNs),
+        hash: watch.hash,
+      },
+      states,
+      this.zonePacket,
     );
+    this.zoneTarget.send(packet);
   }
 }

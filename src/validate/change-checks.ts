@@ -10,6 +10,7 @@ import { UdpCapture } from './udp-capture.js';
 import { UnitClient } from './unit-client.js';
 import { UnitState } from './unit-state.js';
 import { writeChecks } from './write-checks.js';
+import { zoneWriteChecks } from './zone-checks.js';
 
 export async function changeChecks(
   run: CheckRun,
@@ -45,6 +46,7 @@ export async function changeChecks(
   process.once('SIGTERM', onSignal);
   try {
     await writeChecks(run, client, state.config);
+    await zoneWriteChecks(run, client);
     // The data plane is checked in the unit's own configuration, as its users run it.
     await run.check('restore.config', 'the saved configuration is posted back before the data plane checks', () =>
       state.restoreConfig(),

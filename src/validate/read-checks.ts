@@ -17,7 +17,13 @@ export const JSON_GETS: readonly {
   keys?: readonly string[];
   optional?: readonly string[];
 }[] = [
-  { name: 'config', path: '/api/v1/sensor/config', keys: Object.keys(CONFIG_RULES) },
+  // Firmware 3.2 adds the zone packet destination (Zone Monitor).
+  {
+    name: 'config',
+    path: '/api/v1/sensor/config',
+    keys: Object.keys(CONFIG_RULES),
+    optional: ['udp_dest_zm', 'udp_port_zm'],
+  },
   // imu_data_format: aggregated by 3.1 firmware beside the spec's seven members.
   { name: 'metadata', path: '/api/v1/sensor/metadata', keys: METADATA_MEMBERS, optional: ['imu_data_format'] },
   ...[

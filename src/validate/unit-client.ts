@@ -9,6 +9,8 @@ export interface Answer {
   text: string;
   /** The parsed body, or undefined when the body is not JSON. */
   json: unknown;
+  /** The body as it arrived (zips of Zone Monitor). */
+  bytes: Buffer;
   contentType: string;
 }
 
@@ -16,8 +18,8 @@ export class UnitUnreachable extends Error {}
 
 export interface RequestOptions {
   body?: unknown;
-  /** A body sent as this exact text (for malformed JSON). */
-  rawBody?: string;
+  /** A body sent as this exact text (for malformed JSON) or these bytes. */
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -38,7 +40,7 @@ export class UnitClient {
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
     if (this.halted) throw new Error(`${method} ${path}: the run was interrupted`);
     const headers: Record<string, string> = { ...options.headers };
-    let body: string | undefined = options.rawBody;
+    let body: string | Uint8Array | undefined = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
@@ -58,12 +60,13 @@ export class UnitClient {
           : describe(error);
       throw new Error(`${method} ${path}: ${cause}`);
     }
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await response.text();
+      bytes = Buffer.from(await response.arrayBuffer());
     } catch (error) {
       throw new Error(`${method} ${path}: body cut short (${describe(error)})`);
     }
+    const text = bytes.toString('utf8');
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);
@@ -75,6 +78,7 @@ export class UnitClient {
       headers: response.headers,
       text,
       json,
+      bytes,
       contentType: response.headers.get('content-type') ?? '',
     };
   }

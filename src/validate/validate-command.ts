@@ -11,6 +11,7 @@ import { readChecks } from './read-checks.js';
 import { jsonReport, junitReport, textLine } from './reporters.js';
 import { type OwnDocument, ResponseSchemas } from './response-schemas.js';
 import { UnitClient } from './unit-client.js';
+import { zoneReadChecks } from './zone-checks.js';
 
 const USAGE = `usage: lidar-sensor validate URL [options]
 
@@ -124,6 +125,7 @@ export async function validate(options: ValidateOptions, ownDocument: OwnDocumen
   );
   await readChecks(run, client, schemas);
   await httpChecks(run, client);
+  await zoneReadChecks(run, client);
   if (options.allowChanges) {
     const { changeChecks } = await import('./change-checks.js');
     await changeChecks(run, client, schemas, options.udpTimeoutS);

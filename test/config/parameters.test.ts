@@ -11,8 +11,18 @@ const CASES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
   },
   udp_port_lidar: { valid: [0, 1, 7502, 65535], invalid: [-1, 65536, 7502.5, '7502', true, null] },
   udp_port_imu: { valid: [0, 7503, 65535], invalid: [-1, 65536, '7503', 1e10] },
+  udp_dest_zm: { valid: ['', '127.0.0.1', '::1', 'host.example'], invalid: [5, null, '300.1.1.1', 'bad host'] },
+  udp_port_zm: { valid: [0, 7504, 65535], invalid: [-1, 65536, '7504', 1.5] },
   udp_profile_lidar: {
-    valid: ['RNG19_RFL8_SIG16_NIR16', 'RNG19_RFL8_SIG16_NIR16_DUAL', 'RNG15_RFL8_NIR8', 'FUSA_RNG15_RFL8_NIR8_DUAL'],
+    valid: [
+      'RNG19_RFL8_SIG16_NIR16',
+      'RNG19_RFL8_SIG16_NIR16_DUAL',
+      'RNG15_RFL8_NIR8',
+      'FUSA_RNG15_RFL8_NIR8_DUAL',
+      'RNG19_RFL8_SIG16_NIR16_ZONE16',
+      'RNG15_RFL8_NIR8_ZONE16',
+      'RNG19_RFL8_SIG16_ZONE16_DUAL',
+    ],
     invalid: ['rng19_rfl8_sig16_nir16', 'LEGACY', '', 1],
   },
   udp_profile_imu: { valid: ['LEGACY'], invalid: ['legacy', 'ACCEL32_GYRO32_NMEA', 0] },
@@ -69,7 +79,8 @@ const CASES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
 
 let unit: TestSensor;
 beforeAll(async () => {
-  unit = await createTestSensor();
+  // Firmware 3.2: every parameter of the registry, Zone Monitor's included.
+  unit = await createTestSensor({ unit: { firmwareVersion: '3.2' } });
 });
 afterAll(() => unit.close());
 
@@ -90,8 +101,8 @@ const post = (body: unknown) =>
 const getParam = async (name: string) => (await unit.app.inject({ url: `/api/v1/sensor/config/${name}` })).json();
 
 describe('the parameter registry', () => {
-  it('covers the 27 parameters of the spec, and every one has cases here', () => {
-    expect(PARAMETERS).toHaveLength(27);
+  it("covers the 27 parameters of the spec and firmware 3.2's two of Zone Monitor, and every one has cases here", () => {
+    expect(PARAMETERS).toHaveLength(29);
     expect(Object.keys(CASES).sort()).toEqual(PARAMETERS.map((p) => p.name).sort());
   });
 

@@ -43,6 +43,7 @@ function setUp(options: { failReinit?: boolean; recording?: RecordingBinding } =
     product: findProduct('OS-1-128')!,
     log: silentLog,
     recording: options.recording,
+    absentParameters: () => new Set<string>(),
   });
   // What a power cycle would read back.
   const stored = () => new ConfigStore(db!).load();

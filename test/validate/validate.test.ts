@@ -109,6 +109,26 @@ describe('lidar-sensor validate on healthy units', () => {
     });
   });
 
+  it('checks Zone Monitor: 404 below firmware 3.2; on 3.2 live_ids, the zips, the configuration, a refusal and a staged set read back', async () => {
+    const old = await validate((await unit(['--product', 'OS-1-32'])).baseUrl);
+    expect(old.report.checks.find((c) => c.id === 'zone.absent')?.status).toBe('PASS');
+    const cli = await unit(['--product', 'OS-1-32', '--firmware-version', '3.2']);
+    const outcome = await validate(cli.baseUrl, '--allow-changes', '--udp-timeout', '2');
+    expect(failed(outcome), outcome.stdout).toEqual([]);
+    const zone = outcome.report.checks.filter((c) => c.id.startsWith('zone.'));
+    expect(zone.map((c) => [c.id, c.status])).toEqual([
+      ['zone.absent', 'SKIP'],
+      ['zone.live-ids', 'PASS'],
+      ['zone.active-zip', 'PASS'],
+      ['zone.staged-zip', 'PASS'],
+      ['zone.config', 'PASS'],
+      ['zone.refuse-corrupt', 'PASS'],
+      ['zone.stage', 'PASS'],
+    ]);
+    // Nothing stays staged.
+    expect((await fetch(`${cli.baseUrl}/api/v1/zone_monitor/staged/zip`)).status).toBe(404);
+  });
+
   // Every sample recording (test/fixtures/recordings), replayed read-only (a replay fixes what was measured, so the
   // write paths that change the lidar mode are refused by design: docs/replay.md). The LEGACY one once failed on
   // two real deviations of the unit: the document's udp_profile_lidar enum lacked LEGACY, and firmware fw named

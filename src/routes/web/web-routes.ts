@@ -15,10 +15,13 @@ import { LiveImageHub } from './live-image.js';
 import { TelemetryHistory } from './telemetry-history.js';
 import { loadWebAssets, type WebAsset } from './web-assets.js';
 
-/** The registry as plain JSON: name, JSON schema, default, read-only flag and description per parameter. */
-export function registryDocument() {
+/**
+ * The registry as plain JSON: name, JSON schema, default, read-only flag and description per parameter, without
+ * those the unit's firmware does not have (`absent`).
+ */
+export function registryDocument(absent: ReadonlySet<string> = new Set()) {
   return {
-    parameters: PARAMETERS.map((p) => ({
+    parameters: PARAMETERS.filter((p) => !absent.has(p.name)).map((p) => ({
       name: p.name,
       schema: JSON.parse(JSON.stringify(p.schema)) as unknown,
       default: p.default,
@@ -36,8 +39,15 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: WebAsset
 
 export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
   // Read on the first request for the page: a unit nobody looks at neither reads nor hashes its files.
-  let loaded: { assets: Map<string, WebAsset>; registry: ReturnType<typeof registryDocument> } | undefined;
-  const page = () => (loaded ??= { assets: loadWebAssets(), registry: registryDocument() });
+  let loaded: { assets: Map<string, WebAsset> } | undefined;
+  const page = () => (loaded ??= { assets: loadWebAssets() });
+  // Made again when the unit's parameters change (a firmware update to 3.2 adds Zone Monitor's).
+  let registry: { absent: ReadonlySet<string>; document: ReturnType<typeof registryDocument> } | undefined;
+  const registryNow = () => {
+    const absent = sensor.absentParameters;
+    if (registry?.absent !== absent) registry = { absent, document: registryDocument(absent) };
+    return registry.document;
+  };
   const live = new LiveImageHub(sensor.preview);
   // Sampling starts with the first page load: a unit nobody looks at pays nothing.
   const history = new TelemetryHistory(() => sensor.telemetry.read());
@@ -61,7 +71,9 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
     if (!asset) return sendProblem(reply, notFound(`no file ${JSON.stringify(request.params.file)} in the web page`));
     return sendAsset(request, reply, asset);
   });
-  app.get('/web/api/registry', hidden, (_request, reply) => sendCachedJson(reply, page().registry));
+  app.get('/web/api/registry', hidden, (_request, reply) => sendCachedJson(reply, registryNow()));
+  // Zone Monitor's zones with their live state (a 3.2 unit), null without an active set or Zone Monitor.
+  app.get('/web/api/zones', hidden, () => (sensor.zoneMonitorOffered ? sensor.zones.summary() : null));
   app.get('/web/api/telemetry-history', hidden, () => ({ interval_ms: 5000, samples: history.list() }));
   // Where the unit's UDP to this page's computer leaves from: the page compares it with the address it talks to.
   app.get('/web/api/udp-source', hidden, async (request) => {

@@ -1,0 +1,155 @@
+/**
+ * A zone set zip checked against every rule of firmware 3.2 (docs/zone-monitor.md), and its zones
+ * rendered for the unit's beams. Rendering happens here, when a set is applied (or the frame width
+ * changes), never per packet.
+ */
+import { createHash } from 'node:crypto';
+import {
+  decodeZrb,
+  MAX_ZONE_TRIANGLES,
+  parseStl,
+  readZoneSetMetadata,
+  renderZone,
+  type ZoneBeams,
+  type ZoneProblem,
+  type ZoneSetSpec,
+  type ZoneSpec,
+} from '../../model/index.js';
+import { readZoneZip } from './zone-zip.js';
+
+/** A zone's near/far images for one frame width, sparse: only the beams that cross it. */
+export interface ZoneImages {
+  columns: number;
+  /** Rays `m * pixels + p` whose far range is not 0, ascending. */
+  rays: Uint32Array;
+  nearMm: Uint32Array;
+  farMm: Uint32Array;
+}
+
+export interface CheckedZoneSet {
+  spec: ZoneSetSpec;
+  /** SHA-256 of the zip: the live zone set hash of zone packets. */
+  hash: Uint8Array;
+  /** Per zone id, the images for the frame width they were rendered (or given) for. */
+  images: Map<number, ZoneImages>;
+}
+
+/** Reads `zip` and checks its zones against the unit's beams: the set, or every problem found. */
+export function checkZoneSet(zip: Uint8Array, beams: ZoneBeams): CheckedZoneSet | ZoneProblem[] {
+  const files = readZoneZip(zip);
+  if (!(files instanceof Map)) return [files];
+  const metadataBytes = files.get('metadata.json');
+  if (!metadataBytes) return [{ rule: 'missing-file', detail: 'the zip holds no metadata.json' }];
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(metadataBytes));
+  } catch (error) {
+    return [{ rule: 'metadata', detail: `metadata.json is not JSON: ${(error as Error).message}` }];
+  }
+  const read = readZoneSetMetadata(doc);
+  if ('problems' in read) return read.problems;
+  const images = renderZones(read.set, files, beams);
+  if (!(images instanceof Map)) return images;
+  return { spec: read.set, hash: createHash('sha256').update(zip).digest(), images };
+}
+
+/** Every zone's images for `beams` (STL zones rendered, ZRB zones as given), or the problems found. */
+export function renderZones(
+  set: ZoneSetSpec,
+  files: ReadonlyMap<string, Uint8Array>,
+  beams: ZoneBeams,
+): Map<number, ZoneImages> | ZoneProblem[] {
+  const problems: ZoneProblem[] = [];
+  const images = new Map<number, ZoneImages>();
+  for (const zone of set.zones) {
+    const result = set.kind === 'ZRB' ? givenImages(zone, files, beams) : renderedImages(zone, set, files, beams);
+    if ('rule' in result) problems.push(result);
+    else images.set(zone.id, result);
+  }
+  return problems.length ? problems : images;
+}
+
+function renderedImages(
+  zone: ZoneSpec,
+  set: ZoneSetSpec,
+  files: ReadonlyMap<string, Uint8Array>,
+  beams: ZoneBeams,
+): ZoneImages | ZoneProblem {
+  const stl = zone.stl as NonNullable<ZoneSpec['stl']>;
+  const bytes = files.get(stl.fileName);
+  if (!bytes)
+    return { rule: 'missing-file', zone: zone.id, detail: `zone ${zone.id}: the zip holds no ${stl.fileName}` };
+  const mesh = parseStl(bytes);
+  if ('problem' in mesh)
+    return { rule: 'invalid-stl', zone: zone.id, detail: `zone ${zone.id}: ${stl.fileName} ${mesh.problem}` };
+  const triangles = mesh.triangles.length / 9;
+  if (triangles > MAX_ZONE_TRIANGLES)
+    return {
+      rule: 'too-many-triangles',
+      zone: zone.id,
+      detail: `zone ${zone.id}: ${stl.fileName} has ${triangles} triangles; a zone renders at most ${MAX_ZONE_TRIANGLES}`,
+    };
+  if (stl.frame === 'BODY' && !set.sensorToBody)
+    return {
+      rule: 'metadata',
+      zone: zone.id,
+      detail: `zone ${zone.id} is drawn in the BODY frame, but the set has no sensor_to_body_transform`,
+    };
+  const rendered = renderZone(mesh.triangles, {
+    ...beams,
+    sensorToBody: stl.frame === 'BODY' ? set.sensorToBody : undefined,
+  });
+  return checkedImages(zone, rendered.columns, rendered.pixels, rendered.nearMm, rendered.farMm);
+}
+
+function givenImages(
+  zone: ZoneSpec,
+  files: ReadonlyMap<string, Uint8Array>,
+  beams: ZoneBeams,
+): ZoneImages | ZoneProblem {
+  const name = (zone.zrb as NonNullable<ZoneSpec['zrb']>).fileName;
+  const bytes = files.get(name);
+  if (!bytes) return { rule: 'missing-file', zone: zone.id, detail: `zone ${zone.id}: the zip holds no ${name}` };
+  const zrb = decodeZrb(bytes);
+  if ('problem' in zrb)
+    return { rule: 'invalid-zrb', zone: zone.id, detail: `zone ${zone.id}: ${name} ${zrb.problem}` };
+  const rows = beams.beamAltitudeDeg.length;
+  if (zrb.rows !== rows || zrb.columns !== beams.columnsPerFrame)
+    return {
+      rule: 'zrb-resolution',
+      zone: zone.id,
+      detail: `zone ${zone.id}: ${name} is ${zrb.rows} rows × ${zrb.columns} columns; this unit's frames are ${rows} × ${beams.columnsPerFrame}`,
+    };
+  return checkedImages(zone, zrb.columns, zrb.rows, zrb.nearMm, zrb.farMm);
+}
+
+/** The sparse images of a zone, or why the unit could never monitor it. */
+function checkedImages(
+  zone: ZoneSpec,
+  columns: number,
+  pixels: number,
+  nearMm: Uint32Array,
+  farMm: Uint32Array,
+): ZoneImages | ZoneProblem {
+  const rays: number[] = [];
+  for (let ray = 0; ray < columns * pixels; ray++) if (farMm[ray] > 0) rays.push(ray);
+  if (rays.length === 0)
+    return {
+      rule: 'outside-fov',
+      zone: zone.id,
+      detail: `zone ${zone.id} lies outside the unit's field of view (after the sensor-to-body transform): no beam crosses it`,
+    };
+  if (zone.pointCount > rays.length)
+    return {
+      rule: 'point-count',
+      zone: zone.id,
+      detail: `zone ${zone.id}: point_count ${zone.pointCount} is more than the ${rays.length} beams that cross the zone, so it could never trigger`,
+    };
+  const index = Uint32Array.from(rays);
+  return {
+    columns,
+    rays: index,
+    nearMm: index.map((ray) => nearMm[ray]),
+    farMm: index.map((ray) => farMm[ray]),
+  };
+}
