@@ -55,7 +55,7 @@ import_root() {
   local tag=$1 env=$2
   tar -C "$root" -c . >"$work/root.tar"
   printf 'FROM scratch\nADD root.tar /\nENV %s\nCMD ["/bin/bash"]\n' "$env" >"$work/Dockerfile"
-  docker build -q --platform "linux/$arch" -t "$tag" -f "$work/Dockerfile" "$work" >/dev/null
+  docker build -q --force-rm --platform "linux/$arch" -t "$tag" -f "$work/Dockerfile" "$work" >/dev/null
   rm -f "$work/root.tar"
 }
 import_root "$device" 'LANG=C.UTF-8'

@@ -45,10 +45,15 @@ export default async function setup(project: TestProject): Promise<void> {
     });
   }
   console.log(`building ${IMAGE} from the Dockerfile on ${BASE_IMAGE}`);
-  execFileSync('docker', ['build', '--network', 'host', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', IMAGE, '.'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  // --force-rm: a failing step's container is removed too (the legacy builder keeps it otherwise).
+  execFileSync(
+    'docker',
+    ['build', '--force-rm', '--network', 'host', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', IMAGE, '.'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   const seconds = (Date.now() - started) / 1000;
   console.log(`images ready in ${seconds.toFixed(0)} s`);
   project.provide('buildSeconds', seconds);

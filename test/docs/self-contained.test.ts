@@ -1,6 +1,6 @@
 /**
  * A clone of the repository is all a user needs: no code, test, script, benchmark, deployment or page reaches
- * for a path outside it (a `../shared` beside the checkout, a machine's own folders). A relative path is read from
+ * for a path outside it (a reference folder beside the checkout, a machine's own folders). A relative path is read from
  * its file's folder, as `resolve(import.meta.dirname, …)`, `new URL(…, import.meta.url)` and Markdown links do, and
  * from the repository's root, as scripts and commands run from there do; it must stay inside from one of them.
  */
@@ -9,7 +9,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, repositoryFiles } from './repository-files.js';
 
-/** `../x`, `../../shared/data`: each relative path that climbs, with what follows it. */
+/** `../x`, `../../elsewhere/data`: each relative path that climbs, with what follows it. */
 function climbingPaths(text: string): string[] {
   return [...text.matchAll(/(?<![\w.$}-])((?:\.\.\/)+(?:[\w.-]+\/?)*)/g)].map((m) => m[1]);
 }
@@ -25,14 +25,17 @@ function escapes(file: string, path: string): boolean {
 const SELF = relative(ROOT, import.meta.filename);
 const files = repositoryFiles().filter((file) => file !== SELF);
 
+/** The reference folder's name, put together here so that this file does not itself name a path outside. */
+const BESIDE = ['..', 'shared'].join('/');
+
 describe('the repository is self-contained', () => {
   it('recognises a path that leaves it', () => {
-    expect(climbingPaths("resolve(import.meta.dirname, '../../../shared/data/recordings')")).toEqual([
-      '../../../shared/data/recordings',
+    expect(climbingPaths(`resolve(import.meta.dirname, '../../${BESIDE}/data/recordings')`)).toEqual([
+      `../../${BESIDE}/data/recordings`,
     ]);
-    expect(escapes('test/x/y.test.ts', '../../../shared/data')).toBe(true);
+    expect(escapes('test/x/y.test.ts', `../../${BESIDE}/data`)).toBe(true);
     expect(escapes('test/x/y.test.ts', '../../docs/replay.md')).toBe(false);
-    expect(OUTSIDE.test('the samples in ../shared/data/recordings')).toBe(true);
+    expect(OUTSIDE.test(`the samples in ${BESIDE}/data/recordings`)).toBe(true);
     expect(OUTSIDE.test('deploy/shared/x')).toBe(false);
   });
 

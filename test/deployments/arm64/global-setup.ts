@@ -40,6 +40,8 @@ export default async function setup(project: TestProject): Promise<void> {
     'docker',
     [
       'build',
+      // A failing step's container is removed too (the legacy builder keeps it otherwise).
+      '--force-rm',
       '--platform',
       'linux/arm64',
       '--network',
