@@ -51,7 +51,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   readonly network: NetworkService;
   /** Zone Monitor's sets and live ids; offered to clients while the unit runs firmware 3.2 or later (zoneMonitorOffered). */
   readonly zones: ZoneMonitor;
-  private absent: { version: string; names: ReadonlySet<string> } | undefined;
+  /** The parameters the running image lacks, worked out once per image (config() asks on every read). */
+  private absent: { imageRev: string; names: ReadonlySet<string> } | undefined;
   /** Each configuration as reported, made once per configuration object (they are replaced, never changed). */
   private readonly shownConfigs = new WeakMap<object, { absent: ReadonlySet<string>; shown: SensorConfig }>();
   private readonly queue = new SerialQueue();
@@ -217,6 +218,10 @@ export class Sensor extends EventEmitter<SensorEvents> {
   setStatus(status: SensorStatus): void {
     this.run.setStatus(status);
   }
+  /** Where this unit's UDP to `destination` leaves from: what a client that filters by source must talk HTTP to. */
+  dataSourceTowards(destination: string): Promise<string> {
+    return this.run.dataSourceTowards(destination);
+  }
   streamRun(config: Readonly<SensorConfig>): StreamRun {
     return this.run.streamRun(config);
   }
@@ -259,8 +264,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
 
   /** Parameters this unit's firmware does not have (udp_dest_zm and udp_port_zm before 3.2): neither reported nor accepted. */
   get absentParameters(): ReadonlySet<string> {
-    const version = this.reportedFirmwareVersion;
-    if (this.absent?.version !== version) this.absent = { version, names: parametersNewerThan(version) };
+    const imageRev = this.firmware.runningImageRev;
+    if (this.absent?.imageRev !== imageRev)
+      this.absent = { imageRev, names: parametersNewerThan(this.reportedFirmwareVersion) };
     return this.absent.names;
   }
 

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
 import type { ConfigState, SensorConfig } from '../config/index.js';
 import type { Hal, StreamRun } from '../hal/index.js';
-import type { ZoneMonitorPlan } from '../udp/index.js';
+import { udpSourceAddress, type ZoneMonitorPlan } from '../udp/index.js';
 import { nextInitializationId, type ProductModel, resolveStreamPlan, serialToBigInt } from '../model/index.js';
 import type { RecordingBinding, SensorEvents } from './sensor-types.js';
 import type { SensorStatus } from './status.js';
@@ -61,6 +61,11 @@ export class UnitRun {
   }
 
   /** The data plane's view of one initialization. */
+  /** The address this unit's lidar and IMU datagrams to `destination` leave from (bound as the data plane binds). */
+  dataSourceTowards(destination: string): Promise<string> {
+    return udpSourceAddress(destination, this.deps.bindAddress);
+  }
+
   streamRun(config: Readonly<SensorConfig>): StreamRun {
     const plan = resolveStreamPlan(this.deps.product, config);
     return {

@@ -161,7 +161,8 @@ export class FirmwareManager {
     return { commit_pending: commitPending(this.state), fw: name ?? this.runningImageRev };
   }
 
-  private get runningImageRev(): string {
+  /** The image revision that runs (or will boot): what every version the unit reports follows. */
+  get runningImageRev(): string {
     return this.current?.image.imageRev ?? this.state.slots[this.state.primary]!.imageRev;
   }
 

@@ -10,7 +10,6 @@ import { notFound } from '../../model/index.js';
 import { sendCachedJson } from '../http/cached-json.js';
 import { sendProblem } from '../http/problem.js';
 import type { Sensor } from '../../core/index.js';
-import { dataBindAddress, udpSourceAddress } from '../../udp/index.js';
 import { LiveImageHub } from './live-image.js';
 import { TelemetryHistory } from './telemetry-history.js';
 import { loadWebAssets, type WebAsset } from './web-assets.js';
@@ -78,9 +77,7 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
   // Where the unit's UDP to this page's computer leaves from: the page compares it with the address it talks to.
   app.get('/web/api/udp-source', hidden, async (request) => {
     const client = request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '';
-    const listening = app.server.address();
-    const bind = listening && typeof listening === 'object' ? dataBindAddress(listening.address) : undefined;
-    return { client, source: client ? await udpSourceAddress(client, bind) : null };
+    return { client, source: client ? await sensor.dataSourceTowards(client) : null };
   });
   app.get('/web/api/live-image', hidden, (request, reply) => {
     reply.hijack();
