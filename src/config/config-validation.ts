@@ -126,6 +126,13 @@ export interface InputContext {
 }
 
 /**
+ * Values that passed the value rules (normalizeInput), under current parameter names: what a change of
+ * the configuration takes. The brand keeps unchecked input from reaching it.
+ */
+declare const checked: unique symbol;
+export type CheckedValues = Readonly<Partial<SensorConfig>> & { readonly [checked]: true };
+
+/**
  * Checks every key of a partial configuration (deprecated aliases mapped, `@auto` resolved) and
  * returns it under current parameter names, or every error found.
  */
@@ -133,13 +140,14 @@ export function normalizeInput(
   input: Record<string, unknown>,
   current: SensorConfig,
   context: InputContext,
-): { values: Partial<SensorConfig>; errors: FieldError[]; uncheckedKeys: number } {
+): { values: CheckedValues; errors: FieldError[]; uncheckedKeys: number } {
   const errors: FieldError[] = [];
   const values: Record<string, unknown> = {};
   const entries = Object.entries(input);
   for (const [index, [key, raw]] of entries.entries()) {
     // Enough to tell the client what is wrong; the rest is counted, not checked (bounded work and answer).
-    if (errors.length >= MAX_FIELD_ERRORS) return { values: {}, errors, uncheckedKeys: entries.length - index };
+    if (errors.length >= MAX_FIELD_ERRORS)
+      return { values: {} as CheckedValues, errors, uncheckedKeys: entries.length - index };
     let name = key;
     let value = raw;
     const alias = findDeprecatedAlias(key);
@@ -187,7 +195,7 @@ export function normalizeInput(
     }
     values[name] = value;
   }
-  return { values: values as Partial<SensorConfig>, errors, uncheckedKeys: 0 };
+  return { values: values as CheckedValues, errors, uncheckedKeys: 0 };
 }
 
 /** What a configuration is checked against besides its own values: the product's abilities. */

@@ -4,7 +4,7 @@
 export { ConfigState } from './config-state.js';
 export type { ConfigView } from './config-state.js';
 export { ConfigStore } from './config-store.js';
-export { combinationErrors, normalizeInput } from './config-validation.js';
+export { type CheckedValues, combinationErrors, normalizeInput } from './config-validation.js';
 export {
   DEPRECATED_ALIASES,
   PARAMETERS,

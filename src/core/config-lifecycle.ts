@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import {
+  type CheckedValues,
   combinationErrors,
   type ConfigState,
   type ConfigStore,
@@ -16,14 +17,7 @@ import {
   normalizeInput,
   type SensorConfig,
 } from '../config/index.js';
-import {
-  ApiError,
-  badRequest,
-  conflict,
-  invalidConfiguration,
-  LIDAR_PROFILES,
-  type ProductModel,
-} from '../model/index.js';
+import { ApiError, conflict, invalidConfiguration, LIDAR_PROFILES, type ProductModel } from '../model/index.js';
 import { KV_KEYS, type KvStore, type SqliteDatabase } from '../store/index.js';
 import type { SerialQueue } from './serial-queue.js';
 import type { ChangeFlags, RecordingBinding } from './sensor-types.js';
@@ -63,19 +57,28 @@ export class ConfigLifecycle {
   }
 
   /**
-   * `POST /api/v1/sensor/config` and the legacy set_config_param: merge `input` into staged, then,
+   * The value rules of the parameter registry for `input` on top of the staged configuration (a change) or
+   * the active one (one parameter set at once): the values under current names, or an invalid-configuration
+   * error naming every failing field. `autoDestination`: what `"@auto"` stands for; undefined refuses it.
+   */
+  check(input: Record<string, unknown>, base: 'staged' | 'active', autoDestination?: string): CheckedValues {
+    const { configs, recording } = this.deps;
+    const { values, errors, uncheckedKeys } = normalizeInput(input, configs.get(base), {
+      autoDestination,
+      recordedProfile: recording?.recordedProfile,
+      absent: this.deps.absentParameters(),
+    });
+    if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
+    return values;
+  }
+
+  /**
+   * `POST /api/v1/sensor/config` and the legacy set_config_param: merge checked `values` into staged, then,
    * as the flags say, make staged active (reinit) and store active (persist). All or nothing.
    */
-  change(input: unknown, flags: ChangeFlags): Promise<void> {
-    const body = requireObject(input);
-    const { configs, queue, recording } = this.deps;
+  change(values: CheckedValues, flags: ChangeFlags): Promise<void> {
+    const { configs, queue } = this.deps;
     return queue.run(async () => {
-      const { values, errors, uncheckedKeys } = normalizeInput(body, configs.get('staged'), {
-        autoDestination: flags.autoDestination,
-        recordedProfile: recording?.recordedProfile,
-        absent: this.deps.absentParameters(),
-      });
-      if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
       const staged: SensorConfig = { ...configs.get('staged'), ...values };
       if (flags.reinit) {
         await this.reinitWith(staged, flags.persist);
@@ -87,17 +90,12 @@ export class ConfigLifecycle {
   }
 
   /**
-   * `PUT /api/v1/sensor/config/<name>`: this one parameter becomes active and persisted at once
-   * (on top of the active configuration, not of other staged changes), and is staged too.
+   * `PUT /api/v1/sensor/config/<name>`: the checked value becomes active and persisted at once (on top of
+   * the active configuration, not of other staged changes), and is staged too.
    */
-  setParameter(name: string, value: unknown): Promise<void> {
-    const { configs, queue, recording } = this.deps;
+  setParameter(values: CheckedValues): Promise<void> {
+    const { configs, queue } = this.deps;
     return queue.run(async () => {
-      const { values, errors } = normalizeInput({ [name]: value }, configs.get('active'), {
-        recordedProfile: recording?.recordedProfile,
-        absent: this.deps.absentParameters(),
-      });
-      if (errors.length) throw invalidConfiguration(errors);
       await this.reinitWith({ ...configs.get('active'), ...values }, true);
       configs.set('staged', { ...configs.get('staged'), ...values });
     });
@@ -178,14 +176,4 @@ export class ConfigLifecycle {
     this.deps.store.save(config);
     this.deps.configs.set('persisted', config);
   }
-}
-
-function requireObject(input: unknown): Record<string, unknown> {
-  if (input === undefined) throw badRequest('the request needs a JSON object of configuration parameters as its body');
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw badRequest(
-      `the body must be a JSON object of configuration parameters; got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`,
-    );
-  }
-  return input as Record<string, unknown>;
 }

@@ -11,6 +11,7 @@
 import type { Logger } from 'pino';
 import {
   badRequest,
+  overrideTypeProblem,
   conflict,
   DEFAULT_OVERRIDE_PREFIX,
   isLinkLocal,
@@ -98,7 +99,7 @@ export class NetworkService {
    * address), persists, and answers the CIDR that will be applied. A bare address gets the prefix
    * of the current address, else /24. Call `scheduleReset` once the response is out.
    */
-  async setOverride(value: unknown): Promise<string> {
+  async setOverride(value: string): Promise<string> {
     const parsed = parseIpv4Override(value, await this.currentPrefix());
     if (!parsed.ok) throw badRequest(parsed.problem);
     this.kv.set(KV_KEYS.ipv4Override, parsed.cidr);
@@ -115,13 +116,9 @@ export class NetworkService {
     return this.storedSpeedOverride();
   }
 
-  /** `PUT …/speed_override`: only on T1 models (409), only the JSON number 100 (400). */
-  setSpeedOverride(value: unknown): 100 {
+  /** `PUT …/speed_override`: only on T1 models (409); the value is checked by `speedOverrideValue`. */
+  setSpeedOverride(): 100 {
     this.requireT1();
-    if (value !== 100) {
-      const got = value === undefined ? 'no body' : JSON.stringify(value);
-      throw badRequest(`the speed override accepts only the JSON number 100 (Mbps); got ${got}`);
-    }
     this.kv.set(KV_KEYS.speedOverride, 100);
     return 100;
   }
@@ -207,4 +204,18 @@ export class NetworkService {
       );
     }
   }
+}
+
+/** The one value the speed override takes: the JSON number 100 (Mbps); anything else is a 400. */
+export function speedOverrideValue(value: unknown): 100 {
+  if (value === 100) return 100;
+  const got = value === undefined ? 'no body' : JSON.stringify(value);
+  throw badRequest(`the speed override accepts only the JSON number 100 (Mbps); got ${got}`);
+}
+
+/** The IPv4 override's body: a JSON string (its address is checked against the current prefix by `setOverride`). */
+export function ipv4OverrideText(value: unknown): string {
+  const problem = overrideTypeProblem(value);
+  if (problem !== undefined) throw badRequest(problem);
+  return value as string;
 }

@@ -47,8 +47,6 @@ export interface RecordingBinding {
 export interface ChangeFlags {
   reinit: boolean;
   persist: boolean;
-  /** The caller's IPv4 address: what `udp_dest: "@auto"` becomes. Undefined where `@auto` is refused. */
-  autoDestination?: string;
 }
 
 export interface SensorEvents {

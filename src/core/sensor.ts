@@ -8,7 +8,14 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
-import { ConfigState, ConfigStore, type ConfigView, parametersNewerThan, type SensorConfig } from '../config/index.js';
+import {
+  type CheckedValues,
+  ConfigState,
+  ConfigStore,
+  type ConfigView,
+  parametersNewerThan,
+  type SensorConfig,
+} from '../config/index.js';
 import type { Hal, HalKind, RebootReason, StreamRun } from '../hal/index.js';
 import { hasZoneMonitor, imageRev, type ProductModel, resolveStreamPlan, type SensorIdentity } from '../model/index.js';
 import { KvStore, keptDamagedFiles, type SqliteDatabase, storageGateOf } from '../store/index.js';
@@ -284,11 +291,15 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.shownConfigs.set(config, { absent, shown });
     return shown;
   }
-  changeConfig(input: unknown, flags: ChangeFlags): Promise<void> {
-    return this.configs.change(input, flags);
+  /** The registry's value rules for a change on top of `base` (ConfigLifecycle.check): throws invalid-configuration. */
+  checkConfigChange(input: Record<string, unknown>, base: 'staged' | 'active', autoDestination?: string) {
+    return this.configs.check(input, base, autoDestination);
   }
-  setParameter(name: string, value: unknown): Promise<void> {
-    return this.configs.setParameter(name, value);
+  changeConfig(values: CheckedValues, flags: ChangeFlags): Promise<void> {
+    return this.configs.change(values, flags);
+  }
+  setParameter(values: CheckedValues): Promise<void> {
+    return this.configs.setParameter(values);
   }
   reinitialize(): Promise<void> {
     return this.configs.reinitialize();

@@ -120,9 +120,8 @@ export class TimeService {
     return isPtpProfile(stored) ? stored : DEFAULT_PTP_PROFILE;
   }
 
-  /** `PUT /api/v1/time/ptp/profile`: validates, applies to the PTP daemon, persists; no reinit. Throws 400 for anything but the five names. */
-  setProfile(value: unknown): Promise<PtpProfile> {
-    const profile = parsePtpProfile(value);
+  /** `PUT /api/v1/time/ptp/profile`: applies a profile (checked by `parsePtpProfile`) to the PTP daemon, persists; no reinit. */
+  setProfile(profile: PtpProfile): Promise<PtpProfile> {
     return this.profileQueue.run(async () => {
       await this.hal.applyPtpProfile(profile);
       this.kv.set(KV_KEYS.ptpProfile, profile);

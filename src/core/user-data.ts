@@ -50,25 +50,8 @@ export class UserDataStore {
     };
   }
 
-  /**
-   * Validates and stores; resolves once durable. Throws a 400/413 ApiError and changes nothing when
-   * the input is refused.
-   */
-  async put(value: unknown, policy: UserDataPolicy = DEFAULT_USER_DATA_POLICY): Promise<void> {
-    if (typeof value !== 'string')
-      throw badRequest(
-        `user data must be a JSON string; got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
-      );
-    const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > USER_DATA_MAX_BYTES)
-      throw payloadTooLarge(`user data is ${bytes} bytes of UTF-8; the limit is ${USER_DATA_MAX_BYTES}`);
-    const binary = BINARY_CODE_UNITS.exec(value);
-    if (binary) {
-      const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-      throw badRequest(
-        `user data must be text: it holds binary content (U+${code} at character ${binary.index}); control characters other than tab, line feed and carriage return, and unpaired surrogates, are refused`,
-      );
-    }
+  /** Stores a value `userDataValue` accepted; resolves once durable. */
+  async put(value: string, policy: UserDataPolicy = DEFAULT_USER_DATA_POLICY): Promise<void> {
     await this.group.replace(USER_DATA_WRITE, () => {
       this.kv.set(KV_KEYS.userDataValue, value);
       this.kv.set(KV_KEYS.userDataPolicy, policy);
@@ -89,4 +72,23 @@ export class UserDataStore {
   clearOnConfigDelete(): void {
     if (this.get().policy === 'clear_on_config_delete') this.kv.db.transaction(() => this.deleteNow())();
   }
+}
+
+/** The user data a PUT may store: a JSON string of text within the size limit; else a 400/413 ApiError. */
+export function userDataValue(value: unknown): string {
+  if (typeof value !== 'string')
+    throw badRequest(
+      `user data must be a JSON string; got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
+    );
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > USER_DATA_MAX_BYTES)
+    throw payloadTooLarge(`user data is ${bytes} bytes of UTF-8; the limit is ${USER_DATA_MAX_BYTES}`);
+  const binary = BINARY_CODE_UNITS.exec(value);
+  if (binary) {
+    const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    throw badRequest(
+      `user data must be text: it holds binary content (U+${code} at character ${binary.index}); control characters other than tab, line feed and carriage return, and unpaired surrogates, are refused`,
+    );
+  }
+  return value;
 }

@@ -78,6 +78,7 @@ export {
   linkLocalFromMac,
   parseCidr,
   parseIpv4,
+  overrideTypeProblem,
   parseIpv4Override,
   prefixFromNetmask,
 } from './ipv4.js';

@@ -101,15 +101,16 @@ export type OverrideParse = { ok: true; cidr: string } | { ok: false; problem: s
  * Reads the body of `PUT /api/v1/system/network/ipv4/override`: "192.0.2.100/24", "192.0.2.100/255.255.255.0"
  * or a bare "192.0.2.100", which gets `defaultPrefix`. Answers the CIDR string that will be applied.
  */
+/** Why `value` cannot be an IPv4 override at all (not a string); undefined when it is one. */
+export function overrideTypeProblem(value: unknown): string | undefined {
+  if (typeof value === 'string') return undefined;
+  const got =
+    value === undefined ? 'no body' : value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
+  return `the override must be a JSON string holding an IPv4 address such as "192.0.2.100/24"; got ${got}`;
+}
+
 export function parseIpv4Override(value: unknown, defaultPrefix: number): OverrideParse {
-  if (typeof value !== 'string') {
-    const got =
-      value === undefined ? 'no body' : value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
-    return {
-      ok: false,
-      problem: `the override must be a JSON string holding an IPv4 address such as "192.0.2.100/24"; got ${got}`,
-    };
-  }
+  if (typeof value !== 'string') return { ok: false, problem: overrideTypeProblem(value) as string };
   const cidr = value.includes('/') ? parseCidr(value) : withPrefix(parseIpv4(value), defaultPrefix);
   if (!cidr)
     return {

@@ -1,26 +1,43 @@
 /**
- * Schemas shared by the routes: the problem body every error has, the marker for request parts a
- * handler validates itself, and the boolean query flag. Route files hold their own schemas.
+ * Schemas shared by the routes: the problem body every error has, request parts checked by rules of
+ * their own, and the boolean query flag. Route files hold their own schemas.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { FLAG_VALUES } from './http/query-flags.js';
 import { PROBLEM_CONTENT_TYPE } from './http/problem.js';
 
 /**
- * Request parts whose values the device core checks (configuration, user data, PTP profile, …):
- * its messages name the parameter, the valid range and every failing field at once, which a schema
- * validator cannot phrase the same way. Such a schema documents the request and is not compiled
- * into a validator (see validator-compiler.ts); the static type stays `unknown` until the core checks it.
+ * Request parts checked by rules of their own, not by a schema validator: the configuration (the
+ * parameter registry's value rules, which name the parameter, the valid range and every failing field at
+ * once), user data, the PTP profile, the network overrides. The route's validator runs the rules (see
+ * validator-compiler.ts) in the validation step, where Fastify checks every other route's schemas, and a
+ * refusal goes out through the same error path; the handler gets what the rules return, typed `T`. The
+ * schema documents the part.
  */
-export const HANDLER_VALIDATED = 'x-validated-by-handler';
+export const REQUEST_RULES = 'x-request-rules';
 
-export function handlerValidated(schema: TSchema) {
-  return Type.Unsafe<unknown>({ ...schema, [HANDLER_VALIDATED]: true });
+/** The rules of a request part: `part` as it arrived (undefined: absent) → its checked value; throws an ApiError. */
+export type RequestRules<T> = (part: unknown, request: FastifyRequest) => T;
+
+export function checkedBy<T>(schema: TSchema, rules: RequestRules<T>) {
+  return Type.Unsafe<T>({ ...schema, [REQUEST_RULES]: rules });
 }
 
-export function isHandlerValidated(schema: unknown): boolean {
+export function requestRulesOf(schema: unknown): RequestRules<unknown> | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const rules = (schema as Record<string, unknown>)[REQUEST_RULES];
+  return typeof rules === 'function' ? (rules as RequestRules<unknown>) : undefined;
+}
+
+/**
+ * A body the route reads as a stream of bytes (a firmware image, a zone set zip), as `contentMediaType`
+ * declares it: there is no JSON document to validate, and its route checks it as it arrives.
+ */
+export function isByteStream(schema: unknown): boolean {
   if (typeof schema !== 'object' || schema === null) return false;
-  return (schema as Record<string, unknown>)[HANDLER_VALIDATED] === true;
+  const { type, contentMediaType } = schema as Record<string, unknown>;
+  return type === 'string' && typeof contentMediaType === 'string' && contentMediaType !== 'application/json';
 }
 
 // A plain `enum` (not a union of literals) keeps Ajv's one error that lists the allowed values.

@@ -1,8 +1,10 @@
 /**
  * The configuration object as JSON schemas, generated from the parameter registry: one property per
  * parameter with its type, range or keywords, default and description. The registry stays the one
- * source of truth; these schemas are how the routes and the OpenAPI document show it.
+ * source of truth; these schemas are how the routes and the OpenAPI document show it. Also the one
+ * shape rule of a change: a JSON object.
  */
+import { badRequest } from '../model/index.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { DEPRECATED_ALIASES, PARAMETERS, defaultConfig } from '../config/index.js';
 
@@ -82,3 +84,14 @@ export const ParameterNameSchema = Type.String({
   description: 'A configuration parameter name (case-sensitive); deprecated names are accepted by PUT only',
   examples: ['lidar_mode'],
 });
+
+/** A configuration change's body: a JSON object (a missing body and a JSON `null` told apart). */
+export function configurationObject(body: unknown): Record<string, unknown> {
+  if (body === undefined) throw badRequest('the request needs a JSON object of configuration parameters as its body');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest(
+      `the body must be a JSON object of configuration parameters; got ${body === null ? 'null' : Array.isArray(body) ? 'a list' : typeof body}`,
+    );
+  }
+  return body as Record<string, unknown>;
+}

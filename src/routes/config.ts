@@ -1,28 +1,21 @@
 /**
  * Configuration: `GET/POST/DELETE /api/v1/sensor/config` and `GET/PUT /api/v1/sensor/config/<name>`,
- * with the staged/active/persisted flags of docs/client-behaviour.md. Validation is the core's (the
- * parameter registry), so POST, PUT and the legacy commands give the same answers; the body
- * schemas document it (handlerValidated).
+ * with the staged/active/persisted flags of docs/client-behaviour.md. The bodies are checked in the
+ * validation step by the parameter registry's value rules (checkedBy), so POST, PUT and the legacy
+ * commands give the same answers, and the core takes only checked values.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { badRequest, notFound } from '../model/index.js';
+import { badRequest, notFound, type ParameterName } from '../model/index.js';
 import { findDeprecatedAlias, findParameter } from '../config/index.js';
 import { requireJsonContentType } from './http/json-body.js';
 import { callerAddress, flag } from './http/query-flags.js';
 import { afterResponse } from './http/after-response.js';
 import { cachedJsonBytes, sendCachedJson, sendJsonText } from './http/cached-json.js';
-import {
-  Flag,
-  handlerValidated,
-  Json,
-  jsonContentTypeOnly,
-  NoContent,
-  PER_PATH_VALUE,
-  problems,
-} from './api-schemas.js';
+import { checkedBy, Flag, Json, jsonContentTypeOnly, NoContent, PER_PATH_VALUE, problems } from './api-schemas.js';
 import {
   ConfigurationChangeSchema,
+  configurationObject,
   PARAMETER_VALUE_SCHEMAS,
   ParameterNameSchema,
   ParameterValueSchema,
@@ -62,6 +55,25 @@ function lookUp(name: string, absent: ReadonlySet<string>) {
 export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
   const tags = ['config'];
+  const nameOf = (params: unknown) => (params as { name: string }).name;
+  // GET reads a parameter this unit has; PUT also takes a deprecated name (mapped by the value rules).
+  const readableName = checkedBy(nameParams, (params) => ({
+    name: lookUp(nameOf(params), sensor.absentParameters).name as ParameterName,
+  }));
+  const writableName = checkedBy(nameParams, (params) => {
+    const name = nameOf(params);
+    if (!findDeprecatedAlias(name)) lookUp(name, sensor.absentParameters);
+    return { name };
+  });
+  const changeBody = checkedBy(ConfigurationChangeSchema, (body, request) =>
+    sensor.checkConfigChange(configurationObject(body), 'staged', callerAddress(request.ip)),
+  );
+  const parameterBody = checkedBy(ParameterValueSchema, (value, request) => {
+    requireJsonContentType(request);
+    const name = nameOf(request.params);
+    if (value === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
+    return sensor.checkConfigChange({ [name]: value }, 'active');
+  });
   // The per-parameter paths of the document: only the parameters this unit's firmware has.
   const present = <T>(schemas: Record<string, T>) =>
     Object.fromEntries(Object.entries(schemas).filter(([name]) => !sensor.absentParameters.has(name)));
@@ -93,7 +105,7 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change any set of parameters at once (all or nothing)',
         tags,
         querystring: writeQuery,
-        body: handlerValidated(ConfigurationChangeSchema),
+        body: changeBody,
         response: {
           204: Json(NoContent, 'Changed (and applied and persisted as the flags say)'),
           ...problems(400, 409),
@@ -102,11 +114,7 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { reinit, persist } = request.query;
-      await sensor.changeConfig(request.body, {
-        reinit: flag(reinit, true),
-        persist: flag(persist, true),
-        autoDestination: callerAddress(request.ip),
-      });
+      await sensor.changeConfig(request.body, { reinit: flag(reinit, true), persist: flag(persist, true) });
       return reply.code(204).send();
     },
   );
@@ -135,14 +143,14 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getConfigParameter',
         summary: "One parameter's value",
         tags,
-        params: nameParams,
+        params: readableName,
         querystring: readQuery,
         [PER_PATH_VALUE]: { parameter: 'name', schemas: present(PARAMETER_VALUE_SCHEMAS) },
         response: { 200: Json(ParameterValueSchema, "The parameter's value"), ...problems(400, 404) },
       },
     },
     async (request, reply) => {
-      const { name } = lookUp(request.params.name, sensor.absentParameters);
+      const { name } = request.params;
       const config = sensor.config(flag(request.query.staging, false) ? 'staged' : 'active');
       // Serialised by hand: a keyword value must go out as a quoted JSON string, not as text.
       return sendJsonText(reply, JSON.stringify(config[name]));
@@ -156,18 +164,14 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'setConfigParameter',
         summary: 'Set one parameter (applied and persisted); Content-Type: application/json',
         tags,
-        params: nameParams,
-        body: jsonContentTypeOnly(handlerValidated(ParameterValueSchema)),
+        params: writableName,
+        body: jsonContentTypeOnly(parameterBody),
         [PER_PATH_VALUE]: { parameter: 'name', schemas: present(WRITABLE_VALUE_SCHEMAS) },
         response: { 204: Json(NoContent, 'Set'), ...problems(400, 404, 409, 415) },
       },
     },
     async (request, reply) => {
-      const name = request.params.name;
-      if (!findDeprecatedAlias(name)) lookUp(name, sensor.absentParameters);
-      requireJsonContentType(request);
-      if (request.body === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
-      await sensor.setParameter(name, request.body);
+      await sensor.setParameter(request.body);
       return reply.code(204).send();
     },
   );

@@ -9,7 +9,7 @@ import { isParameterName, PARAMETERS } from '../config/index.js';
 import { callerAddress } from './http/query-flags.js';
 import { documentedAs, Json, problems } from './api-schemas.js';
 import { sendJsonText } from './http/cached-json.js';
-import { ParameterValueSchema } from './config-schemas.js';
+import { configurationObject, ParameterValueSchema } from './config-schemas.js';
 
 // The handler checks `args` with its own messages; the document states what it enforces (documentedAs).
 const argsQuery = (description: string, example: string, enforced: TSchema) =>
@@ -102,7 +102,8 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { key, value } = parseSetArgs(request.query.args);
       const input = key === '.' ? value : { [key]: value };
-      await sensor.changeConfig(input, { reinit: false, persist: false, autoDestination: callerAddress(request.ip) });
+      const values = sensor.checkConfigChange(configurationObject(input), 'staged', callerAddress(request.ip));
+      await sensor.changeConfig(values, { reinit: false, persist: false });
       return sendJsonText(reply, '"set_config_param"');
     },
   );
@@ -119,7 +120,8 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await sensor.changeConfig({ udp_dest: callerAddress(request.ip) }, { reinit: false, persist: false });
+      const values = sensor.checkConfigChange({ udp_dest: callerAddress(request.ip) }, 'staged');
+      await sensor.changeConfig(values, { reinit: false, persist: false });
       return sendJsonText(reply, '{}');
     },
   );

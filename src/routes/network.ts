@@ -5,8 +5,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ipv4OverrideText, speedOverrideValue } from '../core/index.js';
 import { sendJsonText } from './http/cached-json.js';
-import { handlerValidated, Json, jsonContentTypeOnly, NoContent, problems } from './api-schemas.js';
+import { checkedBy, Json, jsonContentTypeOnly, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './http/after-response.js';
 import { requireJsonContentType } from './http/json-body.js';
 
@@ -100,7 +101,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...document('setIpv4Override', 'Set a static IPv4 address'),
-        body: handlerValidated(OverrideInputSchema),
+        body: checkedBy(OverrideInputSchema, ipv4OverrideText),
         response: { 200: Json(OverrideAnswerSchema, RESET), ...problems(400) },
       },
     },
@@ -141,14 +142,19 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...document('setSpeedOverride', `Force 100 Mbps; Content-Type: application/json${t1Only}`),
-        body: jsonContentTypeOnly(handlerValidated(SpeedSchema)),
+        // Refused on a model without the setting (409) before its body is looked at.
+        body: jsonContentTypeOnly(
+          checkedBy(SpeedSchema, (value, request) => {
+            network.requireT1();
+            requireJsonContentType(request);
+            return speedOverrideValue(value);
+          }),
+        ),
         response: { 200: Json(SpeedSchema, RESET), ...problems(400, 409, 415) },
       },
     },
-    async (request, reply) => {
-      network.requireT1();
-      requireJsonContentType(request);
-      const speed = network.setSpeedOverride(request.body);
+    async (_request, reply) => {
+      const speed = network.setSpeedOverride();
       afterResponse(reply, () => network.scheduleReset());
       return sendJsonText(reply, json(speed));
     },

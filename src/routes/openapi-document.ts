@@ -7,8 +7,9 @@
 import type { RouteOptions } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import {
-  isHandlerValidated,
-  HANDLER_VALIDATED,
+  isByteStream,
+  REQUEST_RULES,
+  requestRulesOf,
   JSON_CONTENT_TYPE_ONLY,
   PER_PATH_VALUE,
   problemResponse,
@@ -62,7 +63,7 @@ function toDocumentSchema(schema: unknown): unknown {
 
 function withoutAnnotations(schema: Json): Json {
   if (schema[DOCUMENT_AS]) return { ...(schema[DOCUMENT_AS] as Json) };
-  const { description: _d, examples: _e, [HANDLER_VALIDATED]: _h, [JSON_CONTENT_TYPE_ONLY]: _j, ...rest } = schema;
+  const { description: _d, examples: _e, [REQUEST_RULES]: _h, [JSON_CONTENT_TYPE_ONLY]: _j, ...rest } = schema;
   return rest;
 }
 
@@ -86,7 +87,7 @@ function parameters(schema: Json | undefined, location: 'path' | 'query'): Json[
 function mediaType(schema: Json): Json {
   const examples = schema.examples as unknown[] | undefined;
   const documented = toDocumentSchema(schema) as Json;
-  delete documented[HANDLER_VALIDATED];
+  delete documented[REQUEST_RULES];
   delete documented[JSON_CONTENT_TYPE_ONLY];
   return {
     schema: documented,
@@ -113,7 +114,8 @@ const JSON_AS_TEXT_TYPES = ['text/plain', 'application/x-www-form-urlencoded'];
 
 function requestBody(body: Json | undefined): Json | undefined {
   if (!body) return undefined;
-  const note = isHandlerValidated(body) ? ' Validated by the unit, which names every failing field.' : '';
+  const note =
+    requestRulesOf(body) || isByteStream(body) ? ' Validated by the unit, which names every failing field.' : '';
   const content = contentOf(body);
   const json = content['application/json'] as Json | undefined;
   const textToo = json && body[JSON_CONTENT_TYPE_ONLY] !== true;

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Readable } from 'node:stream';
 import { badRequest, unsupportedMediaType } from '../model/index.js';
-import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
+import { Json, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './http/after-response.js';
 import { hasBody } from './http/http-limits.js';
 import { deferContinue } from './http/expect-continue.js';
@@ -27,13 +27,12 @@ const FirmwareStatusSchema = Type.Object(
     examples: [{ commit_pending: false, fw: 'ousteros-image-prod-bootes-v3.1.0+20240426041747' }],
   },
 );
-const FirmwareImageSchema = handlerValidated(
-  Type.Unsafe({
-    type: 'string',
-    contentMediaType: OCTET_STREAM,
-    description: 'A firmware image; Content-Type, Content-Length and the image are checked as they arrive',
-  }),
-);
+// A byte stream (contentMediaType): the route checks it as it arrives.
+const FirmwareImageSchema = Type.Unsafe<unknown>({
+  type: 'string',
+  contentMediaType: OCTET_STREAM,
+  description: 'A firmware image; Content-Type, Content-Length and the image are checked as they arrive',
+});
 const RESTART_RESPONSE = { 204: Json(NoContent, 'The unit restarts right after this answer'), ...problems() };
 
 /** Content-Length as a number; undefined when absent (chunked upload). */

@@ -2,10 +2,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { timeDocumentBytes } from './time-document-text.js';
-import { PTP_PROFILES, PtpTimeSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from '../core/index.js';
+import {
+  PTP_PROFILES,
+  parsePtpProfile,
+  PtpTimeSchema,
+  SensorTimeSchema,
+  SystemTimeSchema,
+  TimeSchema,
+} from '../core/index.js';
 import { isPromise } from '../model/index.js';
 import { sendJsonBytes, sendJsonText } from './http/cached-json.js';
-import { handlerValidated, Json, problems } from './api-schemas.js';
+import { checkedBy, Json, problems } from './api-schemas.js';
 
 const PtpProfileSchema = Type.Unsafe<string>({
   type: 'string',
@@ -77,7 +84,7 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...document('setPtpProfile', 'Set the PTP profile (applied at once, persisted)'),
-        body: handlerValidated(PtpProfileSchema),
+        body: checkedBy(PtpProfileSchema, parsePtpProfile),
         response: { 200: Json(PtpProfileSchema, 'The profile now in use'), ...problems(400) },
       },
     },

@@ -1,9 +1,9 @@
 /** The user data field: `GET/PUT/DELETE /api/v1/user/data`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { USER_DATA_MAX_BYTES, USER_DATA_POLICIES } from '../core/index.js';
+import { USER_DATA_MAX_BYTES, USER_DATA_POLICIES, userDataValue } from '../core/index.js';
 import { flag } from './http/query-flags.js';
-import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
+import { checkedBy, Json, NoContent, problems } from './api-schemas.js';
 import { sendJsonText } from './http/cached-json.js';
 
 const getQuery = Type.Object(
@@ -79,7 +79,7 @@ export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Store the user data field',
         tags,
         querystring: putQuery,
-        body: handlerValidated(UserDataValue),
+        body: checkedBy(UserDataValue, userDataValue),
         response: { 204: Json(NoContent, 'Stored'), ...problems(400, 413) },
       },
       // A 128 KiB value JSON-escaped (\u0000-style) may be up to six times longer on the wire.

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { MAX_LIVE_ZONES, notFound, unsupportedMediaType } from '../model/index.js';
-import { handlerValidated, Json, NoContent, problems } from './api-schemas.js';
+import { Json, NoContent, problems } from './api-schemas.js';
 
 const PREFIX = '/api/v1/zone_monitor';
 const OCTET_STREAM = 'application/octet-stream';
@@ -16,13 +16,12 @@ const ZIP = 'application/zip';
 /** Far above any zone set (a full ZRB set deflates to a few MB), far below what would strain the unit. */
 const MAX_ZIP_BYTES = 32 * 1024 * 1024;
 
-const ZipBody = handlerValidated(
-  Type.Unsafe({
-    type: 'string',
-    contentMediaType: 'application/zip',
-    description: 'A zone set zip as the SDK writes it (ZoneSet.to_zip_blob): metadata.json and one STL or ZRB per zone',
-  }),
-);
+// A byte stream (contentMediaType): the route reads and checks the zip itself.
+const ZipBody = Type.Unsafe<unknown>({
+  type: 'string',
+  contentMediaType: 'application/zip',
+  description: 'A zone set zip as the SDK writes it (ZoneSet.to_zip_blob): metadata.json and one STL or ZRB per zone',
+});
 const ZipAnswer = {
   description: 'The zone set zip, byte for byte as it was uploaded',
   content: { [OCTET_STREAM]: { schema: { type: 'string', contentMediaType: 'application/zip' } } },

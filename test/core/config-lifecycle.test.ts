@@ -53,20 +53,26 @@ function setUp(options: { failReinit?: boolean; recording?: RecordingBinding } =
 describe('ConfigLifecycle', () => {
   it('a change merges into staged; reinit makes it active, persist stores it', async () => {
     const { lifecycle, ran, stored } = setUp();
-    await lifecycle.change({ lidar_mode: '2048x10' }, { reinit: false, persist: false });
+    await lifecycle.change(lifecycle.check({ lidar_mode: '2048x10' }, 'staged'), { reinit: false, persist: false });
     expect(lifecycle.get('staged').lidar_mode).toBe('2048x10');
     expect(lifecycle.get('active').lidar_mode).toBe('1024x10');
     expect(ran).toEqual([]);
-    await lifecycle.change({ operating_mode: 'STANDBY' }, { reinit: true, persist: false });
+    await lifecycle.change(lifecycle.check({ operating_mode: 'STANDBY' }, 'staged'), { reinit: true, persist: false });
     expect(lifecycle.get('active')).toMatchObject({ lidar_mode: '2048x10', operating_mode: 'STANDBY' });
     expect(stored().lidar_mode).toBe('1024x10');
     await lifecycle.persistActive();
     expect(stored()).toMatchObject({ lidar_mode: '2048x10', operating_mode: 'STANDBY' });
   });
 
-  it('a bad value changes nothing and names the parameter', async () => {
+  it('a bad value is refused by the value rules, naming the parameter, and changes nothing', () => {
     const { lifecycle, ran, stored } = setUp();
-    const error = await lifecycle.change({ lidar_mode: 'fast' }, { reinit: true, persist: true }).catch((e) => e);
+    const error = (() => {
+      try {
+        lifecycle.check({ lidar_mode: 'fast' }, 'staged');
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(400);
     expect((error as ApiError).errors?.map((e) => e.pointer)).toEqual(['/lidar_mode']);
@@ -75,15 +81,18 @@ describe('ConfigLifecycle', () => {
     expect(stored()).toEqual(defaultConfig());
   });
 
-  it('a body that is not an object is refused before anything is queued', () => {
+  it('the value rules take "@auto" only where the caller is known', () => {
     const { lifecycle } = setUp();
-    expect(() => lifecycle.change([1], { reinit: true, persist: false })).toThrow(ApiError);
-    expect(() => lifecycle.change(undefined, { reinit: true, persist: false })).toThrow(/JSON object/);
+    expect(lifecycle.check({ udp_dest: '@auto' }, 'staged', '192.0.2.7')).toEqual({ udp_dest: '192.0.2.7' });
+    expect(() => lifecycle.check({ udp_dest: '@auto' }, 'active')).toThrow(/"@auto" is accepted only/);
+    expect(() => lifecycle.check({ columns_per_packet: 8 }, 'staged')).toThrow(/columns_per_packet/);
   });
 
   it('a reinit the run cannot bring up leaves the store and staged as they were (500 saying so)', async () => {
     const { lifecycle, stored } = setUp({ failReinit: true });
-    const error = await lifecycle.change({ lidar_mode: '2048x10' }, { reinit: true, persist: true }).catch((e) => e);
+    const error = await lifecycle
+      .change(lifecycle.check({ lidar_mode: '2048x10' }, 'staged'), { reinit: true, persist: true })
+      .catch((e) => e);
     expect((error as ApiError).type).toBe('internal');
     expect((error as ApiError).detail).toContain('previous configuration stays active');
     expect(stored().lidar_mode).toBe('1024x10');
@@ -92,8 +101,8 @@ describe('ConfigLifecycle', () => {
 
   it('PUT of one parameter goes on top of active, not of other staged changes, and is stored', async () => {
     const { lifecycle, ran, stored } = setUp();
-    await lifecycle.change({ operating_mode: 'STANDBY' }, { reinit: false, persist: false });
-    await lifecycle.setParameter('lidar_mode', '512x10');
+    await lifecycle.change(lifecycle.check({ operating_mode: 'STANDBY' }, 'staged'), { reinit: false, persist: false });
+    await lifecycle.setParameter(lifecycle.check({ lidar_mode: '512x10' }, 'active'));
     expect(ran.at(-1)).toMatchObject({ lidar_mode: '512x10', operating_mode: 'NORMAL' });
     expect(stored().lidar_mode).toBe('512x10');
     expect(lifecycle.get('staged')).toMatchObject({ lidar_mode: '512x10', operating_mode: 'STANDBY' });
@@ -101,7 +110,7 @@ describe('ConfigLifecycle', () => {
 
   it('a reset stores the defaults, drops the IPv4 override and asks user data to clear, in one go', async () => {
     const { lifecycle, kv, userData, stored } = setUp();
-    await lifecycle.setParameter('lidar_mode', '2048x10');
+    await lifecycle.setParameter(lifecycle.check({ lidar_mode: '2048x10' }, 'active'));
     kv.set(KV_KEYS.ipv4Override, '10.0.0.2/24');
     await lifecycle.reset();
     expect(stored()).toEqual(defaultConfig());
@@ -126,7 +135,7 @@ describe('ConfigLifecycle', () => {
     expect(stored().lidar_mode).toBe('2048x10');
     expect(lifecycle.get('staged').lidar_mode).toBe('2048x10');
     expect(lifecycle.recordedOnlyProfile).toBe('LEGACY');
-    const error = await lifecycle.setParameter('lidar_mode', '512x10').catch((e) => e);
+    const error = await lifecycle.setParameter(lifecycle.check({ lidar_mode: '512x10' }, 'active')).catch((e) => e);
     expect((error as ApiError).status).toBe(409);
     expect(ran).toEqual([]);
   });

@@ -9,7 +9,7 @@ import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { FaultPlane } from '../../src/faults/fault-plane.js';
 import { FAST_TIMING } from '../../src/faults/index.js';
 import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
-import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { changeConfig, createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
@@ -24,7 +24,7 @@ beforeAll(async () => {
   lidar = await UdpCapture.listen();
   plane = new FaultPlane(unit, { log: pino({ level: 'silent' }), timing: FAST_TIMING });
   const config = { udp_dest: '127.0.0.1', udp_port_lidar: lidar.port, udp_port_imu: 0, lidar_mode: '512x10' };
-  await unit.sensor.changeConfig(config, { reinit: true, persist: false });
+  await changeConfig(unit.sensor, config, { reinit: true, persist: false });
   await waitFor(() => lidar.count > 10, 10_000, 'lidar packets');
 });
 
@@ -75,7 +75,7 @@ async function expectShutDownThenBack(rule: object, alert: string): Promise<void
   // No run in the data plane: no packet can leave.
   expect((await (unit.hal.lidar as EmitterLidar).stats()).lidar).toBeNull();
   // A configuration change while shut down is stored, and the unit stays down.
-  await unit.sensor.changeConfig({ nmea_leap_seconds: 3 }, { reinit: true, persist: false });
+  await changeConfig(unit.sensor, { nmea_leap_seconds: 3 }, { reinit: true, persist: false });
   expect(await status()).toBe('ERROR');
   expect((await (unit.hal.lidar as EmitterLidar).stats()).lidar).toBeNull();
 
@@ -92,7 +92,7 @@ async function expectShutDownThenBack(rule: object, alert: string): Promise<void
   const packets = await headers();
   expect(packets.length).toBeGreaterThan(10);
   expect(packets.every((p) => p.initId === after.body.initialization_id)).toBe(true);
-  await unit.sensor.changeConfig({ nmea_leap_seconds: 0 }, { reinit: true, persist: false });
+  await changeConfig(unit.sensor, { nmea_leap_seconds: 0 }, { reinit: true, persist: false });
 }
 
 describe('shutdown levels', () => {

@@ -9,7 +9,7 @@ import { FaultPlane } from '../../src/faults/fault-plane.js';
 import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { FAST_TIMING } from '../../src/faults/index.js';
 import type { FaultRuleView } from '../../src/model/fault-rules.js';
-import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { changeConfig, createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';
 import { tallyImu, tallyLidar, type Tally } from './helpers/stream-tally.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
@@ -33,7 +33,7 @@ beforeAll(async () => {
     udp_port_imu: imu.port,
     lidar_mode: `${COLUMNS}x10`,
   };
-  await unit.sensor.changeConfig(config, { reinit: true, persist: false });
+  await changeConfig(unit.sensor, config, { reinit: true, persist: false });
   await waitFor(() => lidar.count > 10 && imu.count > 5, 10_000, 'both streams');
 });
 

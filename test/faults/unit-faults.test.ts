@@ -13,7 +13,7 @@ import { FAST_TIMING } from '../../src/faults/index.js';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { createSimFirmware } from '../../src/hal/sim/firmware-sim.js';
 import { uploadFirmware } from '../firmware/http-upload.js';
-import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import { changeConfig, createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
 
@@ -161,7 +161,7 @@ describe('unit-state fault rules', () => {
   });
 
   it('phase lock LOST while the rule lives', async () => {
-    await unit.sensor.changeConfig({ phase_lock_enable: true }, { reinit: true, persist: false });
+    await changeConfig(unit.sensor, { phase_lock_enable: true }, { reinit: true, persist: false });
     expect((await get('/api/v1/sensor/telemetry')).phase_lock_status).toBe('LOCKED');
     const { id } = plane.add(unitRule({ type: 'phase_lock_lost' }));
     expect((await get('/api/v1/sensor/telemetry')).phase_lock_status).toBe('LOST');
@@ -172,7 +172,8 @@ describe('unit-state fault rules', () => {
   it('a slow reinit: INITIALIZING, metadata 503 + Retry-After, no packets while it lasts, then RUNNING', async () => {
     const lidar = await UdpCapture.listen();
     try {
-      await unit.sensor.changeConfig(
+      await changeConfig(
+        unit.sensor,
         { udp_dest: '127.0.0.1', udp_port_lidar: lidar.port, lidar_mode: '512x10' },
         { reinit: true, persist: false },
       );

@@ -61,3 +61,12 @@ export async function createTestSensor(options: TestSensorOptions = {}): Promise
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
+
+/** A configuration change as a POST makes it, without HTTP: the value rules, then the change. */
+export function changeConfig(
+  sensor: Sensor,
+  input: Record<string, unknown>,
+  flags: { reinit: boolean; persist: boolean },
+): Promise<void> {
+  return sensor.changeConfig(sensor.checkConfigChange(input, 'staged'), flags);
+}

@@ -8,7 +8,7 @@ import { defaultConfig } from '../../src/config/registry.js';
 import { silenceOf } from '../../src/routes/web/live-silence.js';
 import { OS2_LEGACY, readReferencePcap } from '../replay/helpers/pcap-reference.js';
 import { replayUnit } from '../replay/helpers/replay-unit.js';
-import { createTestSensor } from '../helpers/test-sensor.js';
+import { changeConfig, createTestSensor } from '../helpers/test-sensor.js';
 import { waitFor } from '../helpers/poll.js';
 
 interface LiveEvent {
@@ -85,7 +85,8 @@ describe('the live stream', () => {
       console.log(`live view, idle unit: first event after ${first.atMs.toFixed(1)} ms`);
       live.close();
 
-      await unit.sensor.changeConfig(
+      await changeConfig(
+        unit.sensor,
         { udp_dest: '127.0.0.1', operating_mode: 'STANDBY' },
         { reinit: true, persist: false },
       );

@@ -1,15 +1,14 @@
 /**
  * The request validator of the sensor's routes: Fastify's own Ajv compiler, with no type coercion,
- * no defaults filled in, nothing removed and every error reported; except for request parts marked
- * `handlerValidated`, whose schemas document the request while the device core validates them with
- * its own messages. Each validator is the one the build compiled ahead of time for its schema
+ * no defaults filled in, nothing removed and every error reported; a request part with rules of its
+ * own (`checkedBy`) is checked by them instead, and a byte stream is read and checked by its route. Each validator is the one the build compiled ahead of time for its schema
  * (precompiled-request-validators.ts), else compiled on the route's first request, not at start-up
  * (compiling every route's validators up front cost ~60 ms before the unit could answer). The query
  * string of a route that takes no parameter is checked without Ajv (`noParameters`).
  */
-import type { FastifySchemaCompiler } from 'fastify';
-import { installedPackage } from '../../model/index.js';
-import { isHandlerValidated, withoutDocumentOnly } from '../api-schemas.js';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { ApiError, installedPackage } from '../../model/index.js';
+import { isByteStream, type RequestRules, requestRulesOf, withoutDocumentOnly } from '../api-schemas.js';
 import { precompiledRequestValidator } from './precompiled-request-validators.js';
 
 /** Required on the first compile (installed-package.ts says why). */
@@ -103,12 +102,35 @@ export function noParameters(ajv: Validator): Validator {
   return validate;
 }
 
+/**
+ * The validator of a part with rules of its own. Fastify hands a validator that has `schemaEnv` the request
+ * (as `parentData`): the rules see the part as it arrived, a missing body told from a JSON `null`, and
+ * the request's other parts (its path parameters are checked first). What they return replaces the part;
+ * their ApiError is the answer, through the error path every validation error takes.
+ */
+function rulesValidator(rules: RequestRules<unknown>): Validator {
+  const validate = (_data: unknown, context?: { parentData: FastifyRequest; parentDataProperty: 'body' }) => {
+    const request = context?.parentData as FastifyRequest;
+    const part = context?.parentDataProperty ?? 'body';
+    try {
+      return { value: rules(request[part], request) };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // Fastify keeps a status already set; without it the answer would be a 400 whatever the rule said.
+      return { error: Object.assign(error, { statusCode: error.status }) };
+    }
+  };
+  return Object.assign(validate, { schemaEnv: true }) as unknown as Validator;
+}
+
 export function requestValidatorCompiler(): RouteCompiler {
   // @fastify/ajv-compiler declares its compiler as taking a bare schema; Fastify calls it with the
   // route definition ({ schema, method, url, httpPart }), which is what FastifySchemaCompiler describes.
   let compile: RouteCompiler | undefined;
   return (route) => {
-    if (isHandlerValidated(route.schema)) return acceptAll;
+    const rules = requestRulesOf(route.schema);
+    if (rules) return rulesValidator(rules);
+    if (isByteStream(route.schema)) return acceptAll;
     for (const listener of schemaListeners) listener(withoutDocumentOnly(route.schema));
     const ajv = compiledOnFirstUse(() => {
       const schema = withoutDocumentOnly(route.schema);
