@@ -77,6 +77,11 @@ export class PowerState {
     return this.thermal;
   }
 
+  /** False while the unit is rebooting (an unreachable real unit). */
+  reachable(): boolean {
+    return !this.rebooting;
+  }
+
   /** Throws 503 while the unit is rebooting (an unreachable real unit), for the HTTP layer. */
   assertReachable(): void {
     if (this.rebooting) {

@@ -253,6 +253,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
   assertReachable(): void {
     this.power.assertReachable();
   }
+  reachable(): boolean {
+    return this.power.reachable();
+  }
 
   /**
    * The firmware version the unit reports ("3.2.0"): the running build's, or a replayed recording's while it

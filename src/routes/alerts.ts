@@ -60,6 +60,7 @@ export const AlertsResponseSchema = Type.Union([
 export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
   const alertsPath = '/api/v1/sensor/alerts';
+  const whole = parseAlertQuery({});
   app.get(
     alertsPath,
     {
@@ -70,13 +71,12 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: AlertsQuerySchema,
         response: { 200: Json(AlertsResponseSchema, 'Active alerts and log entries'), ...problems(400) },
       },
+      // No query: the whole log in its default form.
+      config: { preparedAnswer: () => cachedJsonBytes(renderAlerts(sensor.alerts.snapshot(), whole)) },
     },
     (request, reply) => {
       const query = parseAlertQuery(request.query as Record<string, unknown>);
       sendCachedJson(reply, renderAlerts(sensor.alerts.snapshot(), query));
     },
   );
-  // The same bytes, answered before routing to a plain request (no query: the whole log, default form).
-  const whole = parseAlertQuery({});
-  app.preparedAnswers?.add(alertsPath, () => cachedJsonBytes(renderAlerts(sensor.alerts.snapshot(), whole)));
 };

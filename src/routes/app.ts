@@ -17,7 +17,6 @@ import { metricsPlugin } from './metrics/metrics-plugin.js';
 import { webRoutes } from './web/web-routes.js';
 import { installPreparedAnswers } from './http/prepared-answers.js';
 import { installDateHeader } from './http/date-header.js';
-import { logsEveryRequest } from './http/request-log.js';
 import { lazyDefaultCompilers } from './http/default-compilers.js';
 
 export interface AppOptions {
@@ -58,13 +57,8 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     // Ajv and fast-json-stringify only when a schema is compiled (default-compilers.ts).
     schemaController: { compilersFactory: lazyDefaultCompilers() },
   });
-  // Before anything else listens to the server's requests (see the module), its gates read late.
-  const prepared = installPreparedAnswers(app, {
-    isExcess: (socket) => connections.policy.isExcess(socket),
-    faultRules: options.faults,
-    assertReachable: () => sensor.assertReachable(),
-    logsEveryRequest: () => logsEveryRequest(app.log),
-  });
+  // Before anything else listens to the server's requests and before any route (see the module).
+  const prepared = installPreparedAnswers(app);
   const connections = installHttpHardening(app, options.httpLimits);
   installDateHeader(app);
   // A restart (also DELETE config's, and the one after a firmware upload) is a reboot to every client:

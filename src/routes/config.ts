@@ -89,13 +89,12 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: readQuery,
         response: { 200: Configuration, ...problems(400) },
       },
+      config: { preparedAnswer: () => cachedJsonBytes(sensor.config('active')) },
     },
     (request, reply) => {
       sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active'));
     },
   );
-  // The same bytes, answered before routing to a plain request (no query: the active configuration).
-  app.preparedAnswers?.add(configPath, () => cachedJsonBytes(sensor.config('active')));
 
   app.post(
     '/api/v1/sensor/config',

@@ -15,7 +15,7 @@ import {
   SensorInfoSchema,
   type SensorMetadata,
 } from '../core/index.js';
-import { cachedJsonBytes, sendCachedJson } from './http/cached-json.js';
+import { cachedJsonBytes, sendJsonBytes } from './http/cached-json.js';
 import { Json, problems } from './api-schemas.js';
 
 const SECTIONS: readonly [path: string, schema: TSchema, read: (m: SensorMetadata) => object][] = [
@@ -37,6 +37,7 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['metadata'];
   // The schemas document the responses; the bodies are the cached documents' JSON text (src/routes/http/cached-json.ts).
   const metadataPath = '/api/v1/sensor/metadata';
+  const all = () => cachedJsonBytes(metadata.all());
   app.get(
     metadataPath,
     {
@@ -46,16 +47,16 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         response: { 200: Json(MetadataSchema, 'The metadata'), ...problems(409) },
       },
+      // A document the unit cannot give now (409 while not running) throws, and that is the answer.
+      config: { preparedAnswer: all },
     },
     (_request, reply) => {
-      sendCachedJson(reply, metadata.all());
+      sendJsonBytes(reply, all());
     },
   );
-  // The same bytes, answered before routing to a plain request; a document the unit cannot give now
-  // (409 while not running) throws there and the route answers it.
-  app.preparedAnswers?.add(metadataPath, () => cachedJsonBytes(metadata.all()));
   for (const [section, schema, read] of SECTIONS) {
     const sectionPath = `${metadataPath}/${section}`;
+    const document = () => cachedJsonBytes(read(metadata));
     app.get(
       sectionPath,
       {
@@ -65,11 +66,11 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           response: { 200: Json(schema, `The ${section} document`), ...problems(409) },
         },
+        config: { preparedAnswer: document },
       },
       (_request, reply) => {
-        sendCachedJson(reply, read(metadata));
+        sendJsonBytes(reply, document());
       },
     );
-    app.preparedAnswers?.add(sectionPath, () => cachedJsonBytes(read(metadata)));
   }
 };

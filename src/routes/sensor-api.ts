@@ -83,6 +83,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   installJsonBodyParser(app);
 
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
+  app.preparedAnswers?.leaveToRoutesWhen(() => !sensor.reachable());
   app.addHook('onRequest', (_request, _reply, done) => {
     try {
       sensor.assertReachable();

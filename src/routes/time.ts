@@ -35,6 +35,8 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     timePath,
     {
       schema: { ...document('getTime', 'All clocks: PTP, sensor and system'), response: ok(TimeSchema, 'Time state') },
+      // While the readings are at hand; else the handler waits for them.
+      config: { preparedAnswer: documentBytes.atHand },
     },
     (_request, reply) => {
       const bytes = documentBytes();
@@ -43,8 +45,6 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       sendJsonBytes(reply, bytes);
     },
   );
-  // The same bytes, answered before routing to a plain request while the readings are at hand.
-  app.preparedAnswers?.add(timePath, documentBytes.atHand);
   app.get(
     '/api/v1/time/sensor',
     {

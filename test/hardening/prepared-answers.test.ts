@@ -129,6 +129,11 @@ async function requestsCounted(path: string): Promise<number> {
 }
 
 describe('prepared answers', () => {
+  it('are declared by GET routes of the app', () => {
+    expect(prepared.paths()).toEqual(expect.arrayContaining(HOT));
+    for (const path of prepared.paths()) expect(app.hasRoute({ method: 'GET', url: path }), path).toBe(true);
+  });
+
   it('answer each hot document with the bytes Fastify sends for it', async () => {
     for (const path of HOT) {
       await expectSameAnswer(path, viaFastify);

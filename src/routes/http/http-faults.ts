@@ -32,6 +32,7 @@ function closeConnection(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 export function installHttpFaults(app: FastifyInstance, faults: HttpFaultSource): void {
+  app.preparedAnswers?.leaveToRoutesWhen(() => faults.httpRules.length > 0);
   app.addHook('onRequest', (request, reply, done) => {
     if (faults.httpRules.length === 0) return done();
     const fault = faults.httpFault(request.method, pathOf(request.url));

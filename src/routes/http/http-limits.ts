@@ -121,6 +121,16 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): Htt
     bodyRate.close();
     done();
   });
+  // The hook below answers a socket refused a slot, and looks at every request that announces a body (even an
+  // empty one) or a client waiting to send one.
+  app.preparedAnswers?.leaveToRoutesWhen(({ socket, headers }) => {
+    if (policy.isExcess(socket)) return true;
+    return (
+      headers['content-length'] !== undefined ||
+      headers['transfer-encoding'] !== undefined ||
+      headers.expect !== undefined
+    );
+  });
 
   app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket;

@@ -27,6 +27,7 @@ function logsChanges(log: FastifyBaseLogger): boolean {
 }
 
 export function installRequestLog(app: FastifyInstance): void {
+  app.preparedAnswers?.leaveToRoutesWhen(() => logsEveryRequest(app.log));
   app.addHook('onResponse', (request, reply, done) => {
     const log = request.log;
     const change = !READ_METHODS.has(request.method) && reply.statusCode < 400 && logsChanges(log);
