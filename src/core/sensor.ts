@@ -1,28 +1,22 @@
 /**
  * The device core: owns the unit's state (status, initialization_id, the staged/active/persisted
  * configuration, user data) and composes its parts: the configuration lifecycle (config-lifecycle.ts), the
- * power state (power-state.ts: restart, reboot, shutdown, thermal header) and the run both end in
- * (unit-run.ts). Routes call it; it calls the configuration store, the alert log and the HAL. It never
+ * power state (power-state.ts: restart, reboot, shutdown, thermal header), the run both end in
+ * (unit-run.ts) and what the running firmware offers (firmware-offer.ts). Routes call it; it calls the configuration store, the alert log and the HAL. It never
  * imports Fastify.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
-import {
-  type CheckedValues,
-  ConfigState,
-  ConfigStore,
-  type ConfigView,
-  parametersNewerThan,
-  type SensorConfig,
-} from '../config/index.js';
+import { type CheckedValues, ConfigState, ConfigStore, type ConfigView, type SensorConfig } from '../config/index.js';
 import type { Hal, HalKind, RebootReason, StreamRun } from '../hal/index.js';
-import { hasZoneMonitor, imageRev, type ProductModel, resolveStreamPlan, type SensorIdentity } from '../model/index.js';
+import { imageRev, type ProductModel, resolveStreamPlan, type SensorIdentity } from '../model/index.js';
 import { KvStore, keptDamagedFiles, type SqliteDatabase, storageGateOf } from '../store/index.js';
 import type { StreamTotals } from '../udp/index.js';
 import { ConfigLifecycle } from './config-lifecycle.js';
 import type { CoreFaultControls } from './fault-controls.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
+import { FirmwareOffer } from './firmware-offer.js';
 import { SensorMetadata } from './metadata.js';
 import { NetworkService } from './network-service.js';
 import { PowerState } from './power-state.js';
@@ -58,10 +52,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
   readonly network: NetworkService;
   /** Zone Monitor's sets and live ids; offered to clients while the unit runs firmware 3.2 or later (zoneMonitorOffered). */
   readonly zones: ZoneMonitor;
-  /** The parameters the running image lacks, worked out once per image (config() asks on every read). */
-  private absent: { imageRev: string; names: ReadonlySet<string> } | undefined;
-  /** Each configuration as reported, made once per configuration object (they are replaced, never changed). */
-  private readonly shownConfigs = new WeakMap<object, { absent: ReadonlySet<string>; shown: SensorConfig }>();
+  private readonly offer: FirmwareOffer;
   private readonly queue = new SerialQueue();
   private readonly run: UnitRun;
   private readonly configs: ConfigLifecycle;
@@ -83,6 +74,10 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.userData = new UserDataStore(kv);
     this.metadata = new SensorMetadata(this);
     this.alerts = deps.alerts;
+    this.offer = new FirmwareOffer({
+      identity: () => this.identity,
+      runningImageRev: () => this.firmware.runningImageRev,
+    });
     const store = new ConfigStore(deps.db);
     const state = new ConfigState(store.load());
     this.zones = new ZoneMonitor({
@@ -257,42 +252,21 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return this.power.reachable();
   }
 
-  /**
-   * The firmware version the unit reports ("3.2.0"): the running build's, or a replayed recording's while it
-   * runs its factory image. What it offers follows it, as clients gate on it: an update to 3.2 brings Zone Monitor.
-   */
+  // What the running firmware offers (firmware-offer.ts).
   get reportedFirmwareVersion(): string {
-    const identity = this.identity;
-    const recorded = identity.recordedFirmware && /-v(\d+\.\d+\.\d+)/.exec(identity.recordedFirmware.imageRev);
-    return recorded ? recorded[1] : identity.firmware.version;
+    return this.offer.reportedVersion;
   }
-
-  /** Whether the zone routes answer (firmware 3.2 and later); a unit of older firmware answers them 404. */
   get zoneMonitorOffered(): boolean {
-    return hasZoneMonitor({ version: this.reportedFirmwareVersion });
+    return this.offer.zoneMonitor;
   }
-
-  /** Parameters this unit's firmware does not have (udp_dest_zm and udp_port_zm before 3.2): neither reported nor accepted. */
   get absentParameters(): ReadonlySet<string> {
-    const imageRev = this.firmware.runningImageRev;
-    if (this.absent?.imageRev !== imageRev)
-      this.absent = { imageRev, names: parametersNewerThan(this.reportedFirmwareVersion) };
-    return this.absent.names;
+    return this.offer.absentParameters;
   }
 
   // The configuration lifecycle (config-lifecycle.ts): staged, active, persisted, reinit.
   /** The configuration as this unit reports it: without the parameters its firmware does not have. */
   config(view: ConfigView = 'active'): Readonly<SensorConfig> {
-    const config = this.configs.get(view);
-    const absent = this.absentParameters;
-    if (absent.size === 0) return config;
-    const cached = this.shownConfigs.get(config);
-    if (cached?.absent === absent) return cached.shown;
-    const copy: Record<string, unknown> = { ...config };
-    for (const name of absent) delete copy[name];
-    const shown = Object.freeze(copy) as unknown as SensorConfig;
-    this.shownConfigs.set(config, { absent, shown });
-    return shown;
+    return this.offer.shown(this.configs.get(view));
   }
   /** The registry's value rules for a change on top of `base` (ConfigLifecycle.check): throws invalid-configuration. */
   checkConfigChange(input: Record<string, unknown>, base: 'staged' | 'active', autoDestination?: string) {
