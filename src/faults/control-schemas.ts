@@ -2,8 +2,8 @@
  * The control listener's request and answer schemas (control-server.ts), as every route of the sensor API
  * declares its own: the path parameter, and the answers, which Fastify serializes through them. A rule's
  * selector, action and lifetime go out as the fault plane checked them (rule-validation.ts is their one
- * definition, docs/faults.md their description); the POST body is checked there too, so that a 400 names
- * every mistake of a rule at once.
+ * definition, docs/faults.md their description); the POST body is checked by it too (checkedBy), so that a
+ * 400 names every mistake of a rule at once.
  */
 import { Type } from '@sinclair/typebox';
 
@@ -30,6 +30,13 @@ export const EndedRuleSchema = Type.Object({
 export const RuleListSchema = Type.Object({
   rules: Type.Array(FaultRuleSchema),
   ended: Type.Array(EndedRuleSchema),
+});
+
+/** A rule as a client posts it: selector, action and optional lifetime (docs/faults.md). */
+export const FaultRuleInputSchema = Type.Object({
+  selector: ruleFields.selector,
+  action: ruleFields.action,
+  lifetime: Type.Optional(ruleFields.lifetime),
 });
 
 export const RuleIdParams = Type.Object({ id: Type.String({ description: 'the id POST /faults answered with' }) });

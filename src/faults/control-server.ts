@@ -11,19 +11,35 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../model/index.js';
-import { installErrorHandler, installJsonBodyParser, installNotFoundHandler } from '../routes/index.js';
-import { EndedRuleSchema, FaultRuleSchema, RemovedSchema, RuleIdParams, RuleListSchema } from './control-schemas.js';
-import type { FaultPlane } from './fault-plane.js';
+import { type FaultRuleSpec, notFound } from '../model/index.js';
+import {
+  checkedBy,
+  installErrorHandler,
+  installJsonBodyParser,
+  installNotFoundHandler,
+  requestValidatorCompiler,
+} from '../routes/index.js';
+import {
+  EndedRuleSchema,
+  FaultRuleInputSchema,
+  FaultRuleSchema,
+  RemovedSchema,
+  RuleIdParams,
+  RuleListSchema,
+} from './control-schemas.js';
+import { checkedFaultRule, type FaultPlane } from './fault-plane.js';
 
 export async function buildControlApp(plane: FaultPlane): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 }) as unknown as FastifyInstance;
+  app.setValidatorCompiler(requestValidatorCompiler());
   installErrorHandler(app);
   installNotFoundHandler(app);
   installJsonBodyParser(app);
   app.get('/faults', { schema: { response: { 200: RuleListSchema } } }, async () => plane.list());
-  app.post('/faults', { schema: { response: { 201: FaultRuleSchema } } }, async (request, reply) =>
-    reply.code(201).send(plane.add(request.body)),
+  app.post(
+    '/faults',
+    { schema: { body: checkedBy(FaultRuleInputSchema, checkedFaultRule), response: { 201: FaultRuleSchema } } },
+    async (request, reply) => reply.code(201).send(plane.start(request.body as FaultRuleSpec)),
   );
   app.get<{ Params: { id: string } }>(
     '/faults/:id',

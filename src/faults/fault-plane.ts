@@ -49,6 +49,13 @@ export function invalidRule(errors: FieldError[]): ApiError {
   return new ApiError('bad-request', detail, errors);
 }
 
+/** A fault rule as the plane takes it, defaults filled in; a 400 naming every mistake otherwise. */
+export function checkedFaultRule(input: unknown): FaultRuleSpec {
+  const { rule, errors } = validateFaultRule(input);
+  if (!rule) throw invalidRule(errors);
+  return rule;
+}
+
 /** `*` matches any run of characters; everything else literally. */
 export function pathPattern(glob: string): RegExp {
   const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
@@ -83,8 +90,11 @@ export class FaultPlane {
 
   /** Validates and starts a rule; a 400 names every mistake, a 409 says why this unit cannot do it. */
   add(input: unknown): FaultRuleView {
-    const { rule: spec, errors } = validateFaultRule(input);
-    if (!spec) throw invalidRule(errors);
+    return this.start(checkedFaultRule(input));
+  }
+
+  /** Starts a rule `checkedFaultRule` accepted; a 409 says why this unit cannot do it. */
+  start(spec: FaultRuleSpec): FaultRuleView {
     if (spec.selector.plane === 'udp' && !this.streams)
       throw new ApiError('conflict', 'this unit has no simulated data plane to inject UDP faults into');
     const id = `f${this.nextId++}`;
