@@ -87,7 +87,7 @@ const result = await build(options);
 const programs = await build({
   ...options,
   entryPoints: {
-    'emitter-worker': 'src/udp/emitter-worker.ts',
+    'emitter-worker': 'src/udp/worker/emitter-worker.ts',
     healthcheck: 'src/main/healthcheck.ts',
     'fleet/example-client': 'src/fleet/example-client.ts',
   },

@@ -2,18 +2,18 @@
  * What the main thread and the emitter worker say to each other. Plain structured-clone data only.
  */
 import type { FullScaleRange, LidarProfile, UdpFaultRule } from '../model/index.js';
-import type { ReturnSettings } from './lidar-image.js';
+import type { ReturnSettings } from './scene/lidar-image.js';
 import type { ReplaySourcePlan } from './replay/replay-stream.js';
-import type { BeamGeometry } from './scene.js';
-import type { AlertEvent, StreamAlertIds } from './stream-alerts.js';
-import type { UdpFaultCount } from './udp-fault-filter.js';
+import type { BeamGeometry } from './scene/scene.js';
+import type { AlertEvent, StreamAlertIds } from './worker/stream-alerts.js';
+import type { UdpFaultCount } from './worker/udp-fault-filter.js';
 import type { EmitterStats, StreamTotals } from './stream-totals.js';
-import type { PreviewFrame } from './preview-frame.js';
-import type { SceneObjectPlan } from './scene-objects.js';
+import type { PreviewFrame } from './worker/preview-frame.js';
+import type { SceneObjectPlan } from './scene/scene-objects.js';
 
 // Counters and alert events live beside the code that makes them (no import cycle with udp-target).
 export type { EmitterStats, StreamStats } from './stream-totals.js';
-export type { AlertEvent } from './stream-alerts.js';
+export type { AlertEvent } from './worker/stream-alerts.js';
 
 export interface LidarStreamPlan {
   host: string;
@@ -68,7 +68,7 @@ export interface ReplayPlan {
 }
 
 /**
- * One worker serves every unit of a process (src/udp/emitter-host.ts): each message names its unit, and
+ * One worker serves every unit of a process (src/udp/host/emitter-host.ts): each message names its unit, and
  * a unit's messages are handled one after the other, apart from the other units'.
  */
 export type ToWorker =
@@ -82,9 +82,9 @@ export type ToWorker =
   | { type: 'totals'; unit: number; seq: number }
   /** Zone Monitor's live zones from now on, for this run and the next ones (null: none). */
   | { type: 'zones'; unit: number; plan: ZoneMonitorPlan | null }
-  /** Fault injection: the objects in the scene from now on (src/udp/scene-objects.ts). */
+  /** Fault injection: the objects in the scene from now on (src/udp/scene/scene-objects.ts). */
   | { type: 'objects'; unit: number; objects: SceneObjectPlan[] }
-  /** The live view's tap (src/udp/preview-tap.ts): on while somebody watches. */
+  /** The live view's tap (src/udp/worker/preview-tap.ts): on while somebody watches. */
   | { type: 'preview'; unit: number; on: boolean }
   /** Fault injection: the unit's part of the worker dies as in a crash (its runs and counters are gone). */
   | { type: 'crash'; unit: number; seq: number }
@@ -113,7 +113,7 @@ export const UNIT_SLOTS = 2;
 /** Slot of the worker's SharedArrayBuffer it sleeps on between closely spaced packets; the main thread notifies it to hurry a message. */
 export const SHARED_WAKE = 0;
 
-/** One live zone as the data plane watches it (src/udp/zone-watch.ts). */
+/** One live zone as the data plane watches it (src/udp/worker/zone-watch.ts). */
 export interface LiveZonePlan {
   /** The zone's id in its set. */
   id: number;

@@ -11,10 +11,10 @@ export type {
   StreamStats,
   ZoneMonitorPlan,
 } from './emitter-protocol.js';
-export type { SceneObjectPlan } from './scene-objects.js';
-export { Emitter } from './emitter.js';
-export type { PreviewFrame } from './preview-frame.js';
-export type { StreamAlertIds } from './stream-alerts.js';
+export type { SceneObjectPlan } from './scene/scene-objects.js';
+export { Emitter } from './host/emitter.js';
+export type { PreviewFrame } from './worker/preview-frame.js';
+export type { StreamAlertIds } from './worker/stream-alerts.js';
 export type { StreamTotals } from './stream-totals.js';
-export type { UdpFaultCount } from './udp-fault-filter.js';
-export { dataBindAddress, udpSourceAddress, udpSourceCandidates } from './udp-source-address.js';
+export type { UdpFaultCount } from './worker/udp-fault-filter.js';
+export { dataBindAddress, udpSourceAddress, udpSourceCandidates } from './host/udp-source-address.js';

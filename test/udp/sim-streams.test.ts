@@ -9,7 +9,7 @@ import type { StreamRun } from '../../src/hal/lidar.js';
 import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
 import { columnsPerFrame, columnWindow, frameRateHz } from '../../src/model/lidar-geometry.js';
 import { findProduct } from '../../src/model/products.js';
-import { SCENE } from '../../src/udp/scene.js';
+import { SCENE } from '../../src/udp/scene/scene.js';
 import { decodeImuPacket } from './decoder/imu-decoder.js';
 import { isFusa, type Profile } from './decoder/formats.js';
 import { pointOf } from './decoder/geometry.js';

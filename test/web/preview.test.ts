@@ -9,10 +9,10 @@ import type { StreamRun } from '../../src/hal/lidar.js';
 import { planStreams } from '../../src/hal/emitter-lidar.js';
 import { findProduct } from '../../src/model/products.js';
 import { resolveStreamPlan } from '../../src/model/stream-plan.js';
-import { Emitter } from '../../src/udp/emitter.js';
-import { emptyLidarImage } from '../../src/udp/lidar-image.js';
-import { PREVIEW_COLUMN_STEP, previewOf, type PreviewFrame } from '../../src/udp/preview-frame.js';
-import { PREVIEW_INTERVAL_MS } from '../../src/udp/preview-tap.js';
+import { Emitter } from '../../src/udp/host/emitter.js';
+import { emptyLidarImage } from '../../src/udp/scene/lidar-image.js';
+import { PREVIEW_COLUMN_STEP, previewOf, type PreviewFrame } from '../../src/udp/worker/preview-frame.js';
+import { PREVIEW_INTERVAL_MS } from '../../src/udp/worker/preview-tap.js';
 import { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
 

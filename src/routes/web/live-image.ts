@@ -1,5 +1,5 @@
 /**
- * The live view's stream: Server-Sent Events carrying the data plane's pictures (src/udp/preview-tap.ts)
+ * The live view's stream: Server-Sent Events carrying the data plane's pictures (src/udp/worker/preview-tap.ts)
  * to every page that watches. The tap runs while at least one page is connected and stops when the last
  * one leaves. One JSON encoding per picture, shared by every viewer.
  */

@@ -1,25 +1,25 @@
 /**
  * The lidar stream of one run: packet templates of the configuration, stamped and sent on schedule.
  */
-import type { LidarStreamPlan } from './emitter-protocol.js';
-import { emptyLidarImage, fillLidarImage } from './lidar-image.js';
+import type { LidarStreamPlan } from '../emitter-protocol.js';
+import { emptyLidarImage, fillLidarImage } from '../scene/lidar-image.js';
 import {
   encodeLidarPacket,
   LidarPacketStamper,
   type LidarPacketTemplate,
   type SensorIdentity,
-} from './lidar-packet.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from './lidar-profiles.js';
+} from '../packets/lidar-packet.js';
+import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../packets/lidar-profiles.js';
 import { PacedStream } from './paced-stream.js';
-import type { SceneReturns } from './scene.js';
+import type { SceneReturns } from '../scene/scene.js';
 import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
 import type { PreviewImage } from './preview-frame.js';
-import type { LidarImage } from './lidar-image.js';
-import type { ZoneMonitorPlan } from './emitter-protocol.js';
+import type { LidarImage } from '../scene/lidar-image.js';
+import type { ZoneMonitorPlan } from '../emitter-protocol.js';
 import { ZoneWatch } from './zone-watch.js';
-import { encodeZonePacket, ZONE_PACKET_BYTES } from './zone-packet.js';
-import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from './scene-objects.js';
+import { encodeZonePacket, ZONE_PACKET_BYTES } from '../packets/zone-packet.js';
+import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from '../scene/scene-objects.js';
 
 export class LidarStream extends PacedStream {
   protected framePeriodNs: number;

@@ -10,7 +10,7 @@
 import dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { StreamStats } from './stream-totals.js';
+import type { StreamStats } from '../stream-totals.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
 import {
   type AlertEvent,

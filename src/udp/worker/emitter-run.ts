@@ -2,13 +2,13 @@
  * The streams of one initialization inside the emitter worker: built from a plan, started together,
  * stopped together.
  */
-import type { AlertEvent, EmitterPlan, EmitterStats, ZoneMonitorPlan } from './emitter-protocol.js';
-import type { SceneObjectPlan } from './scene-objects.js';
+import type { AlertEvent, EmitterPlan, EmitterStats, ZoneMonitorPlan } from '../emitter-protocol.js';
+import type { SceneObjectPlan } from '../scene/scene-objects.js';
 import { ImuStream } from './imu-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import type { PacedSource, Pacer } from './pacer.js';
-import { ReplayStream } from './replay/replay-stream.js';
-import { castScene, type SceneReturns } from './scene.js';
+import { ReplayStream } from '../replay/replay-stream.js';
+import { castScene, type SceneReturns } from '../scene/scene.js';
 import type { StreamAlertIds } from './stream-alerts.js';
 import { UdpTarget } from './udp-target.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';

@@ -12,14 +12,14 @@ import {
   type EmitterStats,
   type FromWorker,
   type ToWorker,
-} from './emitter-protocol.js';
+} from '../emitter-protocol.js';
 import { emitterHost, type HostMember } from './emitter-host.js';
-import type { PreviewFrame } from './preview-frame.js';
-import type { ZoneMonitorPlan } from './emitter-protocol.js';
-import type { SceneObjectPlan } from './scene-objects.js';
-import type { UdpFaultRule } from '../model/index.js';
-import type { UdpFaultCount } from './udp-fault-filter.js';
-import { emptyTotals, type StreamTotals } from './stream-totals.js';
+import type { PreviewFrame } from '../worker/preview-frame.js';
+import type { ZoneMonitorPlan } from '../emitter-protocol.js';
+import type { SceneObjectPlan } from '../scene/scene-objects.js';
+import type { UdpFaultRule } from '../../model/index.js';
+import type { UdpFaultCount } from '../worker/udp-fault-filter.js';
+import { emptyTotals, type StreamTotals } from '../stream-totals.js';
 
 export interface EmitterEvents {
   /** An alert event of the run started by apply number `runSeq`. */

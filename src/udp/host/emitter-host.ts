@@ -7,8 +7,9 @@
  * when the last one leaves and starts again for the next. Messages carry the unit's number.
  */
 import type { Worker } from 'node:worker_threads';
-import { type FromWorker, SHARED_WAKE, type ToWorker } from './emitter-protocol.js';
-import { startSiblingWorker } from './worker-file.js';
+import { type FromWorker, SHARED_WAKE, type ToWorker } from '../emitter-protocol.js';
+import { emitterWorkerUrl } from '../worker/worker-entry.js';
+import { startWorkerModule } from './worker-file.js';
 
 /** What the host needs of a unit's emitter. */
 export interface HostMember {
@@ -82,7 +83,7 @@ export class EmitterHost {
   }
 
   private start(): void {
-    const worker = startSiblingWorker(import.meta.url, './emitter-worker.js', {
+    const worker = startWorkerModule(emitterWorkerUrl(), {
       workerData: { wake: this.wakeSlot.buffer },
       name: 'udp-emitter',
       // The worker's garbage is small per packet (send requests): V8's smallest young generation keeps

@@ -1,6 +1,6 @@
 /**
  * Entry of the emitter worker thread: runs the streams of the active initialization of every unit of
- * the process (emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
+ * the process (../host/emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
  * packets. A unit's messages are handled one after the other: an apply stops the old run completely
  * before the new one starts, so datagrams of two initializations never interleave.
  */
@@ -14,15 +14,15 @@ import {
   SHARED_THERMAL_HEADER,
   SHARED_WAKE,
   type ToWorker,
-} from './emitter-protocol.js';
+} from '../emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
-import type { ZoneMonitorPlan } from './emitter-protocol.js';
-import type { SceneObjectPlan } from './scene-objects.js';
+import type { ZoneMonitorPlan } from '../emitter-protocol.js';
+import type { SceneObjectPlan } from '../scene/scene-objects.js';
 import { Pacer } from './pacer.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
-import { setUdpFaultRules } from './udp-fault-worker.js';
-import { faultFrameRateHz } from '../model/index.js';
-import { addRun, emptyTotals } from './stream-totals.js';
+import { setUdpFaultRules } from './set-udp-fault-rules.js';
+import { faultFrameRateHz } from '../../model/index.js';
+import { addRun, emptyTotals } from '../stream-totals.js';
 import { PreviewTap } from './preview-tap.js';
 import { collectGarbage } from './collect-garbage.js';
 
