@@ -11,6 +11,12 @@ import { createLinuxFirmware } from './firmware-linux.js';
 import { createLinuxPower } from './power-linux.js';
 import { createLinuxTimeAndNetwork, type LinuxTimeNetworkOptions } from './time-network-linux.js';
 
+// What the linux HAL's programs in src/main (the root helpers of deploy/*.service and the firmware hook's
+// requester) run.
+export { requestHook, runSpooledRequests } from './firmware-hook-spool.js';
+export { profileInBlock, writeProfileToPtp4lConfig } from './ptp4l-config.js';
+export { runCommand } from './run-command.js';
+
 export interface LinuxHalOptions extends SimHalOptions, LinuxTimeNetworkOptions {
   /** The executable connecting firmware slots to the bootloader (src/hal/linux/firmware-linux.ts). */
   firmwareHook?: string;
