@@ -4,7 +4,7 @@
  */
 import type { Hal } from '../types.js';
 import type { SimHalOptions } from '../sim/index.js';
-import { EmitterLidar } from '../emitter-lidar.js';
+import { EmitterStreams } from '../emitter-streams.js';
 import { assembleHal } from '../assemble.js';
 import { LinuxTelemetry } from './telemetry-linux.js';
 import { createLinuxFirmware } from './firmware-linux.js';
@@ -26,7 +26,7 @@ export function createLinuxHal(options: LinuxHalOptions): Hal {
   const onHookError = (error: unknown) => process.emitWarning(`firmware hook: ${(error as Error).message}`);
   return assembleHal('linux', {
     // No lidar hardware driver exists yet: a real unit streams the simulated scene through the same emitter.
-    lidar: new EmitterLidar(options.alerts, options.log),
+    streams: new EmitterStreams(options.alerts, options.log),
     telemetry: new LinuxTelemetry(),
     ...createLinuxTimeAndNetwork(options),
     power: createLinuxPower({ firmwareHook: options.firmwareHook, onHookError }),

@@ -4,7 +4,7 @@
  * one leaves. One JSON encoding per picture, shared by every viewer.
  */
 import type { ServerResponse } from 'node:http';
-import type { LidarHal } from '../../hal/index.js';
+import type { StreamsHal } from '../../hal/index.js';
 import type { PreviewFrame } from '../../udp/index.js';
 import { silenceOf, type StreamState } from './live-silence.js';
 
@@ -43,7 +43,7 @@ export class LiveImageHub {
   /** The last message sent, so a page that joins gets a picture (or the reason there is none) at once. */
   private last: string | null = null;
 
-  constructor(private readonly lidar: Pick<LidarHal, 'watchPreview'> & { streamState?(): StreamState }) {}
+  constructor(private readonly lidar: Pick<StreamsHal, 'watchPreview'> & { streamState?(): StreamState }) {}
 
   get viewerCount(): number {
     return this.viewers.size;

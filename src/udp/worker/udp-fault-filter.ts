@@ -8,7 +8,7 @@
  */
 import type { UdpFaultRule } from '../../model/index.js';
 
-export type StreamName = 'lidar' | 'imu';
+import type { StreamName } from '../stream-totals.js';
 export type SendFn = (bytes: Buffer) => void;
 
 export interface UdpFaultCount {
