@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The second step of `npm run build`: bundles the CLI and the emitter worker, each into one file
-// (dist/cli.js with its lazily loaded chunks, dist/emitter-worker.js), over what tsc emitted; and the two small programs that
-// deployments name by path (dist/healthcheck.js, dist/fleet/example-client.js), so those paths stay
-// what the Dockerfile, compose and Kubernetes files say whatever folder of src/ holds them. Why: Node's module loader spent a
+// (dist/cli.js with its lazily loaded chunks, dist/emitter-worker.js), over what tsc emitted; and the small programs that
+// deployments name by path (dist/healthcheck.js, dist/fleet/example-client.js, and the device's root helpers and
+// firmware hook requester: dist/firmware-hook-runner.js, dist/firmware-hook-request.js, dist/ptp-profile-apply.js),
+// so those paths stay what the Dockerfile, compose, Kubernetes and deploy/ files say whatever folder of src/ holds them. Why: Node's module loader spent a
 // large part of every start resolving, reading and compiling the several hundred files of the server and
 // its dependencies; one file starts much faster (docs/benchmarks.md, memory-startup). Lazily imported parts (replay, faults,
 // mDNS, metrics, the dump archive) stay lazy: esbuild runs their module code on first import.
@@ -87,8 +88,11 @@ const result = await build(options);
 const programs = await build({
   ...options,
   entryPoints: {
-    'emitter-worker': 'src/udp/emitter-worker.ts',
+    'emitter-worker': 'src/udp/worker/emitter-worker.ts',
     healthcheck: 'src/main/healthcheck.ts',
+    'firmware-hook-runner': 'src/main/firmware-hook-runner.ts',
+    'firmware-hook-request': 'src/main/firmware-hook-request.ts',
+    'ptp-profile-apply': 'src/main/ptp-profile-apply.ts',
     'fleet/example-client': 'src/fleet/example-client.ts',
   },
   splitting: false,

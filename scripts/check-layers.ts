@@ -3,7 +3,9 @@
  * - ranks: a top-level folder of src/ imports only its own files and folders of a lower rank (or a peer
  *   of the same rank); below `routes`, nothing imports the web framework;
  * - public entries: an import that crosses top-level folders names an `index.ts`, the folder's own or,
- *   for a part that loads lazily (the Linux HAL, replay, mDNS, the diagnostic dump), a subfolder's;
+ *   for a part that loads lazily (LAZY_SUBFOLDERS: the HALs, replay, mDNS, the diagnostic dump), that
+ *   subfolder's; any other subfolder (the data plane's host/, worker/, packets/, scene/) is internal to
+ *   its folder, whose files import it directly;
  * - no cycles: no file reaches itself through its imports (type-only imports included).
  * `npx tsx scripts/check-layers.ts` checks; `--graph` prints the import graph by folder (with `--files`,
  * every import behind each edge).
@@ -88,9 +90,23 @@ export function importEdges(): ImportEdge[] {
   );
 }
 
-/** The public entries of a folder: its `index.ts` and its subfolders' (`.js` in import specifiers). */
+/**
+ * Subfolders with a public entry of their own: parts loaded lazily, so that a unit which does not use one
+ * never pays for it (docs/architecture.md, "Public entries").
+ */
+export const LAZY_SUBFOLDERS: readonly string[] = [
+  'hal/sim',
+  'hal/linux',
+  'udp/replay',
+  'core/discovery',
+  'core/diagnostics',
+];
+
+/** The public entries of a folder: its `index.ts` and its lazily loaded subfolders' (`.js` in import specifiers). */
 function isPublicEntry(to: string): boolean {
-  return /^index\.(ts|js)$/.test(basename(to)) && dirname(to) !== SRC;
+  if (!/^index\.(ts|js)$/.test(basename(to))) return false;
+  const folder = relative(SRC, dirname(to)).split(sep).join('/');
+  return !folder.includes('/') ? folder !== '' : LAZY_SUBFOLDERS.includes(folder);
 }
 
 export function layerViolations(edges: readonly ImportEdge[]): string[] {

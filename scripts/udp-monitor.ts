@@ -11,13 +11,13 @@
  */
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
-import { crc64BigInt } from '../src/udp/crc64.js';
+import { crc64BigInt } from '../src/udp/packets/crc64.js';
 import {
   COLUMNS_PER_PACKET,
   PROFILE_LAYOUTS,
   lidarPacketBytes,
   type ProfileLayout,
-} from '../src/udp/lidar-profiles.js';
+} from '../src/udp/packets/lidar-profiles.js';
 import { LIDAR_PROFILES, type LidarProfile } from '../src/model/index.js';
 
 const USAGE = `usage: udp-monitor [--port 7502] [--imu-port 7503] [--bind 0.0.0.0] [--sensor HOST[:PORT]] [--configure] [--duration SECONDS]

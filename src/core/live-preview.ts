@@ -3,12 +3,12 @@
  * state that decides whether anything is sent, so that the page can say why not.
  */
 import type { SensorConfig } from '../config/index.js';
-import type { LidarHal } from '../hal/index.js';
+import type { StreamsHal } from '../hal/index.js';
 import { alertDefinition, type UdpFaultRule } from '../model/index.js';
 import type { SensorStatus } from './status.js';
 
 /** The live view's source: pictures, and what decides whether anything is sent (to say why not). */
-export interface LivePreview extends Pick<LidarHal, 'watchPreview'> {
+export interface LivePreview extends Pick<StreamsHal, 'watchPreview'> {
   streamState(): {
     config: Readonly<SensorConfig>;
     status: SensorStatus;
@@ -28,7 +28,7 @@ export interface PreviewSource {
 }
 
 /** `watchPreview` is undefined when the data path has no picture to give. */
-export function livePreview(lidar: LidarHal, unit: PreviewSource): LivePreview {
+export function livePreview(lidar: StreamsHal, unit: PreviewSource): LivePreview {
   return {
     watchPreview: lidar.watchPreview?.bind(lidar),
     streamState: () => ({

@@ -11,7 +11,7 @@ import {
   imageRev,
   pixelShiftByRow,
   type ProductModel,
-  resolveStreamPlan,
+  resolveFrameFormat,
   type SensorIdentity,
 } from '../model/index.js';
 import { SENSOR_STATUSES, type SensorStatus } from './status.js';
@@ -96,7 +96,7 @@ export function sensorInfo(identity: SensorIdentity, status: SensorStatus, initi
 }
 
 export function lidarDataFormat(product: ProductModel, config: SensorConfig): LidarDataFormat {
-  const { columnsPerFrame: cpf, columnWindow } = resolveStreamPlan(product, config);
+  const { columnsPerFrame: cpf, columnWindow } = resolveFrameFormat(product, config);
   return {
     column_window: columnWindow,
     columns_per_frame: cpf,

@@ -25,7 +25,7 @@ import {
 import type { UnitRun } from './unit-run.js';
 
 export interface PowerStateDependencies {
-  hal: Pick<Hal, 'lidar' | 'telemetry' | 'power'>;
+  hal: Pick<Hal, 'streams' | 'telemetry' | 'power'>;
   alerts: Pick<AlertLog, 'isActive'>;
   firmware: Pick<FirmwareManager, 'boot' | 'confirmHealthy'>;
   run: Pick<UnitRun, 'status' | 'setStatus' | 'renew' | 'bringUp'>;
@@ -103,7 +103,7 @@ export class PowerState {
     const header = thermalHeader(temperatureC, rate);
     if (JSON.stringify(header) === JSON.stringify(this.thermal)) return;
     this.thermal = header;
-    this.deps.hal.lidar.setThermalHeader?.(packThermalHeader(header));
+    this.deps.hal.streams.setThermalHeader?.(packThermalHeader(header));
   }
 
   /**
@@ -138,7 +138,7 @@ export class PowerState {
     log.info({ reason }, 'restarting the unit');
     this.deps.events.emit('restart');
     return this.deps.queue.run(async () => {
-      await hal.lidar.apply(null);
+      await hal.streams.apply(null);
       // Powered down while rebooting: no motor, no lasers, so the power model draws nothing from the run.
       hal.telemetry.applyRun(null);
       crashPoint('reboot-before-boot');
@@ -184,7 +184,7 @@ export class PowerState {
 
   private async shutDown(): Promise<void> {
     if (!this.shutdownBy || this.rebooting) return;
-    await this.deps.hal.lidar.apply(null);
+    await this.deps.hal.streams.apply(null);
     // Motor and lasers off: the power model draws what an idle unit draws.
     this.deps.hal.telemetry.applyRun(null);
     this.deps.run.setStatus('ERROR');

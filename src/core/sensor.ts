@@ -9,10 +9,10 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
 import { type CheckedValues, ConfigState, ConfigStore, type ConfigView, type SensorConfig } from '../config/index.js';
-import type { Hal, HalKind, RebootReason, StreamRun } from '../hal/index.js';
-import { imageRev, type ProductModel, resolveStreamPlan, type SensorIdentity } from '../model/index.js';
+import type { Hal, HalKind, RebootReason } from '../hal/index.js';
+import { imageRev, type ProductModel, resolveFrameFormat, type SensorIdentity } from '../model/index.js';
 import { KvStore, keptDamagedFiles, type SqliteDatabase, storageGateOf } from '../store/index.js';
-import type { StreamTotals } from '../udp/index.js';
+import type { StreamPlan, StreamTotals } from '../udp/index.js';
 import { ConfigLifecycle } from './config-lifecycle.js';
 import type { CoreFaultControls } from './fault-controls.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
@@ -83,9 +83,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.zones = new ZoneMonitor({
       kv,
       product: this.product,
-      columnsPerFrame: () => resolveStreamPlan(this.product, state.get('active')).columnsPerFrame,
+      columnsPerFrame: () => resolveFrameFormat(this.product, state.get('active')).columnsPerFrame,
       serialize: (change) => this.queue.run(change),
-      push: (plan) => this.hal.lidar.setZones?.(plan),
+      push: (plan) => this.hal.streams.setZones?.(plan),
       log: deps.log.child({ component: 'zone-monitor' }),
     });
     this.run = new UnitRun({
@@ -126,7 +126,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     });
     // The alert_flags byte of every packet header follows the log; a shutdown alert stops the unit.
     this.alerts.subscribe(() => {
-      this.hal.lidar.setAlertFlags(this.alerts.flags());
+      this.hal.streams.setAlertFlags(this.alerts.flags());
       this.power.followShutdownAlerts();
     });
     this.time = new TimeService({ hal: deps.hal.time, kv, activeConfig: () => this.config('active'), log: deps.log });
@@ -179,12 +179,12 @@ export class Sensor extends EventEmitter<SensorEvents> {
 
   /** The live view's source (live-preview.ts). */
   get preview(): LivePreview {
-    return livePreview(this.hal.lidar, this);
+    return livePreview(this.hal.streams, this);
   }
 
   /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */
   async streamTotals(): Promise<StreamTotals | null> {
-    return (await this.hal.lidar.streamTotals?.().catch(() => null)) ?? null;
+    return (await this.hal.streams.streamTotals?.().catch(() => null)) ?? null;
   }
 
   /** Damaged database files kept aside in the data directory at start (the diagnostics dump carries them). */
@@ -224,8 +224,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   dataSourceTowards(destination: string): Promise<string> {
     return this.run.dataSourceTowards(destination);
   }
-  streamRun(config: Readonly<SensorConfig>): StreamRun {
-    return this.run.streamRun(config);
+  streamPlan(config: Readonly<SensorConfig>): StreamPlan | null {
+    return this.run.streamPlan(config);
   }
 
   // The power state (power-state.ts): restart, reboot, shutdown, thermal header.

@@ -7,14 +7,14 @@ import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
 import type { ConfigState, SensorConfig } from '../config/index.js';
-import type { Hal, StreamRun } from '../hal/index.js';
-import { udpSourceAddress, type ZoneMonitorPlan } from '../udp/index.js';
-import { nextInitializationId, type ProductModel, resolveStreamPlan, serialToBigInt } from '../model/index.js';
+import type { Hal } from '../hal/index.js';
+import { planStreams, type StreamPlan, udpSourceAddress, type ZoneMonitorPlan } from '../udp/index.js';
+import { nextInitializationId, type ProductModel, resolveFrameFormat, serialToBigInt } from '../model/index.js';
 import type { RecordingBinding, SensorEvents } from './sensor-types.js';
 import type { SensorStatus } from './status.js';
 
 export interface UnitRunDependencies {
-  hal: Pick<Hal, 'lidar' | 'telemetry' | 'time'>;
+  hal: Pick<Hal, 'streams' | 'telemetry' | 'time'>;
   alerts: Pick<AlertLog, 'clearForReinit' | 'flags'>;
   product: ProductModel;
   /** The unit's serial number now (packets carry it). */
@@ -60,23 +60,20 @@ export class UnitRun {
     this.initId = this.nextId(this.initId);
   }
 
-  /** The data plane's view of one initialization. */
   /** The address this unit's lidar and IMU datagrams to `destination` leave from (bound as the data plane binds). */
   dataSourceTowards(destination: string): Promise<string> {
     return udpSourceAddress(destination, this.deps.bindAddress);
   }
 
-  streamRun(config: Readonly<SensorConfig>): StreamRun {
-    const plan = resolveStreamPlan(this.deps.product, config);
-    return {
-      initializationId: this.initId,
-      config,
+  /** What `config` streams in this initialization (null: nothing), as the data plane runs it. */
+  streamPlan(config: Readonly<SensorConfig>): StreamPlan | null {
+    return planStreams(config, {
+      initId: this.initId,
+      product: this.deps.product,
       serialNumber: serialToBigInt(this.deps.serialNumber()),
-      plan,
-      zones: this.deps.zonePlan?.(plan.columnsPerFrame) ?? null,
       bindAddress: this.deps.bindAddress,
       timestampOffsetNs: this.deps.hal.time.timestampOffsetNs(config),
-    };
+    });
   }
 
   /** INITIALIZING → the HAL runs `config` → RUNNING or STANDBY (ERROR, without streams, at a shutdown level). */
@@ -86,11 +83,17 @@ export class UnitRun {
     hal.time.markInitialization();
     // The previous run ends here: alerts about it no longer hold (the new run raises its own).
     alerts.clearForReinit();
-    hal.lidar.setAlertFlags(alerts.flags());
+    hal.streams.setAlertFlags(alerts.flags());
     const down = this.deps.shutDown();
     const streaming = config.operating_mode === 'NORMAL' && !down;
-    await hal.lidar.apply(streaming ? this.streamRun(config) : null);
-    hal.telemetry.applyRun(down ? null : this.streamRun(config));
+    // Live zones are rendered for this configuration's frame width; they outlive the run (a zone set applied
+    // later reaches the streams without a reinit).
+    if (streaming)
+      hal.streams.setZones?.(
+        this.deps.zonePlan?.(resolveFrameFormat(this.deps.product, config).columnsPerFrame) ?? null,
+      );
+    await hal.streams.apply(streaming ? this.streamPlan(config) : null);
+    hal.telemetry.applyRun(down ? null : { config, timestampOffsetNs: hal.time.timestampOffsetNs(config) });
     this.deps.configs.set('active', config);
     this.setStatus(down ? 'ERROR' : streaming ? 'RUNNING' : 'STANDBY');
     this.deps.events.emit('reinit', { initializationId: this.initId, config });

@@ -68,7 +68,7 @@ export interface HalFaultPort {
 
 /** The parts of a HAL, as far as their fault ports go (a `Hal` is one; named so to keep this file below types.ts). */
 interface FaultingParts {
-  lidar: { faults?: StreamFaults };
+  streams: { faults?: StreamFaults };
   telemetry: { faults?: TelemetryFaults };
   network: { faults?: LinkFaults };
   time: { faults?: TimeFaults };
@@ -77,7 +77,7 @@ interface FaultingParts {
 
 export function faultPort(hal: FaultingParts): HalFaultPort {
   return {
-    streams: hal.lidar.faults,
+    streams: hal.streams.faults,
     telemetry: hal.telemetry.faults,
     link: hal.network.faults,
     time: hal.time.faults,

@@ -2,7 +2,6 @@
  * The HAL's public entry: the interfaces of each part. The implementations have their own
  * entries: hal/sim/index.ts and hal/linux/index.ts (loaded lazily, only by a Linux unit).
  */
-export type { ReplaySettings } from './emitter-lidar.js';
 export { faultPort } from './faults.js';
 export type {
   FirmwareBootFaults,
@@ -14,7 +13,7 @@ export type {
   TimeFaults,
 } from './faults.js';
 export type { FirmwareHal } from './firmware.js';
-export type { LidarHal, StreamRun } from './lidar.js';
+export type { StreamsHal } from './streams.js';
 export type { NetworkFacts, NetworkHal, SpeedOverride } from './network.js';
 export type { RebootReason } from './power.js';
 export { DEFAULT_PTP_PROFILE, PTP_PROFILES, isPtpProfile } from './ptp-profiles.js';

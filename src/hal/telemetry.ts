@@ -1,5 +1,5 @@
 import type { TelemetryFaults } from './faults.js';
-import type { StreamRun } from './lidar.js';
+import type { SensorConfig } from '../model/index.js';
 
 export const PHASE_LOCK_STATUSES = ['LOCKED', 'LOST', 'DISABLED'] as const;
 export type PhaseLockStatus = (typeof PHASE_LOCK_STATUSES)[number];
@@ -20,9 +20,13 @@ export interface TelemetryReading {
 /**
  * What the unit is running, which sets its power draw and heat (operating_mode, lidar_mode,
  * signal_multiplier with azimuth_window), its phase lock (phase_lock_enable) and the clock of
- * timestamp_ns. The same object the data plane gets.
+ * timestamp_ns.
  */
-export type TelemetryRun = Pick<StreamRun, 'config' | 'timestampOffsetNs'>;
+export interface TelemetryRun {
+  config: Readonly<SensorConfig>;
+  /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs (the clock `timestamp_mode` selects). */
+  timestampOffsetNs: bigint;
+}
 
 /** Voltage, current, temperature and phase lock of the unit. */
 export interface TelemetryHal {

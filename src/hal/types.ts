@@ -3,7 +3,7 @@
  * Types only. Implementations: src/hal/sim (simulated unit, the default) and src/hal/linux
  * (a real unit: iproute2, chrony, linuxptp, A/B firmware slots). Each part lives in its own file.
  */
-import type { LidarHal } from './lidar.js';
+import type { StreamsHal } from './streams.js';
 import type { NetworkHal } from './network.js';
 import type { TimeHal } from './time.js';
 import type { TelemetryHal } from './telemetry.js';
@@ -15,7 +15,7 @@ export const HAL_KINDS: readonly HalKind[] = ['sim', 'linux'];
 
 export interface Hal {
   readonly kind: HalKind;
-  readonly lidar: LidarHal;
+  readonly streams: StreamsHal;
   readonly network: NetworkHal;
   readonly time: TimeHal;
   readonly telemetry: TelemetryHal;
@@ -25,4 +25,4 @@ export interface Hal {
   close(): Promise<void>;
 }
 
-export type { LidarHal, NetworkHal, TimeHal, TelemetryHal, PowerHal, FirmwareHal };
+export type { StreamsHal, NetworkHal, TimeHal, TelemetryHal, PowerHal, FirmwareHal };

@@ -31,7 +31,7 @@ async function main(): Promise<number> {
     return runValidateCommand(process.argv.slice(3), ownOpenApiDocument);
   }
   if (process.argv[2] === 'recording')
-    return (await import('../udp/replay/index.js')).runRecordingCommand(process.argv);
+    return (await import('./recording-command.js')).runRecordingCommand(process.argv);
   if (process.argv.slice(2).includes('--version')) {
     process.stdout.write(`${(await import('../model/index.js')).packageVersion()}\n`);
     return 0;

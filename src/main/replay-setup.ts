@@ -3,7 +3,7 @@
  * checked (a bad file stops the start with one line), the recorded unit's identity, what the recording
  * fixes in the configuration, and the replay settings the data plane gets.
  */
-import type { ReplaySettings } from '../hal/index.js';
+import type { ReplaySettings } from '../udp/index.js';
 import type { SensorIdentity } from '../model/index.js';
 import type { RecordingBinding } from '../core/index.js';
 import {

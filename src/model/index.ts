@@ -128,8 +128,9 @@ export {
   stateProblem,
 } from './slot-state.js';
 export type { BootKind, SlotImage, SlotName, SlotState } from './slot-state.js';
-export { resolveStreamPlan } from './stream-plan.js';
-export type { StreamPlan } from './stream-plan.js';
+export { ALERT_FLAG_ACTIVE, alertFlags } from './alert-flags.js';
+export { resolveFrameFormat } from './frame-format.js';
+export type { FrameFormat } from './frame-format.js';
 export { MAX_FIELD_ERRORS, quote, shorten } from './util/bounded-text.js';
 export { ByteSlab } from './util/byte-slab.js';
 export { isPromise } from './util/maybe-promise.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { AlertLog } from '../../src/alerts/alert-log.js';
 import { MemoryAlertLogStore, type AlertLogStore } from '../../src/alerts/alert-log-store.js';
 import { SqliteAlertLogStore } from '../../src/alerts/alert-store-sqlite.js';
-import { alertFlags } from '../../src/alerts/alert-flags.js';
+import { alertFlags } from '../../src/model/alert-flags.js';
 import { ALERT_CATALOGUE, alertDefinition, renderVerbose } from '../../src/model/alert-catalogue.js';
 import { openDatabase } from '../../src/store/database.js';
 import { systemRealtimeNs } from '../../src/model/realtime-clock.js';

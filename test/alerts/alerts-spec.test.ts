@@ -317,8 +317,8 @@ describe('persistence and the device core', () => {
     const flags: number[] = [];
     const unit = await unitAt(60, {
       hal: (defaults) => {
-        const original = defaults.lidar.setAlertFlags.bind(defaults.lidar);
-        defaults.lidar.setAlertFlags = (value: number) => {
+        const original = defaults.streams.setAlertFlags.bind(defaults.streams);
+        defaults.streams.setAlertFlags = (value: number) => {
           flags.push(value);
           original(value);
         };

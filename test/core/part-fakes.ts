@@ -4,34 +4,35 @@
  */
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
-import type { StreamRun } from '../../src/hal/index.js';
+import type { TelemetryRun } from '../../src/hal/telemetry.js';
+import type { StreamPlan } from '../../src/udp/index.js';
 import type { SensorEvents } from '../../src/core/sensor-types.js';
 
 export const silentLog = pino({ level: 'silent' });
 
 /** The HAL parts a run and the power state drive: what was applied, flagged and stamped, in order. */
 export function fakeHal(
-  options: { rebootMode?: 'in-process' | 'process-exit'; failApply?: (run: StreamRun) => boolean } = {},
+  options: { rebootMode?: 'in-process' | 'process-exit'; failApply?: (plan: StreamPlan) => boolean } = {},
 ) {
   const calls = {
-    applied: [] as (StreamRun | null)[],
-    powered: [] as (StreamRun | null)[],
+    applied: [] as (StreamPlan | null)[],
+    powered: [] as (TelemetryRun | null)[],
     alertFlags: [] as number[],
     thermal: [] as number[],
     reboots: [] as string[],
     initializations: 0,
   };
   const hal = {
-    lidar: {
-      async apply(run: StreamRun | null) {
-        calls.applied.push(run);
-        if (run && options.failApply?.(run)) throw new Error('the HAL refused the run');
+    streams: {
+      async apply(plan: StreamPlan | null) {
+        calls.applied.push(plan);
+        if (plan && options.failApply?.(plan)) throw new Error('the HAL refused the run');
       },
       setAlertFlags: (flags: number) => calls.alertFlags.push(flags),
       setThermalHeader: (bytes: number) => calls.thermal.push(bytes),
       close: async () => {},
     },
-    telemetry: { applyRun: (run: StreamRun | null) => calls.powered.push(run) },
+    telemetry: { applyRun: (run: TelemetryRun | null) => calls.powered.push(run) },
     time: {
       markInitialization: () => calls.initializations++,
       timestampOffsetNs: () => 0n,

@@ -109,7 +109,8 @@ describe('PowerState', () => {
 
   it('a shutdown alert stops the streams (ERROR); once it clears the unit comes back with a new id', async () => {
     const { power, run, calls, active, queue } = setUp();
-    await run.bringUp(defaultConfig());
+    // A configuration that streams: the stream plan is null without a destination.
+    await run.bringUp({ ...defaultConfig(), udp_dest: '127.0.0.1' });
     const before = run.initializationId;
     active.add(ALERT_IDS.OVERTEMP_ERROR);
     power.followShutdownAlerts();
@@ -123,7 +124,7 @@ describe('PowerState', () => {
     expect(power.shutdownAlert).toBeUndefined();
     expect(run.status).toBe('RUNNING');
     expect(run.initializationId).not.toBe(before);
-    expect(calls.applied.at(-1)).toMatchObject({ initializationId: run.initializationId });
+    expect(calls.applied.at(-1)).toMatchObject({ initId: run.initializationId });
   });
 
   it("the header's thermal bytes follow the temperature, and only a change is stamped", () => {

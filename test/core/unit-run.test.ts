@@ -8,7 +8,9 @@ import { fakeHal, recordingEvents, silentLog } from './part-fakes.js';
 const product = findProduct('OS-1-128')!;
 
 function setUp(options: { down?: boolean; failMode?: string; recordedId?: number } = {}) {
-  const { hal, calls } = fakeHal({ failApply: (run) => run.config.lidar_mode === options.failMode });
+  const { hal, calls } = fakeHal({
+    failApply: (plan) => `${plan.lidar?.columnsPerFrame}x${plan.lidar?.frameRateHz}` === options.failMode,
+  });
   const { events, told } = recordingEvents();
   const configs = new ConfigState(defaultConfig());
   const alerts = { cleared: 0, clearForReinit: () => alerts.cleared++, flags: () => 0x21 };
@@ -27,7 +29,7 @@ function setUp(options: { down?: boolean; failMode?: string; recordedId?: number
 }
 
 const withMode = (lidar_mode: string, operating_mode = 'NORMAL'): SensorConfig =>
-  ({ ...defaultConfig(), lidar_mode, operating_mode }) as SensorConfig;
+  ({ ...defaultConfig(), udp_dest: '127.0.0.1', lidar_mode, operating_mode }) as SensorConfig;
 
 describe('UnitRun', () => {
   it('a bring-up runs the configuration with the current id, makes it active and says so', async () => {
@@ -35,9 +37,9 @@ describe('UnitRun', () => {
     const config = withMode('2048x10');
     await run.bringUp(config);
     expect(calls.applied).toHaveLength(1);
-    expect(calls.applied[0]).toMatchObject({ initializationId: run.initializationId, config });
+    expect(calls.applied[0]).toMatchObject({ initId: run.initializationId, lidar: { columnsPerFrame: 2048 } });
     expect(calls.applied[0]?.serialNumber).toBe(122201000123n);
-    expect(calls.powered[0]).toMatchObject({ initializationId: run.initializationId });
+    expect(calls.powered[0]).toMatchObject({ config });
     expect(alerts.cleared).toBe(1);
     expect(calls.alertFlags).toEqual([0x21]);
     expect(configs.get('active').lidar_mode).toBe('2048x10');
@@ -69,7 +71,7 @@ describe('UnitRun', () => {
     await expect(run.reinit(withMode('512x10'))).rejects.toThrow('the HAL refused the run');
     expect(run.initializationId).toBe(second);
     expect(configs.get('active').lidar_mode).toBe('2048x10');
-    expect(calls.applied.at(-1)).toMatchObject({ initializationId: second, config: { lidar_mode: '2048x10' } });
+    expect(calls.applied.at(-1)).toMatchObject({ initId: second, lidar: { columnsPerFrame: 2048 } });
     expect(run.status).toBe('RUNNING');
   });
 

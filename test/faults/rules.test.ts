@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionNames, validateFaultRule } from '../../src/faults/rule-validation.js';
 import { parseScenario } from '../../src/faults/scenario.js';
-import { UdpFaultFilter } from '../../src/udp/udp-fault-filter.js';
+import { UdpFaultFilter } from '../../src/udp/worker/udp-fault-filter.js';
 import { ruleFromArgs } from '../../src/faults/faults-cli.js';
 import { pathPattern } from '../../src/faults/fault-plane.js';
 

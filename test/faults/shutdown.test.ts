@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { FaultPlane } from '../../src/faults/fault-plane.js';
 import { FAST_TIMING } from '../../src/faults/index.js';
-import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
+import type { EmitterStreams } from '../../src/hal/emitter-streams.js';
 import { changeConfig, createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { drain, UdpCapture } from '../udp/helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
@@ -73,11 +73,11 @@ async function expectShutDownThenBack(rule: object, alert: string): Promise<void
   expect(metadata.body.detail).toContain('its status is ERROR');
   expect((await get('/api/v1/sensor/metadata/lidar_data_format')).status).toBe(409);
   // No run in the data plane: no packet can leave.
-  expect((await (unit.hal.lidar as EmitterLidar).stats()).lidar).toBeNull();
+  expect((await (unit.hal.streams as EmitterStreams).stats()).lidar).toBeNull();
   // A configuration change while shut down is stored, and the unit stays down.
   await changeConfig(unit.sensor, { nmea_leap_seconds: 3 }, { reinit: true, persist: false });
   expect(await status()).toBe('ERROR');
-  expect((await (unit.hal.lidar as EmitterLidar).stats()).lidar).toBeNull();
+  expect((await (unit.hal.streams as EmitterStreams).stats()).lidar).toBeNull();
 
   plane.remove(id);
   await waitFor(statusIs('RUNNING'), 10_000, 'RUNNING again, by itself');

@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultPlane } from '../../src/faults/fault-plane.js';
-import type { EmitterLidar } from '../../src/hal/emitter-lidar.js';
+import type { EmitterStreams } from '../../src/hal/emitter-streams.js';
 import { FAST_TIMING } from '../../src/faults/index.js';
 import type { FaultRuleView } from '../../src/model/fault-rules.js';
 import { changeConfig, createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
@@ -60,7 +60,7 @@ async function read(): Promise<{ lidar: Tally; imu: Tally }> {
  * The filter never sees those packets, so they are subtracted from what the receiver found lost.
  */
 async function skipped(): Promise<{ lidar: number; imu: number }> {
-  const stats = await (unit.hal.lidar as EmitterLidar).stats();
+  const stats = await (unit.hal.streams as EmitterStreams).stats();
   return { lidar: stats.lidar?.skipped ?? 0, imu: stats.imu?.skipped ?? 0 };
 }
 

@@ -4,14 +4,14 @@
  * persisted, staged := active, a new initialization_id, INITIALIZING → RUNNING.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LidarHal } from '../../src/hal/lidar.js';
+import type { StreamsHal } from '../../src/hal/streams.js';
 import type { SensorStatus } from '../../src/core/status.js';
 import { defaultConfig } from '../../src/config/registry.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { waitFor } from '../helpers/poll.js';
 
 /** Holds the unit "down" during a restart: the stop of the streams waits until released. */
-function holdableLidar(inner: LidarHal) {
+function holdableLidar(inner: StreamsHal) {
   let gate: Promise<void> | undefined;
   let open = () => {};
   return {
@@ -26,7 +26,7 @@ function holdableLidar(inner: LidarHal) {
     hal: new Proxy(inner, {
       get(target, property) {
         if (property === 'apply') {
-          return async (run: Parameters<LidarHal['apply']>[0]) => {
+          return async (run: Parameters<StreamsHal['apply']>[0]) => {
             if (run === null && gate) await gate;
             return target.apply(run);
           };
@@ -50,8 +50,8 @@ async function unit() {
   let lidar: ReturnType<typeof holdableLidar> | undefined;
   const t = await createTestSensor({
     hal: (defaults) => {
-      lidar = holdableLidar(defaults.lidar);
-      return { ...defaults, lidar: lidar.hal };
+      lidar = holdableLidar(defaults.streams);
+      return { ...defaults, streams: lidar.hal };
     },
   });
   sensors.push(t);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Hal } from '../../src/hal/types.js';
-import type { StreamRun } from '../../src/hal/lidar.js';
+import type { StreamPlan } from '../../src/udp/index.js';
 import { PRODUCT_MODELS } from '../../src/model/products.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { waitFor } from '../helpers/poll.js';
@@ -41,15 +41,15 @@ async function postConfig(body: unknown) {
 function gatedHal(defaults: Hal) {
   let gate = Promise.resolve();
   let release = () => {};
-  const apply = async (run: StreamRun | null) => {
+  const apply = async (plan: StreamPlan | null) => {
     await gate;
-    return defaults.lidar.apply(run);
+    return defaults.streams.apply(plan);
   };
-  const lidar = new Proxy(defaults.lidar, {
+  const lidar = new Proxy(defaults.streams, {
     get: (target, key) => (key === 'apply' ? apply : (Reflect.get(target, key) as unknown)),
   });
   const hal = new Proxy(defaults, {
-    get: (target, key) => (key === 'lidar' ? lidar : (Reflect.get(target, key) as unknown)),
+    get: (target, key) => (key === 'streams' ? lidar : (Reflect.get(target, key) as unknown)),
   });
   return {
     hal,

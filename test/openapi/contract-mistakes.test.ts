@@ -41,11 +41,11 @@ class BringUpGate {
   }
   wrap(hal: Hal): Hal {
     const wait = () => this.closed ?? Promise.resolve();
-    const lidar = new Proxy(hal.lidar, {
+    const lidar = new Proxy(hal.streams, {
       get(target, key) {
         const value = Reflect.get(target, key, target);
         if (key === 'apply')
-          return async (...args: Parameters<Hal['lidar']['apply']>) => {
+          return async (...args: Parameters<Hal['streams']['apply']>) => {
             await wait();
             return target.apply(...args);
           };
@@ -54,7 +54,7 @@ class BringUpGate {
     });
     return new Proxy(hal, {
       get(target, key) {
-        if (key === 'lidar') return lidar;
+        if (key === 'streams') return lidar;
         const value = Reflect.get(target, key, target);
         return typeof value === 'function' ? value.bind(target) : value;
       },

@@ -187,7 +187,9 @@ describe('time resources (sim)', () => {
       const after = (process.hrtime.bigint() + unit.hal.time.timestampOffsetNs(config)) / 1000n;
       expect(sensorTime.timestamp.mode).toBe(mode);
       // The offset of the running stream (what every packet carries) is the one the route uses.
-      expect(unit.sensor.streamRun(config).timestampOffsetNs).toBe(unit.hal.time.timestampOffsetNs(config));
+      expect(unit.sensor.streamPlan({ ...config, udp_dest: '127.0.0.1' })?.timestampOffsetNs).toBe(
+        unit.hal.time.timestampOffsetNs(config),
+      );
       const micros = BigInt(Math.round(sensorTime.timestamp.time * 1e6));
       expect(micros).toBeGreaterThanOrEqual(before - 1n);
       expect(micros).toBeLessThanOrEqual(after + 1n);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { crc64, crc64BigInt } from '../../src/udp/crc64.js';
-import { Crc64Patcher } from '../../src/udp/crc64-patch.js';
+import { crc64, crc64BigInt } from '../../src/udp/packets/crc64.js';
+import { Crc64Patcher } from '../../src/udp/packets/crc64-patch.js';
 import { crc64xz } from './decoder/crc64-xz.js';
 
 const ascii = (s: string) => new Uint8Array(Buffer.from(s, 'ascii'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeImuPacket, quantize } from '../../src/udp/imu-packet.js';
+import { encodeImuPacket, quantize } from '../../src/udp/packets/imu-packet.js';
 import { decodeImuPacket } from './decoder/imu-decoder.js';
 
 const sample = (accelG: [number, number, number], gyroDps: [number, number, number]) => ({

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { findProduct } from '../../src/model/products.js';
-import { emptyLidarImage, fillLidarImage } from '../../src/udp/lidar-image.js';
-import { encodeLidarPacket } from '../../src/udp/lidar-packet.js';
+import { emptyLidarImage, fillLidarImage } from '../../src/udp/scene/lidar-image.js';
+import { encodeLidarPacket } from '../../src/udp/packets/lidar-packet.js';
 import { buildLidarImage, encodeLidarFrame } from './helpers/whole-frame.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../../src/udp/lidar-profiles.js';
-import { castScene } from '../../src/udp/scene.js';
+import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../../src/udp/packets/lidar-profiles.js';
+import { castScene } from '../../src/udp/scene/scene.js';
 
 const product = findProduct('OS-1-64')!;
 const scene = castScene({

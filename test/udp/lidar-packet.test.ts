@@ -3,9 +3,9 @@
  * channel count, bit layouts, header fields, CRC, measurement ids, column window, timestamps.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyLidarImage, type LidarImage } from '../../src/udp/lidar-image.js';
-import { LidarPacketStamper } from '../../src/udp/lidar-packet.js';
-import { PROFILE_LAYOUTS } from '../../src/udp/lidar-profiles.js';
+import { emptyLidarImage, type LidarImage } from '../../src/udp/scene/lidar-image.js';
+import { LidarPacketStamper } from '../../src/udp/packets/lidar-packet.js';
+import { PROFILE_LAYOUTS } from '../../src/udp/packets/lidar-profiles.js';
 import { decodeLidarPacket } from './decoder/lidar-decoder.js';
 import { encodeLidarFrame } from './helpers/whole-frame.js';
 import { PACKET_SIZES, PROFILES, isDual, isFusa, type Profile } from './decoder/formats.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_LAG_MS, SlotCursor } from '../../src/udp/paced-stream.js';
-import { StreamSchedule } from '../../src/udp/schedule.js';
+import { MAX_LAG_MS, SlotCursor } from '../../src/udp/worker/paced-stream.js';
+import { StreamSchedule } from '../../src/udp/worker/schedule.js';
 
 describe('StreamSchedule', () => {
   it('puts frames on the sensor clock grid and starts with the slot being measured', () => {

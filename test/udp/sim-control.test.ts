@@ -5,20 +5,19 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/registry.js';
 import type { SensorConfig } from '../../src/model/index.js';
-import type { StreamRun } from '../../src/hal/lidar.js';
-import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
+import { EmitterStreams } from '../../src/hal/emitter-streams.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { StreamClock } from './helpers/stream-clock.js';
 import { UdpCapture, drain } from './helpers/udp-capture.js';
 import { findProduct } from '../../src/model/products.js';
-import { resolveStreamPlan } from '../../src/model/stream-plan.js';
+import { planStreams, type StreamPlan } from '../../src/udp/index.js';
 import { waitFor } from '../helpers/poll.js';
 import { lidarInitId } from './decoder/lidar-decoder.js';
 
 const SERIAL = 122201000123n;
 let initId = 0x20000;
 const alerts = new RecordingAlerts();
-const lidar = new EmitterLidar(alerts);
+const lidar = new EmitterStreams(alerts);
 const clock = new StreamClock();
 const captures: UdpCapture[] = [];
 
@@ -33,7 +32,8 @@ afterAll(async () => {
   await Promise.all(captures.map((c) => c.close()));
 });
 
-function runOf(config: Partial<SensorConfig>, bindAddress?: string): StreamRun {
+/** The plan the device core would build for `config` (null: it sends nothing). */
+function runOf(config: Partial<SensorConfig>, bindAddress?: string): StreamPlan | null {
   const full: SensorConfig = {
     ...defaultConfig(),
     udp_dest: '127.0.0.1',
@@ -42,14 +42,13 @@ function runOf(config: Partial<SensorConfig>, bindAddress?: string): StreamRun {
     udp_port_imu: 0,
     ...config,
   };
-  return {
-    initializationId: ++initId,
-    config: full,
+  return planStreams(full, {
+    initId: ++initId,
+    product: findProduct('OS-1-32')!,
     serialNumber: SERIAL,
-    plan: resolveStreamPlan(findProduct('OS-1-32')!, full),
     bindAddress,
     timestampOffsetNs: -process.hrtime.bigint(),
-  };
+  });
 }
 
 /** A port nothing listens on: bound once, then released. */
@@ -71,7 +70,7 @@ describe('when data flows', () => {
     expect((await lidar.stats()).initId).toBeNull();
     // Read what was already queued when apply() resolved, then watch two frames' worth of time.
     const [lidarMarker, imuMarker] = [await drain(l), await drain(i)];
-    expect(l.datagrams.slice(0, lidarMarker).every((d) => lidarInitId(d.data) === normal.initializationId)).toBe(true);
+    expect(l.datagrams.slice(0, lidarMarker).every((d) => lidarInitId(d.data) === normal?.initId)).toBe(true);
     await clock.twoFrames();
     expect(l.count).toBe(lidarMarker + 1);
     expect(i.count).toBe(imuMarker + 1);
@@ -80,7 +79,7 @@ describe('when data flows', () => {
     const resumed = runOf({ udp_port_lidar: l.port, udp_port_imu: i.port });
     await lidar.apply(resumed);
     await waitFor(
-      () => l.datagrams.some((d) => lidarInitId(d.data) === resumed.initializationId) && i.count > imuAfter,
+      () => l.datagrams.some((d) => lidarInitId(d.data) === resumed?.initId) && i.count > imuAfter,
       10_000,
       'data after NORMAL',
     );
@@ -111,7 +110,7 @@ describe('when data flows', () => {
 
   it('a reinit never interleaves packets of two initializations, and the first new packet carries the new init_id', async () => {
     const l = await capture();
-    const runs: StreamRun[] = [];
+    const runs: StreamPlan[] = [];
     // Mode, profile and window changes in quick succession, as a client reconfiguring would cause.
     const changes: Partial<SensorConfig>[] = [
       { lidar_mode: '1024x10' },
@@ -121,16 +120,16 @@ describe('when data flows', () => {
       { lidar_mode: '1024x10' },
     ];
     for (const change of changes) {
-      const run = runOf({ ...change, udp_port_lidar: l.port });
+      const run = runOf({ ...change, udp_port_lidar: l.port })!;
       runs.push(run);
       await lidar.apply(run);
       await waitFor(
-        () => l.datagrams.some((d) => lidarInitId(d.data) === run.initializationId),
+        () => l.datagrams.some((d) => lidarInitId(d.data) === run.initId),
         10_000,
-        `packets of init ${run.initializationId}`,
+        `packets of init ${run.initId}`,
       );
     }
-    const order = l.datagrams.map((d) => runs.findIndex((r) => r.initializationId === lidarInitId(d.data)));
+    const order = l.datagrams.map((d) => runs.findIndex((r) => r.initId === lidarInitId(d.data)));
     expect(order.every((o) => o >= 0)).toBe(true);
     for (let k = 1; k < order.length; k++) expect(order[k], `datagram ${k}`).toBeGreaterThanOrEqual(order[k - 1]);
     expect(new Set(order).size).toBe(changes.length);

@@ -5,11 +5,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/registry.js';
 import type { SensorConfig } from '../../src/model/index.js';
-import type { StreamRun } from '../../src/hal/lidar.js';
-import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
+import { EmitterStreams } from '../../src/hal/emitter-streams.js';
 import { columnsPerFrame, columnWindow, frameRateHz } from '../../src/model/lidar-geometry.js';
 import { findProduct } from '../../src/model/products.js';
-import { SCENE } from '../../src/udp/scene.js';
+import { SCENE } from '../../src/udp/scene/scene.js';
 import { decodeImuPacket } from './decoder/imu-decoder.js';
 import { isFusa, type Profile } from './decoder/formats.js';
 import { pointOf } from './decoder/geometry.js';
@@ -24,7 +23,7 @@ import {
 } from './helpers/known-rays.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { UdpCapture } from './helpers/udp-capture.js';
-import { resolveStreamPlan } from '../../src/model/stream-plan.js';
+import { planStreams, type StreamPlan } from '../../src/udp/index.js';
 import { waitFor } from '../helpers/poll.js';
 
 const SERIAL = 992233000123n;
@@ -34,7 +33,7 @@ const sensorNow = () => process.hrtime.bigint() + OFFSET_NS;
 
 let initId = 0x10000;
 const alerts = new RecordingAlerts();
-const lidar = new EmitterLidar(alerts);
+const lidar = new EmitterStreams(alerts);
 /** Every capture gets its own port, so no datagram of an earlier case can reach it. */
 const captures: UdpCapture[] = [];
 async function capture(): Promise<UdpCapture> {
@@ -48,7 +47,14 @@ afterAll(async () => {
   await Promise.all(captures.map((c) => c.close()));
 });
 
-function runOf(product: string, config: Partial<SensorConfig>, bindAddress?: string): StreamRun {
+/** A run: the plan the device core would build, with the configuration and product it was built from. */
+interface Run {
+  plan: StreamPlan;
+  config: SensorConfig;
+  channels: number;
+}
+
+function runOf(product: string, config: Partial<SensorConfig>, bindAddress?: string): Run {
   const full: SensorConfig = {
     ...defaultConfig(),
     udp_dest: '127.0.0.1',
@@ -56,26 +62,28 @@ function runOf(product: string, config: Partial<SensorConfig>, bindAddress?: str
     udp_port_imu: 0,
     ...config,
   };
-  return {
-    initializationId: ++initId,
-    config: full,
+  const model = findProduct(product)!;
+  const plan = planStreams(full, {
+    initId: ++initId,
+    product: model,
     serialNumber: SERIAL,
-    plan: resolveStreamPlan(findProduct(product)!, full),
     bindAddress,
     timestampOffsetNs: OFFSET_NS,
-  };
+  });
+  if (!plan) throw new Error('the configuration streams nothing (operating_mode)');
+  return { plan, config: full, channels: model.channels };
 }
 
-function expectationsOf(run: StreamRun): LidarExpectations {
+function expectationsOf(run: Run): LidarExpectations {
   const c = run.config;
   const cpf = columnsPerFrame(c.lidar_mode);
   return {
     profile: c.udp_profile_lidar as Profile,
-    pixels: run.plan.product.channels,
+    pixels: run.channels,
     columnsPerFrame: cpf,
     frameRateHz: frameRateHz(c.lidar_mode),
     columnWindow: columnWindow(c.azimuth_window, cpf),
-    initId: run.initializationId,
+    initId: run.plan.initId,
     serial: SERIAL,
   };
 }
@@ -86,7 +94,7 @@ async function stream(product: string, config: Partial<SensorConfig>) {
   const run = runOf(product, { ...config, udp_port_lidar: rx.port });
   const e = expectationsOf(run);
   const from = sensorNow();
-  await lidar.apply(run);
+  await lidar.apply(run.plan);
   await waitFor(() => rx.count >= 3 * packetsInWindow(e) + 1, 20_000, 'three frames of packets');
   const checked = checkLidarStream(
     rx.datagrams.map((d) => d.data),
@@ -228,7 +236,7 @@ describe('IMU stream', () => {
     for (const fsr of ['NORMAL', 'EXTENDED'] as const) {
       const imuRx = await capture();
       const from = sensorNow();
-      await lidar.apply(runOf('OS-1-32', { udp_port_imu: imuRx.port, accel_fsr: fsr, gyro_fsr: fsr }));
+      await lidar.apply(runOf('OS-1-32', { udp_port_imu: imuRx.port, accel_fsr: fsr, gyro_fsr: fsr }).plan);
       await waitFor(() => imuRx.count >= 10, 10_000, 'IMU packets');
       const packets = imuRx.datagrams.map((d) => decodeImuPacket(d.data));
       const to = sensorNow();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyOpenError, classifySendError } from '../../src/udp/stream-alerts.js';
+import { classifyOpenError, classifySendError } from '../../src/udp/worker/stream-alerts.js';
 
 describe('socket errors → alerts', () => {
   it('maps send errors: refusal (ICMP port unreachable), path down, anything else closes the socket', () => {

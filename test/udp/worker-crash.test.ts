@@ -5,9 +5,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/registry.js';
 import type { SensorConfig } from '../../src/model/index.js';
-import { EmitterLidar } from '../../src/hal/emitter-lidar.js';
+import { EmitterStreams } from '../../src/hal/emitter-streams.js';
 import { findProduct } from '../../src/model/products.js';
-import { resolveStreamPlan } from '../../src/model/stream-plan.js';
+import { planStreams } from '../../src/udp/index.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';
 import { UdpCapture } from './helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
@@ -15,7 +15,7 @@ import { lidarInitId } from './decoder/lidar-decoder.js';
 
 const INIT_ID = 0x31337;
 const warnings: string[] = [];
-const lidar = new EmitterLidar(new RecordingAlerts(), { warn: (_context, message) => warnings.push(message) });
+const lidar = new EmitterStreams(new RecordingAlerts(), { warn: (_context, message) => warnings.push(message) });
 let rx: UdpCapture | undefined;
 
 afterAll(async () => {
@@ -38,15 +38,15 @@ describe('emitter worker crash', () => {
       lidar_mode: '512x10',
       udp_profile_lidar: 'RNG15_RFL8_NIR8',
     };
-    const plan = resolveStreamPlan(findProduct('OS-1-32')!, config);
-    await lidar.apply({
-      initializationId: INIT_ID,
-      config,
-      serialNumber: 1n,
-      plan,
-      bindAddress: undefined,
-      timestampOffsetNs: 0n,
-    });
+    await lidar.apply(
+      planStreams(config, {
+        initId: INIT_ID,
+        product: findProduct('OS-1-32')!,
+        serialNumber: 1n,
+        bindAddress: undefined,
+        timestampOffsetNs: 0n,
+      }),
+    );
     await waitFor(() => capture.datagrams.some((d) => frameIdOf(d.data) >= 2), 10_000, 'three frames before the crash');
 
     await lidar.simulateWorkerCrash();

@@ -3,16 +3,12 @@
  * applied) and the worker's tap that runs only while somebody watches.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/registry.js';
 import type { SensorConfig } from '../../src/model/index.js';
-import type { StreamRun } from '../../src/hal/lidar.js';
-import { planStreams } from '../../src/hal/emitter-lidar.js';
-import { findProduct } from '../../src/model/products.js';
-import { resolveStreamPlan } from '../../src/model/stream-plan.js';
-import { Emitter } from '../../src/udp/emitter.js';
-import { emptyLidarImage } from '../../src/udp/lidar-image.js';
-import { PREVIEW_COLUMN_STEP, previewOf, type PreviewFrame } from '../../src/udp/preview-frame.js';
-import { PREVIEW_INTERVAL_MS } from '../../src/udp/preview-tap.js';
+import { planOf } from '../udp/helpers/plan-of.js';
+import { Emitter } from '../../src/udp/host/emitter.js';
+import { emptyLidarImage } from '../../src/udp/scene/lidar-image.js';
+import { PREVIEW_COLUMN_STEP, previewOf, type PreviewFrame } from '../../src/udp/worker/preview-frame.js';
+import { PREVIEW_INTERVAL_MS } from '../../src/udp/worker/preview-tap.js';
 import { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
 
@@ -49,7 +45,11 @@ describe('the live-view picture', () => {
 
 describe('the worker tap', () => {
   const frames: (PreviewFrame | null)[] = [];
-  const emitter = new Emitter({ alert: () => undefined, crashed: () => undefined, preview: (f) => frames.push(f) });
+  const emitter = new Emitter({
+    alerts: { raise: () => undefined, clear: () => undefined },
+    crashed: () => undefined,
+    preview: (f) => frames.push(f),
+  });
   let capture: UdpCapture;
 
   afterAll(async () => {
@@ -57,27 +57,18 @@ describe('the worker tap', () => {
     await capture?.close();
   });
 
-  const runOf = (changes: Partial<SensorConfig>, initializationId: number): StreamRun => {
-    const config = { ...defaultConfig(), udp_dest: '127.0.0.1', udp_port_imu: 0, ...changes };
-    return {
-      initializationId,
-      config,
-      serialNumber: 122201000123n,
-      plan: resolveStreamPlan(findProduct('OS-1-32')!, config),
-      bindAddress: undefined,
-      timestampOffsetNs: 0n,
-    };
-  };
+  const runOf = (changes: Partial<SensorConfig>, initId: number) =>
+    planOf({ udp_port_imu: 0, ...changes }, { initId, serialNumber: 122201000123n });
 
   it('sends pictures of the running stream while on, follows a reinit, and stops when off', async () => {
     capture = await UdpCapture.listen();
-    await emitter.apply(planStreams(runOf({ lidar_mode: '512x10', udp_port_lidar: capture.port }, 1)));
+    await emitter.apply(runOf({ lidar_mode: '512x10', udp_port_lidar: capture.port }, 1));
     emitter.setPreview(true);
     const first = await waitFor(() => frames.find((f) => f !== null && f.packetsSent > 0), 10_000, 'a picture');
     expect([first.initId, first.width, first.height]).toEqual([1, 512 / 4, 32]);
     expect(first.range.some((v) => v > 0)).toBe(true);
 
-    await emitter.apply(planStreams(runOf({ lidar_mode: '2048x10', udp_port_lidar: capture.port }, 2)));
+    await emitter.apply(runOf({ lidar_mode: '2048x10', udp_port_lidar: capture.port }, 2));
     const wider = await waitFor(() => frames.find((f) => f?.initId === 2), 10_000, 'a picture of the new run');
     expect(wider.width).toBe(2048 / 4);
 
@@ -97,7 +88,7 @@ describe('the worker tap', () => {
   });
 
   it('says when nothing is streamed', async () => {
-    await emitter.apply(planStreams(runOf({ udp_port_lidar: 0, udp_port_imu: capture.port }, 3)));
+    await emitter.apply(runOf({ udp_port_lidar: 0, udp_port_imu: capture.port }, 3));
     frames.length = 0;
     emitter.setPreview(true);
     await waitFor(() => frames.length > 0, 10_000, 'an answer of the tap');

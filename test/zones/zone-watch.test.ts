@@ -8,14 +8,14 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FaultPlane } from '../../src/faults/fault-plane.js';
 import { FAST_TIMING } from '../../src/faults/index.js';
-import { crc64BigInt } from '../../src/udp/crc64.js';
+import { crc64BigInt } from '../../src/udp/packets/crc64.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { waitFor } from '../helpers/poll.js';
 import { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { decodeZonePacket, type DecodedZonePacket } from './zone-packets.js';
 import { type BoxZone, stlZoneSetZip } from './zone-set-zips.js';
 
-/** The scene's crate (src/udp/scene.ts, lidar frame 3.0..4.2 × -2.5..-1.3 × -1.7..-0.7 m) in the sensor frame, with a margin, above the floor. */
+/** The scene's crate (src/udp/scene/scene.ts, lidar frame 3.0..4.2 × -2.5..-1.3 × -1.7..-0.7 m) in the sensor frame, with a margin, above the floor. */
 const AROUND_CRATE = { min: [-4.4, 1.1, -1.6], max: [-2.8, 2.7, -0.5] };
 /** Empty space in front of the unit. */
 const EMPTY = { min: [1, -0.5, -0.5], max: [2, 0.5, 0.5] };

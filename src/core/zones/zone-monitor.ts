@@ -3,7 +3,7 @@
  * ids, and what the data plane watches. Zips are kept as the client sent them (a read gives back the
  * same bytes) in the key-value table, each write one durable transaction like the configuration's. Zones
  * are rendered when a set is staged (to refuse what the unit could never monitor), applied, loaded at start
- * or the frame width changes; the data plane gets the images through the HAL (LidarHal.setZones).
+ * or the frame width changes; the data plane gets the images through the HAL (StreamsHal.setZones).
  */
 import type { Logger } from 'pino';
 import {

@@ -4,12 +4,18 @@
  */
 import type { Hal } from '../types.js';
 import type { SimHalOptions } from '../sim/index.js';
-import { EmitterLidar } from '../emitter-lidar.js';
+import { EmitterStreams } from '../emitter-streams.js';
 import { assembleHal } from '../assemble.js';
 import { LinuxTelemetry } from './telemetry-linux.js';
 import { createLinuxFirmware } from './firmware-linux.js';
 import { createLinuxPower } from './power-linux.js';
 import { createLinuxTimeAndNetwork, type LinuxTimeNetworkOptions } from './time-network-linux.js';
+
+// What the linux HAL's programs in src/main (the root helpers of deploy/*.service and the firmware hook's
+// requester) run.
+export { requestHook, runSpooledRequests } from './firmware-hook-spool.js';
+export { profileInBlock, writeProfileToPtp4lConfig } from './ptp4l-config.js';
+export { runCommand } from './run-command.js';
 
 export interface LinuxHalOptions extends SimHalOptions, LinuxTimeNetworkOptions {
   /** The executable connecting firmware slots to the bootloader (src/hal/linux/firmware-linux.ts). */
@@ -20,7 +26,7 @@ export function createLinuxHal(options: LinuxHalOptions): Hal {
   const onHookError = (error: unknown) => process.emitWarning(`firmware hook: ${(error as Error).message}`);
   return assembleHal('linux', {
     // No lidar hardware driver exists yet: a real unit streams the simulated scene through the same emitter.
-    lidar: new EmitterLidar(options.alerts, options.log),
+    streams: new EmitterStreams(options.alerts, options.log),
     telemetry: new LinuxTelemetry(),
     ...createLinuxTimeAndNetwork(options),
     power: createLinuxPower({ firmwareHook: options.firmwareHook, onHookError }),

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { type AlertSink, macFromSerial } from '../../model/index.js';
 import type { Hal } from '../types.js';
 import { assembleHal } from '../assemble.js';
-import { EmitterLidar, type ReplaySettings } from '../emitter-lidar.js';
+import type { ReplaySettings } from '../../udp/index.js';
+import { EmitterStreams } from '../emitter-streams.js';
 import { SimTelemetry } from './telemetry-sim.js';
 import { createSimFirmware } from './firmware-sim.js';
 import { createSimPower } from './power-sim.js';
@@ -33,7 +34,7 @@ export interface SimHalOptions {
 export function createSimHal(options: SimHalOptions): Hal {
   const mac = options.macAddress ?? macFromSerial(BigInt(options.serialNumber));
   const parts = {
-    lidar: new EmitterLidar(options.alerts, options.log, options.replay),
+    streams: new EmitterStreams(options.alerts, options.log, options.replay),
     network: new SimNetwork({ mac, serialNumber: options.serialNumber, listenAddress: options.listenAddress }),
     time: new SimTime(mac),
     telemetry: new SimTelemetry(),

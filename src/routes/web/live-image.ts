@@ -1,10 +1,10 @@
 /**
- * The live view's stream: Server-Sent Events carrying the data plane's pictures (src/udp/preview-tap.ts)
+ * The live view's stream: Server-Sent Events carrying the data plane's pictures (src/udp/worker/preview-tap.ts)
  * to every page that watches. The tap runs while at least one page is connected and stops when the last
  * one leaves. One JSON encoding per picture, shared by every viewer.
  */
 import type { ServerResponse } from 'node:http';
-import type { LidarHal } from '../../hal/index.js';
+import type { StreamsHal } from '../../hal/index.js';
 import type { PreviewFrame } from '../../udp/index.js';
 import { silenceOf, type StreamState } from './live-silence.js';
 
@@ -43,7 +43,7 @@ export class LiveImageHub {
   /** The last message sent, so a page that joins gets a picture (or the reason there is none) at once. */
   private last: string | null = null;
 
-  constructor(private readonly lidar: Pick<LidarHal, 'watchPreview'> & { streamState?(): StreamState }) {}
+  constructor(private readonly lidar: Pick<StreamsHal, 'watchPreview'> & { streamState?(): StreamState }) {}
 
   get viewerCount(): number {
     return this.viewers.size;

@@ -4,7 +4,7 @@
  * capture's source address, and lidar packets also by the serial number and init_id in their header
  * where the profile has one (LEGACY has none). Pure.
  */
-import { IMU_PACKET_BYTES } from '../imu-packet.js';
+import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import type { UdpDatagram } from './udp-datagrams.js';
 
 export type PacketKind = 'lidar' | 'imu';

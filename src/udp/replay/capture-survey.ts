@@ -4,8 +4,8 @@
  * profiles and pixel counts their size and layout fit). `lidar-sensor recording info` lists them, so a
  * user of a multi-sensor capture sees which metadata file belongs to which sender. Pure.
  */
-import { IMU_PACKET_BYTES } from '../imu-packet.js';
-import { COLUMNS_PER_PACKET } from '../lidar-profiles.js';
+import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
+import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
 import { sourcesOf } from './capture-sensors.js';
 import { readLidarHeader } from './lidar-header.js';
 import {

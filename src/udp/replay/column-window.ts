@@ -4,7 +4,7 @@
  * as a live unit does (docs/udp-packets.md, Columns). Pure.
  */
 import { isColumnInWindow } from '../../model/index.js';
-import { COLUMNS_PER_PACKET } from '../lidar-profiles.js';
+import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
 import { correctCrc } from './lidar-header.js';
 import { blankColumn, measurementIdAt, type RecordedLayout } from './recorded-layout.js';
 

@@ -5,7 +5,7 @@
 export { windowWithin } from './column-window.js';
 export { recordedIdentity, recordedProduct } from './recorded-sensor.js';
 export { RecordingError } from './recording-error.js';
-export { describeRecording, runRecordingCommand } from './recording-info.js';
-export { loadRecording, recordingFaults } from './recording.js';
+export { describeSurvey, surveyCapture } from './capture-survey.js';
+export { defaultMetadataPath, loadRecording, readCaptureDatagrams, recordingFaults } from './recording.js';
 export type { Recording } from './recording.js';
 export type { ReplaySourcePlan } from './replay-stream.js';

@@ -3,8 +3,8 @@
  * init id, serial, column timestamps and measurement ids, for every header kind (LEGACY packets carry
  * the frame id in each column and no init id or serial). Pure.
  */
-import { crc64 } from '../crc64.js';
-import { COLUMNS_PER_PACKET } from '../lidar-profiles.js';
+import { crc64 } from '../packets/crc64.js';
+import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
 import {
   columnOffset,
   isLegacy,

@@ -1,12 +1,12 @@
 /**
- * The packet layouts a recording can hold: the four current profiles (src/udp/lidar-profiles.ts) and
+ * The packet layouts a recording can hold: the four current profiles (src/udp/packets/lidar-profiles.ts) and
  * LEGACY, the firmware 2.x layout a unit sends only when it replays such a recording (docs/udp-packets.md,
  * LEGACY lidar packets): no packet header or footer; each column is a 16-byte header (timestamp,
  * measurement id, frame id, encoder count), 12-byte channel blocks and a u32 status. Where the replay
  * code reads or rewrites packets it asks these helpers for offsets, so both families share it. Pure.
  */
 import type { LidarProfile } from '../../model/index.js';
-import type { LidarImage } from '../lidar-image.js';
+import type { LidarImage } from '../scene/lidar-image.js';
 import {
   COLUMNS_PER_PACKET,
   COLUMN_HEADER_BYTES,
@@ -15,7 +15,7 @@ import {
   PROFILE_LAYOUTS,
   columnBytes,
   type ProfileLayout,
-} from '../lidar-profiles.js';
+} from '../packets/lidar-profiles.js';
 
 export type RecordedProfile = LidarProfile | 'LEGACY';
 

@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { LIDAR_PROFILES } from '../../model/index.js';
-import { crc64 } from '../crc64.js';
-import { IMU_PACKET_BYTES } from '../imu-packet.js';
-import { COLUMNS_PER_PACKET } from '../lidar-profiles.js';
+import { crc64 } from '../packets/crc64.js';
+import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
+import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
 import { CaptureFormatError, readCaptureFile } from './capture-file.js';
 import { packetKind, sourcesOf, type CaptureSource, type PacketKind } from './capture-sensors.js';
 import { frameIdModulus, readLidarHeader } from './lidar-header.js';

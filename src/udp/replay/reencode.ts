@@ -6,8 +6,8 @@
  * status are carried over; fields the recorded profile lacks are 0 (no second return, no signal);
  * per-pixel flag bits and the WINDOW byte are not carried. Pure.
  */
-import { crc64 } from '../crc64.js';
-import { emptyLidarImage, type LidarImage } from '../lidar-image.js';
+import { crc64 } from '../packets/crc64.js';
+import { emptyLidarImage, type LidarImage } from '../scene/lidar-image.js';
 import {
   COLUMNS_PER_PACKET,
   COLUMN_HEADER_BYTES,
@@ -15,7 +15,7 @@ import {
   columnBytes,
   lidarPacketBytes,
   type ProfileLayout,
-} from '../lidar-profiles.js';
+} from '../packets/lidar-profiles.js';
 import { readLidarHeader } from './lidar-header.js';
 import { columnHeaderBytes, columnOffset, columnValid, isLegacy, type RecordedLayout } from './recorded-layout.js';
 

@@ -25,11 +25,11 @@ import {
   type RecordedLayout,
   type RecordedProfile,
 } from './recorded-layout.js';
-import { emptyLidarImage } from '../lidar-image.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../lidar-profiles.js';
-import type { PacedSource } from '../pacer.js';
-import type { PreviewImage } from '../preview-frame.js';
-import type { UdpTarget } from '../udp-target.js';
+import { emptyLidarImage } from '../scene/lidar-image.js';
+import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../packets/lidar-profiles.js';
+import type { PacedSource } from '../worker/pacer.js';
+import type { PreviewImage } from '../worker/preview-frame.js';
+import type { UdpTarget } from '../worker/udp-target.js';
 
 export interface ReplaySourcePlan {
   file: string;

@@ -1,6 +1,6 @@
 /**
  * Where a few beams must meet the simulated courtyard, computed here from the scene's published
- * facts (src/udp/scene.ts: floor 1.7 m below the lidar origin, walls at x = -7 m and x = +9 m up to
+ * facts (src/udp/scene/scene.ts: floor 1.7 m below the lidar origin, walls at x = -7 m and x = +9 m up to
  * z = +2.3 m, a glass pane in the plane x = 5 m) with the client's beam geometry — not with the
  * emitter's ray caster.
  */

@@ -1,17 +1,22 @@
 /**
  * A whole frame at once, for the encoder tests: the image of every column and one template per packet.
  * The data plane never holds a whole frame (it fills one packet's columns at a time through a small
- * image, src/udp/lidar-stream.ts); the tests compare against the whole frame to check that path.
+ * image, src/udp/worker/lidar-stream.ts); the tests compare against the whole frame to check that path.
  */
-import { emptyLidarImage, fillLidarImage, type LidarImage, type ReturnSettings } from '../../../src/udp/lidar-image.js';
+import {
+  emptyLidarImage,
+  fillLidarImage,
+  type LidarImage,
+  type ReturnSettings,
+} from '../../../src/udp/scene/lidar-image.js';
 import {
   encodeLidarPacket,
   type LidarFrameFormat,
   type LidarPacketTemplate,
   type SensorIdentity,
-} from '../../../src/udp/lidar-packet.js';
-import { COLUMNS_PER_PACKET } from '../../../src/udp/lidar-profiles.js';
-import type { SceneReturns } from '../../../src/udp/scene.js';
+} from '../../../src/udp/packets/lidar-packet.js';
+import { COLUMNS_PER_PACKET } from '../../../src/udp/packets/lidar-profiles.js';
+import type { SceneReturns } from '../../../src/udp/scene/scene.js';
 
 /**
  * The image of a whole frame `columns` wide. The scene may have been cast on a finer grid (a multiple of

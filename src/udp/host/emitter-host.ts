@@ -4,15 +4,16 @@
  * and one wake-up per instant at which packets are due, not N threads each waking for its own.
  *
  * Units join (attach) when they first need the worker and leave (detach) on close; the worker ends
- * when the last one leaves and starts again for the next. Messages carry the unit's number.
+ * when the last one leaves and starts again for the next. Messages carry the emitter id of their unit's emitter.
  */
 import type { Worker } from 'node:worker_threads';
-import { type FromWorker, SHARED_WAKE, type ToWorker } from './emitter-protocol.js';
-import { startSiblingWorker } from './worker-file.js';
+import { type FromWorker, SHARED_WAKE, type ToWorker } from '../emitter-protocol.js';
+import { emitterWorkerUrl } from '../worker/worker-entry.js';
+import { startWorkerModule } from './worker-file.js';
 
 /** What the host needs of a unit's emitter. */
 export interface HostMember {
-  readonly unit: number;
+  readonly emitterId: number;
   /** Messages to send to a worker that has just started, so that it knows this unit (attach first). */
   joinMessages(): ToWorker[];
   onMessage(message: FromWorker): void;
@@ -27,11 +28,11 @@ export class EmitterHost {
   private worker: Worker | null = null;
   private readonly wakeSlot = new Int32Array(new SharedArrayBuffer(4));
   private readonly members = new Map<number, HostMember>();
-  private lastUnit = 0;
+  private lastEmitterId = 0;
 
-  /** A new unit number (never reused within the process). */
-  newUnit(): number {
-    return ++this.lastUnit;
+  /** A new emitter id (never reused within the process): messages of that emitter carry it. */
+  newEmitterId(): number {
+    return ++this.lastEmitterId;
   }
 
   get memberCount(): number {
@@ -43,14 +44,14 @@ export class EmitterHost {
     return this.worker !== null;
   }
 
-  isMember(unit: number): boolean {
-    return this.members.has(unit);
+  isMember(emitterId: number): boolean {
+    return this.members.has(emitterId);
   }
 
   /** Joins `member`, starting the worker if none runs. */
   join(member: HostMember): void {
-    if (this.members.has(member.unit)) return;
-    this.members.set(member.unit, member);
+    if (this.members.has(member.emitterId)) return;
+    this.members.set(member.emitterId, member);
     if (this.worker) for (const message of member.joinMessages()) this.worker.postMessage(message);
     else this.start();
   }
@@ -63,8 +64,8 @@ export class EmitterHost {
   }
 
   /** The member leaves (after its detach was answered); the last one out ends the worker. */
-  async leave(unit: number): Promise<void> {
-    this.members.delete(unit);
+  async leave(emitterId: number): Promise<void> {
+    this.members.delete(emitterId);
     if (this.members.size > 0 || !this.worker) return;
     const worker = this.worker;
     this.worker = null;
@@ -82,7 +83,7 @@ export class EmitterHost {
   }
 
   private start(): void {
-    const worker = startSiblingWorker(import.meta.url, './emitter-worker.js', {
+    const worker = startWorkerModule(emitterWorkerUrl(), {
       workerData: { wake: this.wakeSlot.buffer },
       name: 'udp-emitter',
       // The worker's garbage is small per packet (send requests): V8's smallest young generation keeps
@@ -91,7 +92,7 @@ export class EmitterHost {
     });
     this.worker = worker;
     worker.on('message', (m: FromWorker) => {
-      if (m.type !== 'ready') this.members.get(m.unit)?.onMessage(m);
+      if (m.type !== 'ready') this.members.get(m.emitterId)?.onMessage(m);
     });
     // A worker may throw any value, not only an Error.
     worker.on('error', (err) => this.onExit(worker, err instanceof Error ? err : new Error(String(err))));

@@ -4,10 +4,10 @@
  * frame-count hysteresis (src/model/zone-trigger.ts), and the states handed to the zone packet. Only the
  * rays that cross a zone are visited (its images are sparse), so a frame costs what the zones cover.
  */
-import { isTriggered, nextMetFrames } from '../model/index.js';
-import type { LiveZonePlan, ZoneMonitorPlan } from './emitter-protocol.js';
-import { firstAtOrAfter, type LidarImage } from './lidar-image.js';
-import { ZONE_ERROR_NO_IMAGES, ZONE_SLOTS, type ZoneState } from './zone-packet.js';
+import { isTriggered, nextMetFrames } from '../../model/index.js';
+import type { LiveZonePlan, ZoneMonitorPlan } from '../emitter-protocol.js';
+import { firstAtOrAfter, type LidarImage } from '../scene/lidar-image.js';
+import { ZONE_ERROR_NO_IMAGES, ZONE_SLOTS, type ZoneState } from '../packets/zone-packet.js';
 
 const modeOf = (zone: LiveZonePlan) => (zone.triggerType === 2 ? 'VACANCY' : 'OCCUPANCY');
 

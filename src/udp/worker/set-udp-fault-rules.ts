@@ -1,7 +1,7 @@
 /**
  * The emitter worker's side of UDP fault rules: installs a filter for a unit's current rules (or none).
  */
-import type { UdpFaultRule } from '../model/index.js';
+import type { UdpFaultRule } from '../../model/index.js';
 import { UdpFaultFilter, type UdpFaultCount, type UdpFaultHook } from './udp-fault-filter.js';
 
 export function setUdpFaultRules(

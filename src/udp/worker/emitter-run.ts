@@ -2,14 +2,16 @@
  * The streams of one initialization inside the emitter worker: built from a plan, started together,
  * stopped together.
  */
-import type { AlertEvent, EmitterPlan, EmitterStats, ZoneMonitorPlan } from './emitter-protocol.js';
-import type { SceneObjectPlan } from './scene-objects.js';
+import { ALERT_FLAG_ACTIVE } from '../../model/index.js';
+import type { AlertEvent, EmitterStats, ZoneMonitorPlan } from '../emitter-protocol.js';
+import type { StreamDestination, StreamPlan } from '../stream-plan.js';
+import type { StreamName } from '../stream-totals.js';
+import type { SceneObjectPlan } from '../scene/scene-objects.js';
 import { ImuStream } from './imu-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import type { PacedSource, Pacer } from './pacer.js';
-import { ReplayStream } from './replay/replay-stream.js';
-import { castScene, type SceneReturns } from './scene.js';
-import type { StreamAlertIds } from './stream-alerts.js';
+import { ReplayStream } from '../replay/replay-stream.js';
+import { castScene, type SceneReturns } from '../scene/scene.js';
 import { UdpTarget } from './udp-target.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
 import type { PreviewSource } from './preview-tap.js';
@@ -20,12 +22,13 @@ const OPEN_WAIT_MS = 250;
 /** The last cast scene: a reinit that keeps the product and frame width (most of them) skips the cast. */
 let cachedScene: { key: string; scene: SceneReturns } | null = null;
 
-function sceneFor(plan: NonNullable<EmitterPlan['lidar']>): SceneReturns {
+function sceneFor(plan: NonNullable<StreamPlan['lidar']>): SceneReturns {
   if (cachedScene?.key !== plan.sceneKey) cachedScene = { key: plan.sceneKey, scene: castScene(plan.geometry) };
   return cachedScene.scene;
 }
 
 export interface RunContext {
+  /** The `alert_flags` byte of the unit's alert log, as the main thread last wrote it. */
   alertFlags(): number;
   /** Header bytes 16-19 as a little-endian u32 (thermal and shot-limiting state). */
   thermalHeader(): number;
@@ -44,7 +47,7 @@ export class EmitterRun {
   private readonly paced: PacedSource[];
 
   private constructor(
-    private readonly plan: EmitterPlan,
+    private readonly plan: StreamPlan,
     private readonly streams: { lidar: LidarStream | null; imu: ImuStream | null; replay: ReplayStream | null },
     private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null; zones: UdpTarget | null },
     private readonly pacer: Pacer,
@@ -53,42 +56,63 @@ export class EmitterRun {
   }
 
   /** Prepares packets, opens sockets, and starts sending. */
-  static async start(plan: EmitterPlan, ctx: RunContext): Promise<EmitterRun> {
-    const scene = plan.lidar ? sceneFor(plan.lidar) : null;
-    const target = (p: { host: string; port: number; alerts: StreamAlertIds } | null, portParameter: string) =>
-      p &&
+  static async start(plan: StreamPlan, ctx: RunContext): Promise<EmitterRun> {
+    const replaying = plan.replay !== undefined;
+    const scene = plan.lidar && !replaying ? sceneFor(plan.lidar) : null;
+    const target = (to: StreamDestination | null, stream: StreamName, portParameter: string) =>
+      to &&
       new UdpTarget({
-        host: p.host,
-        port: p.port,
+        host: to.host,
+        port: to.port,
         bindAddress: plan.bindAddress,
-        alerts: p.alerts,
+        alerts: to.alerts,
+        stream,
         portParameter,
         report: ctx.report,
         faults: ctx.faults,
       });
-    const replayPlan = plan.replay;
     const targets = {
-      lidar: target(plan.lidar ?? replayPlan?.lidar ?? null, 'udp_port_lidar'),
-      imu: target(plan.imu ?? replayPlan?.imu ?? null, 'udp_port_imu'),
-      zones: target(plan.lidar?.zones ?? null, 'udp_port_zm'),
+      lidar: target(plan.lidar, 'lidar', 'udp_port_lidar'),
+      imu: target(plan.imu, 'imu', 'udp_port_imu'),
+      // Zone packets ride with the lidar stream, also for UDP fault rules; a replay sends none.
+      zones: replaying ? null : target(plan.zones, 'lidar', 'udp_port_zm'),
     };
     const opened = Promise.all([targets.lidar?.open(), targets.imu?.open(), targets.zones?.open()]);
+    const all = [targets.lidar, targets.imu, targets.zones];
+    // The worker marks its own packets: while a socket of this run has an alert up, the log has an active
+    // alert, so bit 7 is set from the packet after the error on, not only once the main thread has logged it
+    // and written the log's byte back (cursor and overflow bits follow then).
+    const alertFlags = () => (all.some((t) => t?.alerting) ? ctx.alertFlags() | ALERT_FLAG_ACTIVE : ctx.alertFlags());
     // Packet templates are encoded while the sockets open.
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
-    const lidar =
-      plan.lidar && scene && targets.lidar
-        ? new LidarStream(plan.lidar, scene, identity, targets.lidar, ctx.alertFlags, ctx.thermalHeader, targets.zones)
-        : null;
-    lidar?.setZones(ctx.zones);
-    lidar?.setObjects(ctx.objects);
-    const imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
+    let lidar: LidarStream | null = null;
+    let imu: ImuStream | null = null;
     let replay: ReplayStream | null = null;
     try {
-      replay = replayPlan ? new ReplayStream(replayPlan.source, targets) : null;
+      if (plan.replay) {
+        const { profile, columnWindow } = plan;
+        replay = new ReplayStream({ ...plan.replay, profile, columnWindow }, targets);
+      } else {
+        if (plan.lidar && scene && targets.lidar) {
+          if (plan.profile === 'LEGACY') throw new Error('the synthetic scene has no LEGACY encoder');
+          const frame = { profile: plan.profile, columnWindow: plan.columnWindow };
+          lidar = new LidarStream(
+            plan.lidar,
+            frame,
+            scene,
+            identity,
+            targets.lidar,
+            alertFlags,
+            ctx.thermalHeader,
+            targets.zones,
+          );
+          lidar.setZones(ctx.zones);
+          lidar.setObjects(ctx.objects);
+        }
+        imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
+      }
     } catch (error) {
-      targets.lidar?.close();
-      targets.imu?.close();
-      targets.zones?.close();
+      for (const t of all) t?.close();
       throw error;
     }
     // Sockets to IP addresses open within a millisecond; a host name that takes long to resolve must not
@@ -144,7 +168,7 @@ export class EmitterRun {
         image && {
           initId: this.plan.initId,
           image,
-          columnWindow: this.plan.replay?.source.columnWindow ?? [0, image.columns - 1],
+          columnWindow: this.plan.columnWindow,
           packetsSent: () => target.stats.sent,
         }
       );

@@ -1,29 +1,30 @@
 /**
  * The lidar stream of one run: packet templates of the configuration, stamped and sent on schedule.
  */
-import type { LidarStreamPlan } from './emitter-protocol.js';
-import { emptyLidarImage, fillLidarImage } from './lidar-image.js';
+import type { LidarProfile } from '../../model/index.js';
+import type { LidarStreamPart } from '../stream-plan.js';
+import { emptyLidarImage, fillLidarImage } from '../scene/lidar-image.js';
 import {
   encodeLidarPacket,
   LidarPacketStamper,
   type LidarPacketTemplate,
   type SensorIdentity,
-} from './lidar-packet.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from './lidar-profiles.js';
+} from '../packets/lidar-packet.js';
+import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../packets/lidar-profiles.js';
 import { PacedStream } from './paced-stream.js';
-import type { SceneReturns } from './scene.js';
+import type { SceneReturns } from '../scene/scene.js';
 import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
 import type { PreviewImage } from './preview-frame.js';
-import type { LidarImage } from './lidar-image.js';
-import type { ZoneMonitorPlan } from './emitter-protocol.js';
+import type { LidarImage } from '../scene/lidar-image.js';
+import type { ZoneMonitorPlan } from '../emitter-protocol.js';
 import { ZoneWatch } from './zone-watch.js';
-import { encodeZonePacket, ZONE_PACKET_BYTES } from './zone-packet.js';
-import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from './scene-objects.js';
+import { encodeZonePacket, ZONE_PACKET_BYTES } from '../packets/zone-packet.js';
+import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from '../scene/scene-objects.js';
 
 export class LidarStream extends PacedStream {
   protected framePeriodNs: number;
-  private readonly plan: LidarStreamPlan;
+  private readonly plan: LidarStreamPart;
   private readonly scene: SceneReturns;
   private readonly identity: SensorIdentity;
   protected readonly slotsPerFrame: number;
@@ -49,8 +50,13 @@ export class LidarStream extends PacedStream {
   /** Packets encoded with objects in them at the last frame start: encoded again once the objects have gone. */
   private withObjects = new Set<number>();
 
+  /**
+   * @param plan the stream plan's lidar part
+   * @param frame the plan's profile (a current one: LEGACY is replay's) and column window
+   */
   constructor(
-    plan: LidarStreamPlan,
+    plan: LidarStreamPart,
+    frame: { profile: LidarProfile; columnWindow: [number, number] },
     scene: SceneReturns,
     identity: SensorIdentity,
     target: UdpTarget,
@@ -63,9 +69,9 @@ export class LidarStream extends PacedStream {
     this.plan = plan;
     this.scene = scene;
     this.identity = identity;
-    const layout = PROFILE_LAYOUTS[plan.profile];
+    const layout = PROFILE_LAYOUTS[frame.profile];
     const cpf = plan.columnsPerFrame;
-    const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: plan.columnWindow };
+    const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: frame.columnWindow };
     // As lidar_data_format's pixel_shift_by_row: halves round away from zero.
     const pixelShiftByRow = plan.geometry.beamAzimuthDeg.map(
       (deg) => Math.sign(deg) * Math.round(Math.abs((deg * cpf) / 360)),
@@ -87,7 +93,7 @@ export class LidarStream extends PacedStream {
       this.byIndex[index] = encodeLidarPacket(columns, 0, index, format, identity);
     }
     this.image = { columns: cpf, pixels: N, range1, reflectivity1, pixelShiftByRow };
-    this.columnWindow = plan.columnWindow;
+    this.columnWindow = frame.columnWindow;
     this.format = format;
     this.modeFramePeriodNs = Math.round(1e9 / plan.frameRateHz);
     this.framePeriodNs = this.modeFramePeriodNs;

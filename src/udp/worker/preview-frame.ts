@@ -4,7 +4,7 @@
  * reflectivity of the first return as bytes. Columns outside the column window are sent invalid and
  * show as 0 here. Pure functions of the frame image.
  */
-import type { LidarImage } from './lidar-image.js';
+import type { LidarImage } from '../scene/lidar-image.js';
 
 export const PREVIEW_COLUMN_STEP = 4;
 

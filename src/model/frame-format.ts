@@ -1,13 +1,13 @@
 /**
- * What one initialization streams, resolved once by the device core from its product model and the
- * active configuration and handed down to the HAL, so no layer below re-parses the mode string or
- * looks the product up again.
+ * The frame format of a configuration on a product: frame width and rate of `lidar_mode`, the columns inside
+ * `azimuth_window`, and the scene's grid. Resolved from the configuration wherever it is needed (the stream
+ * plan, metadata), so no one re-parses the mode string.
  */
 import { columnsPerFrame, columnWindow, frameRateHz, type ColumnWindow } from './lidar-geometry.js';
 import type { ProductModel } from './products.js';
 import type { SensorConfig } from './parameter-schemas.js';
 
-export interface StreamPlan {
+export interface FrameFormat {
   product: ProductModel;
   /** `columns_per_frame` of `lidar_mode`. */
   columnsPerFrame: number;
@@ -22,10 +22,10 @@ export interface StreamPlan {
   sceneColumnsPerFrame: number;
 }
 
-export function resolveStreamPlan(
+export function resolveFrameFormat(
   product: ProductModel,
   config: Pick<SensorConfig, 'lidar_mode' | 'azimuth_window'>,
-): StreamPlan {
+): FrameFormat {
   const cpf = columnsPerFrame(config.lidar_mode);
   return {
     product,

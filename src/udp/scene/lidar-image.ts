@@ -3,7 +3,7 @@
  * `return_order`, without those closer than `min_range_threshold_cm`, signal scaled by
  * `signal_multiplier`. Computed once per configuration; packets copy from it.
  */
-import type { ReturnOrder } from '../model/index.js';
+import type { ReturnOrder } from '../../model/index.js';
 import type { SceneReturns } from './scene.js';
 
 export interface ReturnSettings {

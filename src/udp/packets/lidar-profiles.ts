@@ -2,8 +2,8 @@
  * The lidar packet profiles (docs/udp-packets.md): header kind, channel block size and how one pixel's
  * returns are packed into its channel block.
  */
-import type { LidarProfile } from '../model/index.js';
-import type { LidarImage } from './lidar-image.js';
+import type { LidarProfile } from '../../model/index.js';
+import type { LidarImage } from '../scene/lidar-image.js';
 
 export const COLUMNS_PER_PACKET = 16;
 export const PACKET_HEADER_BYTES = 32;

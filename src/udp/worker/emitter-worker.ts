@@ -1,6 +1,6 @@
 /**
  * Entry of the emitter worker thread: runs the streams of the active initialization of every unit of
- * the process (emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
+ * the process (../host/emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
  * packets. A unit's messages are handled one after the other: an apply stops the old run completely
  * before the new one starts, so datagrams of two initializations never interleave.
  */
@@ -14,15 +14,15 @@ import {
   SHARED_THERMAL_HEADER,
   SHARED_WAKE,
   type ToWorker,
-} from './emitter-protocol.js';
+} from '../emitter-protocol.js';
 import { EmitterRun } from './emitter-run.js';
-import type { ZoneMonitorPlan } from './emitter-protocol.js';
-import type { SceneObjectPlan } from './scene-objects.js';
+import type { ZoneMonitorPlan } from '../emitter-protocol.js';
+import type { SceneObjectPlan } from '../scene/scene-objects.js';
 import { Pacer } from './pacer.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
-import { setUdpFaultRules } from './udp-fault-worker.js';
-import { faultFrameRateHz } from '../model/index.js';
-import { addRun, emptyTotals } from './stream-totals.js';
+import { setUdpFaultRules } from './set-udp-fault-rules.js';
+import { faultFrameRateHz } from '../../model/index.js';
+import { addRun, emptyTotals } from '../stream-totals.js';
 import { PreviewTap } from './preview-tap.js';
 import { collectGarbage } from './collect-garbage.js';
 
@@ -61,7 +61,7 @@ const pacer = new Pacer({ array: wakeSlot, index: SHARED_WAKE });
 const DEAD_RUNS_BOUND_BYTES = 16 * 1024 * 1024;
 
 /** What the worker holds of one unit: its running streams, counters, live-view tap and fault rules. */
-class UnitStreams {
+class HostedEmitter {
   run: EmitterRun | null = null;
   /** Counters of the runs that have ended (the running one is added when asked). */
   finished = emptyTotals();
@@ -78,13 +78,13 @@ class UnitStreams {
   private readonly flags: Int32Array;
 
   constructor(
-    readonly unit: number,
+    readonly emitterId: number,
     flags: SharedArrayBuffer,
   ) {
     this.flags = new Int32Array(flags);
     this.preview = new PreviewTap(
       () => this.run?.previewSource() ?? null,
-      (frame) => post({ type: 'preview', unit, frame }),
+      (frame) => post({ type: 'preview', emitterId, frame }),
     );
   }
 
@@ -108,10 +108,10 @@ class UnitStreams {
   }
 }
 
-const units = new Map<number, UnitStreams>();
+const emitters = new Map<number, HostedEmitter>();
 
-async function handle(streams: UnitStreams, message: ToWorker): Promise<void> {
-  const unit = streams.unit;
+async function handle(streams: HostedEmitter, message: ToWorker): Promise<void> {
+  const emitterId = streams.emitterId;
   switch (message.type) {
     case 'apply': {
       streams.endRun();
@@ -121,7 +121,7 @@ async function handle(streams: UnitStreams, message: ToWorker): Promise<void> {
           streams.run = await EmitterRun.start(message.plan, {
             alertFlags: streams.alertFlags,
             thermalHeader: streams.thermalHeader,
-            report: (event: AlertEvent) => post({ type: 'alert', unit, runSeq: seq, event }),
+            report: (event: AlertEvent) => post({ type: 'alert', emitterId, runSeq: seq, event }),
             pacer,
             faults: streams.faults,
             zones: streams.zones,
@@ -129,24 +129,24 @@ async function handle(streams: UnitStreams, message: ToWorker): Promise<void> {
           });
           if (streams.faultFrameRate !== undefined) streams.run.setLidarFrameRate(streams.faultFrameRate);
         } catch (err) {
-          post({ type: 'applied', unit, seq, error: err instanceof Error ? err.message : String(err) });
+          post({ type: 'applied', emitterId, seq, error: err instanceof Error ? err.message : String(err) });
           return;
         }
       }
-      post({ type: 'applied', unit, seq: message.seq });
+      post({ type: 'applied', emitterId, seq: message.seq });
       return;
     }
     case 'stats':
       post({
         type: 'stats',
-        unit,
+        emitterId,
         seq: message.seq,
         stats: streams.run?.stats() ?? { initId: null, lidar: null, imu: null },
       });
       return;
     case 'faults':
       setUdpFaultRules(streams.faults, message.rules, (counts, spent) =>
-        post({ type: 'faultCounts', unit, counts, spent }),
+        post({ type: 'faultCounts', emitterId, counts, spent }),
       );
       streams.faultFrameRate = faultFrameRateHz(message.rules);
       streams.run?.setLidarFrameRate(streams.faultFrameRate);
@@ -160,7 +160,12 @@ async function handle(streams: UnitStreams, message: ToWorker): Promise<void> {
       streams.run?.setObjects(message.objects);
       return;
     case 'totals':
-      post({ type: 'totals', unit, seq: message.seq, totals: addRun(streams.finished, streams.run?.stats() ?? null) });
+      post({
+        type: 'totals',
+        emitterId,
+        seq: message.seq,
+        totals: addRun(streams.finished, streams.run?.stats() ?? null),
+      });
       return;
     case 'preview':
       streams.preview.set(message.on);
@@ -168,25 +173,26 @@ async function handle(streams: UnitStreams, message: ToWorker): Promise<void> {
     case 'crash':
     case 'detach':
       streams.end();
-      units.delete(unit);
-      post({ type: 'done', unit, seq: message.seq });
+      emitters.delete(emitterId);
+      post({ type: 'done', emitterId, seq: message.seq });
       return;
   }
 }
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'close') {
-    for (const streams of units.values()) streams.end();
-    units.clear();
+    for (const streams of emitters.values()) streams.end();
+    emitters.clear();
     port.close();
     return;
   }
   if (message.type === 'attach') {
-    if (!units.has(message.unit)) units.set(message.unit, new UnitStreams(message.unit, message.flags));
+    if (!emitters.has(message.emitterId))
+      emitters.set(message.emitterId, new HostedEmitter(message.emitterId, message.flags));
     return;
   }
-  const streams = units.get(message.unit);
-  if (!streams) return; // a unit that has left (its answer was sent then)
+  const streams = emitters.get(message.emitterId);
+  if (!streams) return; // a emitterId that has left (its answer was sent then)
   streams.queue = streams.queue.then(() => handle(streams, message));
 });
 post({ type: 'ready' });

@@ -4,14 +4,13 @@
  *
  *   node ptp-profile-apply.js REQUEST_FILE PTP4L_CONFIG PTP4L_UNIT
  *
- * From the request (the managed block the server wrote, ptp4l-config.ts) it takes only the profile's name, and only
+ * From the request (the managed block the server wrote, src/hal/linux/ptp4l-config.ts) it takes only the profile's name, and only
  * one of the known profiles; the block written into ptp4l's own configuration is rendered here again. So the server
  * can choose a profile but never put a setting of its own into a root daemon's configuration. ptp4l is restarted
  * (try-restart: only when it runs) when its configuration changed.
  */
 import { readFile } from 'node:fs/promises';
-import { profileInBlock, writeProfileToPtp4lConfig } from './ptp4l-config.js';
-import { runCommand } from './run-command.js';
+import { profileInBlock, runCommand, writeProfileToPtp4lConfig } from '../hal/linux/index.js';
 
 async function main(argv: readonly string[]): Promise<number> {
   const [request, config, unit] = argv;

@@ -1,9 +1,9 @@
 /**
  * The IMU stream of one run: 100 samples per second on the sensor clock's 10 ms grid.
  */
-import type { ImuStreamPlan } from './emitter-protocol.js';
-import { ImuAtRest } from './imu-motion.js';
-import { encodeImuPacket, IMU_PACKET_BYTES } from './imu-packet.js';
+import type { ImuStreamPart } from '../stream-plan.js';
+import { ImuAtRest } from '../scene/imu-motion.js';
+import { encodeImuPacket, IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { PacedStream } from './paced-stream.js';
 import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
@@ -22,7 +22,7 @@ export class ImuStream extends PacedStream {
   private turn = 0;
 
   constructor(
-    private readonly plan: ImuStreamPlan,
+    private readonly plan: ImuStreamPart,
     target: UdpTarget,
   ) {
     super(target);

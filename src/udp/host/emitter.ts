@@ -6,24 +6,26 @@
 import {
   SHARED_ALERT_FLAGS,
   SHARED_THERMAL_HEADER,
-  UNIT_SLOTS,
-  type AlertEvent,
-  type EmitterPlan,
+  EMITTER_SLOTS,
   type EmitterStats,
   type FromWorker,
   type ToWorker,
-} from './emitter-protocol.js';
+} from '../emitter-protocol.js';
 import { emitterHost, type HostMember } from './emitter-host.js';
-import type { PreviewFrame } from './preview-frame.js';
-import type { ZoneMonitorPlan } from './emitter-protocol.js';
-import type { SceneObjectPlan } from './scene-objects.js';
-import type { UdpFaultRule } from '../model/index.js';
-import type { UdpFaultCount } from './udp-fault-filter.js';
-import { emptyTotals, type StreamTotals } from './stream-totals.js';
+import type { PreviewFrame } from '../worker/preview-frame.js';
+import type { ZoneMonitorPlan } from '../emitter-protocol.js';
+import type { SceneObjectPlan } from '../scene/scene-objects.js';
+import type { AlertSink, UdpFaultRule } from '../../model/index.js';
+import type { StreamPlan } from '../stream-plan.js';
+import type { UdpFaultCount } from '../worker/udp-fault-filter.js';
+import { emptyTotals, type StreamTotals } from '../stream-totals.js';
 
 export interface EmitterEvents {
-  /** An alert event of the run started by apply number `runSeq`. */
-  alert(runSeq: number, event: AlertEvent): void;
+  /**
+   * Where the worker's alerts go (the unit's alert log), each once, as the worker reports it. Those of a run
+   * that a newer apply() has replaced are dropped: the device core cleared that run's alerts at reinit.
+   */
+  alerts: Pick<AlertSink, 'raise' | 'clear'>;
   /** The worker died; streams are down until the next apply (which starts a new worker). */
   crashed(error: Error): void;
   /** Fault injection: what the UDP rules have done so far. */
@@ -41,9 +43,11 @@ interface Waiter {
 const DETACH_WAIT_MS = 2000;
 
 export class Emitter implements HostMember {
-  readonly unit = emitterHost.newUnit();
-  private readonly flags = new Int32Array(new SharedArrayBuffer(4 * UNIT_SLOTS));
+  readonly emitterId = emitterHost.newEmitterId();
+  private readonly flags = new Int32Array(new SharedArrayBuffer(4 * EMITTER_SLOTS));
   private seq = 0;
+  /** Sequence number of the newest apply(): alerts of older runs are stale. */
+  private runSeq = 0;
   private readonly waiting = new Map<number, Waiter>();
   private closing = false;
   private faultRules: UdpFaultRule[] = [];
@@ -53,24 +57,24 @@ export class Emitter implements HostMember {
 
   constructor(private readonly events: EmitterEvents) {}
 
-  /** Sequence number the next apply() will carry (alerts are tagged with it). */
-  get nextSeq(): number {
-    return this.seq + 1;
-  }
-
   private get joined(): boolean {
-    return emitterHost.isMember(this.unit);
+    return emitterHost.isMember(this.emitterId);
   }
 
   /**
-   * Stops the current run and starts `plan` (null: nothing). Resolves when the old run can send
+   * Stops the current run and starts `planned` (null, or a plan that sends nothing: nothing). Resolves when the old run can send
    * nothing more and the new one is sending.
    */
-  async apply(plan: EmitterPlan | null): Promise<void> {
+  async apply(planned: StreamPlan | null): Promise<void> {
     if (this.closing) throw new Error('emitter closed');
-    if (!plan && !this.joined) return;
     const seq = ++this.seq;
-    const reply = this.request(seq, { type: 'apply', unit: this.unit, seq, plan }) as Promise<{ error?: string }>;
+    this.runSeq = seq;
+    // A plan that sends nothing needs no worker.
+    const plan = planned?.lidar || planned?.imu ? planned : null;
+    if (!plan && !this.joined) return;
+    const reply = this.request(seq, { type: 'apply', emitterId: this.emitterId, seq, plan }) as Promise<{
+      error?: string;
+    }>;
     const { error } = await reply;
     if (error) throw new Error(`data streams could not start: ${error}`);
   }
@@ -88,31 +92,31 @@ export class Emitter implements HostMember {
   /** Fault injection: the UDP rules from now on; kept for a worker started later. */
   setFaultRules(rules: UdpFaultRule[]): void {
     this.faultRules = rules;
-    if (this.joined || rules.length) this.send({ type: 'faults', unit: this.unit, rules });
+    if (this.joined || rules.length) this.send({ type: 'faults', emitterId: this.emitterId, rules });
   }
 
   /** Zone Monitor's live zones from now on; kept for a worker started later. */
   setZones(plan: ZoneMonitorPlan | null): void {
     this.zones = plan;
-    if (this.joined || plan) this.send({ type: 'zones', unit: this.unit, plan });
+    if (this.joined || plan) this.send({ type: 'zones', emitterId: this.emitterId, plan });
   }
 
   /** Fault injection: the objects in the scene from now on; kept for a worker started later. */
   setObjects(objects: SceneObjectPlan[]): void {
     this.objects = objects;
-    if (this.joined || objects.length) this.send({ type: 'objects', unit: this.unit, objects });
+    if (this.joined || objects.length) this.send({ type: 'objects', emitterId: this.emitterId, objects });
   }
 
   /** Starts or stops the live-view pictures; without a worker (nothing streams) there are none to send. */
   setPreview(on: boolean): void {
     this.previewOn = on;
-    if (this.joined) emitterHost.post({ type: 'preview', unit: this.unit, on });
+    if (this.joined) emitterHost.post({ type: 'preview', emitterId: this.emitterId, on });
   }
 
   async stats(): Promise<EmitterStats> {
     if (!this.joined) return { initId: null, lidar: null, imu: null };
     const seq = ++this.seq;
-    return (await this.request(seq, { type: 'stats', unit: this.unit, seq })) as EmitterStats;
+    return (await this.request(seq, { type: 'stats', emitterId: this.emitterId, seq })) as EmitterStats;
   }
 
   /**
@@ -124,7 +128,7 @@ export class Emitter implements HostMember {
     if (!this.joined) return;
     if (emitterHost.memberCount === 1) return emitterHost.terminate();
     const seq = ++this.seq;
-    await this.request(seq, { type: 'crash', unit: this.unit, seq });
+    await this.request(seq, { type: 'crash', emitterId: this.emitterId, seq });
     // The worker has forgotten the unit, as a new worker would not know it: join it again.
     for (const message of this.joinMessages()) emitterHost.post(message);
     this.onWorkerExit(new Error('emitter worker exited with code 1'));
@@ -134,31 +138,33 @@ export class Emitter implements HostMember {
   async totals(): Promise<StreamTotals> {
     if (!this.joined) return emptyTotals();
     const seq = ++this.seq;
-    return (await this.request(seq, { type: 'totals', unit: this.unit, seq })) as StreamTotals;
+    return (await this.request(seq, { type: 'totals', emitterId: this.emitterId, seq })) as StreamTotals;
   }
 
   async close(): Promise<void> {
     this.closing = true;
     if (!this.joined) return;
-    if (!emitterHost.running) return emitterHost.leave(this.unit);
+    if (!emitterHost.running) return emitterHost.leave(this.emitterId);
     const seq = ++this.seq;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.request(seq, { type: 'detach', unit: this.unit, seq }).catch(() => undefined),
+      this.request(seq, { type: 'detach', emitterId: this.emitterId, seq }).catch(() => undefined),
       new Promise<void>((resolve) => (timer = setTimeout(resolve, DETACH_WAIT_MS))),
     ]);
     clearTimeout(timer);
     this.waiting.delete(seq);
-    await emitterHost.leave(this.unit);
+    await emitterHost.leave(this.emitterId);
   }
 
   /** HostMember: what a newly started worker must hear to know this unit. */
   joinMessages(): ToWorker[] {
-    const messages: ToWorker[] = [{ type: 'attach', unit: this.unit, flags: this.flags.buffer as SharedArrayBuffer }];
-    if (this.faultRules.length) messages.push({ type: 'faults', unit: this.unit, rules: this.faultRules });
-    if (this.previewOn) messages.push({ type: 'preview', unit: this.unit, on: true });
-    if (this.zones) messages.push({ type: 'zones', unit: this.unit, plan: this.zones });
-    if (this.objects.length) messages.push({ type: 'objects', unit: this.unit, objects: this.objects });
+    const messages: ToWorker[] = [
+      { type: 'attach', emitterId: this.emitterId, flags: this.flags.buffer as SharedArrayBuffer },
+    ];
+    if (this.faultRules.length) messages.push({ type: 'faults', emitterId: this.emitterId, rules: this.faultRules });
+    if (this.previewOn) messages.push({ type: 'preview', emitterId: this.emitterId, on: true });
+    if (this.zones) messages.push({ type: 'zones', emitterId: this.emitterId, plan: this.zones });
+    if (this.objects.length) messages.push({ type: 'objects', emitterId: this.emitterId, objects: this.objects });
     return messages;
   }
 
@@ -186,9 +192,13 @@ export class Emitter implements HostMember {
         w?.resolve(m.type === 'stats' ? m.stats : m.type === 'totals' ? m.totals : m);
         return;
       }
-      case 'alert':
-        this.events.alert(m.runSeq, m.event);
+      case 'alert': {
+        if (m.runSeq !== this.runSeq || this.closing) return;
+        const { event } = m;
+        if (event.action === 'raise') this.events.alerts.raise(event.id, event.vars);
+        else this.events.alerts.clear(event.id, event.reason);
         return;
+      }
       case 'faultCounts':
         this.events.faultCounts?.(m.counts, m.spent);
         return;

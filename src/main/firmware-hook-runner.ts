@@ -4,10 +4,11 @@
  *
  *   node firmware-hook-runner.js SPOOL_DIR RESULT_DIR IMAGE_DIR HOOK
  *
- * Runs HOOK for each waiting request whose arguments are a call of the hook protocol (firmware-hook-spool.ts says
- * exactly what is accepted), and writes each result where the waiting requester reads it.
+ * Runs HOOK for each waiting request whose arguments are a call of the hook protocol
+ * (src/hal/linux/firmware-hook-spool.ts says exactly what is accepted), and writes each result where the waiting
+ * requester reads it.
  */
-import { runSpooledRequests } from './firmware-hook-spool.js';
+import { runSpooledRequests } from '../hal/linux/index.js';
 
 const [spool, results, imageDir, hook] = process.argv.slice(2);
 if (!spool || !results || !imageDir || !hook) {

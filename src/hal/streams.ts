@@ -1,37 +1,24 @@
-import type { SensorConfig, StreamPlan, UdpFaultRule } from '../model/index.js';
-import type { PreviewFrame, StreamTotals, ZoneMonitorPlan } from '../udp/index.js';
+import type { UdpFaultRule } from '../model/index.js';
+import type { PreviewFrame, StreamPlan, StreamTotals, ZoneMonitorPlan } from '../udp/index.js';
 import type { StreamFaults } from './faults.js';
 
-/** Everything the data plane needs to run the streams of one initialization. */
-export interface StreamRun {
-  initializationId: number;
-  /** The active configuration of this run. */
-  config: SensorConfig;
-  /** `sensor_info.prod_sn` as an integer (fits 40 bits). */
-  serialNumber: bigint;
-  /** Product, frame format and column window of `config`, resolved once by the device core. */
-  plan: StreamPlan;
-  /** Local address the sockets bind to (the HTTP listen address when it is a specific one). */
-  bindAddress: string | undefined;
-  /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs (the clock `timestamp_mode` selects). */
-  timestampOffsetNs: bigint;
-  /** The live zones of Zone Monitor (firmware 3.2), rendered for this run's frame width; null or absent: none. */
-  zones?: ZoneMonitorPlan | null;
-}
-
-/** The lidar and IMU data streams. */
-export interface LidarHal {
+/** The data streams of a unit: lidar, IMU and zone packets. */
+export interface StreamsHal {
   /**
-   * Stop the streams of the previous run and start those of `run`; `null` stops everything.
-   * Resolves once no datagram of the previous run can be sent any more.
+   * Stop the streams of the previous run and start those `plan` says (src/udp/stream-plan.ts); `null` stops
+   * everything. Resolves once no datagram of the previous run can be sent any more.
    */
-  apply(run: StreamRun | null): Promise<void>;
+  apply(plan: StreamPlan | null): Promise<void>;
   /**
    * Zone Monitor's live zones from now on (a zone set applied, live_ids changed), without a reinit; null: none.
    * Optional: a data path that cannot watch zones leaves it out, and the zone routes still store the sets.
    */
   setZones?(zones: ZoneMonitorPlan | null): void;
-  /** The `alert_flags` byte of packet headers (docs/udp-packets.md), pushed whenever the alert log changes. */
+  /**
+   * The `alert_flags` byte of packet headers (docs/udp-packets.md), pushed whenever the alert log changes: the
+   * one path of the log's state (active, overflow, cursor) to the packets, whoever raised the alert. The
+   * emitter worker sets bit 7 itself while one of its sockets has an alert up (src/udp/worker/emitter-run.ts).
+   */
   setAlertFlags(flags: number): void;
   /**
    * Bytes 16-19 of lidar packet headers (countdown_thermal_shutdown, countdown_shot_limiting, thermal_shutdown,

@@ -1,6 +1,6 @@
 /**
  * The emitter worker's tap for the live view: while someone watches, a few times a second it posts the
- * picture of the frame the running streams send (src/udp/preview-frame.ts). Nobody watching: no timer,
+ * picture of the frame the running streams send (src/udp/worker/preview-frame.ts). Nobody watching: no timer,
  * nothing computed, the data plane pays nothing. The picture is computed once per run; a tick only
  * copies it into a message.
  */

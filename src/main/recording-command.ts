@@ -6,17 +6,19 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { describeSurvey, surveyCapture } from './capture-survey.js';
+// Loaded only for this command (cli-command.ts imports this module lazily), so replay stays lazy too.
 import {
   defaultMetadataPath,
+  describeSurvey,
   loadRecording,
   readCaptureDatagrams,
-  recordingFaults,
   type Recording,
-} from './recording.js';
-import { RecordingError } from './recording-error.js';
+  RecordingError,
+  recordingFaults,
+  surveyCapture,
+} from '../udp/replay/index.js';
 
-export function describeRecording(r: Recording): string {
+function describeRecording(r: Recording): string {
   const s = r.stats;
   const info = r.metadata.sensorInfo;
   const mode = r.metadata.configParams.lidar_mode ?? `${r.columnsPerFrame}x?`;

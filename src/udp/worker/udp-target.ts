@@ -10,7 +10,7 @@
 import dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { StreamStats } from './stream-totals.js';
+import type { StreamName, StreamStats } from '../stream-totals.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
 import {
   type AlertEvent,
@@ -31,7 +31,9 @@ export interface UdpTargetOptions {
   port: number;
   bindAddress: string | undefined;
   alerts: StreamAlertIds;
-  /** Parameter names for msg_verbose ("udp_port_lidar"). */
+  /** Which stream this socket carries, for UDP fault rules (zone packets ride with the lidar stream). */
+  stream: StreamName;
+  /** The port's parameter name, for msg_verbose ("udp_port_lidar"). */
   portParameter: string;
   report(event: AlertEvent): void;
   /** The unit's UDP fault rules (src/faults); `filter` is null without rules. */
@@ -114,8 +116,13 @@ export class UdpTarget {
   }
 
   /** Which stream this is, for UDP fault rules. */
-  get stream(): 'lidar' | 'imu' {
-    return this.options.portParameter === 'udp_port_imu' ? 'imu' : 'lidar';
+  get stream(): StreamName {
+    return this.options.stream;
+  }
+
+  /** Whether one of this socket's alerts is up (raised and not cleared). */
+  get alerting(): boolean {
+    return this.active.size > 0;
   }
 
   private readonly sendNow = (bytes: Buffer): void => {

@@ -2,7 +2,7 @@
  * IMU packets, LEGACY profile (docs/udp-packets.md): 48 bytes, no header. Values are clipped to the
  * configured full-scale range and quantized to the 16-bit resolution that range gives.
  */
-import type { FullScaleRange } from '../model/index.js';
+import type { FullScaleRange } from '../../model/index.js';
 
 export const IMU_PACKET_BYTES = 48;
 

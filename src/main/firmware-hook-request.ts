@@ -4,10 +4,10 @@
  *
  *   node firmware-hook-request.js SPOOL_DIR RESULT_DIR STEP [ARGS…]
  *
- * Hands the step to the root one-shot lidar-sensor-firmware.service (firmware-hook-spool.ts) and behaves as the
+ * Hands the step to the root one-shot lidar-sensor-firmware.service (src/hal/linux/firmware-hook-spool.ts) and behaves as the
  * hook did: its output on stdout and stderr, its exit status.
  */
-import { requestHook } from './firmware-hook-spool.js';
+import { requestHook } from '../hal/linux/index.js';
 
 const [spool, results, ...args] = process.argv.slice(2);
 if (!spool || !results || args.length === 0) {

@@ -6,9 +6,9 @@
  * The first rule whose stream matches and whose dice say yes acts on a packet; later rules do not
  * see it. Rules with a count are spent after that many packets and report it at once.
  */
-import type { UdpFaultRule } from '../model/index.js';
+import type { UdpFaultRule } from '../../model/index.js';
 
-export type StreamName = 'lidar' | 'imu';
+import type { StreamName } from '../stream-totals.js';
 export type SendFn = (bytes: Buffer) => void;
 
 export interface UdpFaultCount {

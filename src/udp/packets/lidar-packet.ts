@@ -5,7 +5,7 @@
  */
 import { crc64, type Crc64Register } from './crc64.js';
 import { Crc64Patcher, type VariableRange } from './crc64-patch.js';
-import type { LidarImage } from './lidar-image.js';
+import type { LidarImage } from '../scene/lidar-image.js';
 import {
   COLUMNS_PER_PACKET,
   COLUMN_HEADER_BYTES,

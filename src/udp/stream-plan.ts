@@ -1,0 +1,61 @@
+/**
+ * What one initialization streams: the one plan of the data plane. The device core builds it from the active
+ * configuration (host/plan-streams.ts), the HAL hands it on, and it crosses to the emitter worker as it is,
+ * so it is plain structured-clone data.
+ */
+import type { FullScaleRange, LidarProfile } from '../model/index.js';
+import type { ReplaySourcePlan } from './replay/replay-stream.js';
+import type { ReturnSettings } from './scene/lidar-image.js';
+import type { BeamGeometry } from './scene/scene.js';
+import type { StreamAlertIds } from './worker/stream-alerts.js';
+
+/** Where a stream's datagrams go, and the alerts its socket errors raise. */
+export interface StreamDestination {
+  host: string;
+  port: number;
+  alerts: StreamAlertIds;
+}
+
+/** The lidar stream from the synthetic scene. */
+export interface LidarStreamPart extends StreamDestination {
+  columnsPerFrame: number;
+  frameRateHz: number;
+  /**
+   * Scene casting input. `geometry.columnsPerFrame` is the finest frame width of the product (a
+   * multiple of every mode's), so one cast serves every lidar mode.
+   */
+  geometry: BeamGeometry;
+  /** Identifies `geometry`: equal keys share one cast of the scene. */
+  sceneKey: string;
+  returns: ReturnSettings;
+  /** Row-major 4x4, translation in mm: objects put into the scene are given in the sensor frame. */
+  lidarToSensor: number[];
+}
+
+export interface ImuStreamPart extends StreamDestination {
+  accelFsr: FullScaleRange;
+  gyroFsr: FullScaleRange;
+}
+
+/** What a replaying unit sends: recording, rate, loop and offset (profile and window are the plan's). */
+export type ReplaySettings = Omit<ReplaySourcePlan, 'profile' | 'columnWindow'>;
+
+export interface StreamPlan {
+  initId: number;
+  serialNumber: bigint;
+  /** Local address to bind sockets to; undefined = any. */
+  bindAddress: string | undefined;
+  /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs. */
+  timestampOffsetNs: bigint;
+  /** udp_profile_lidar: LEGACY only while replaying (the registry refuses it everywhere else). */
+  profile: LidarProfile | 'LEGACY';
+  /** Inclusive `[first, last]` measurement ids to send (azimuth_window). */
+  columnWindow: [number, number];
+  /** null: the stream is off (with both off the plan sends nothing). */
+  lidar: LidarStreamPart | null;
+  imu: ImuStreamPart | null;
+  /** Where zone packets go (udp_dest_zm:udp_port_zm); null: none are sent. */
+  zones: StreamDestination | null;
+  /** A recording replayed instead of the synthetic scene, to the lidar and IMU destinations (sim, `--replay`). */
+  replay?: ReplaySettings;
+}
