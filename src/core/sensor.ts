@@ -1,36 +1,38 @@
 /**
  * The device core: owns the unit's state (status, initialization_id, the staged/active/persisted
  * configuration, user data) and composes its parts: the configuration lifecycle (config-lifecycle.ts), the
- * power state (power-state.ts: restart, reboot, shutdown, thermal header), the run both end in
- * (unit-run.ts) and what the running firmware offers (firmware-offer.ts). Routes call it; it calls the configuration store, the alert log and the HAL. It never
- * imports Fastify.
+ * power state (power-state.ts: restart, reboot, shutdown, thermal header) and the run both end in
+ * (unit-run.ts), wired together by unit-state.ts; what the running firmware offers (firmware-offer.ts); the
+ * services of time, network, telemetry, user data and metadata. Routes call it; it calls the configuration
+ * store, the alert log and the HAL. It never imports Fastify.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
-import { type CheckedValues, ConfigState, ConfigStore, type ConfigView, type SensorConfig } from '../config/index.js';
+import type { CheckedValues, ConfigView, SensorConfig } from '../config/index.js';
 import type { Hal, HalKind, RebootReason } from '../hal/index.js';
-import { imageRev, type ProductModel, resolveFrameFormat, type SensorIdentity } from '../model/index.js';
+import { imageRev, type ProductModel, type SensorIdentity } from '../model/index.js';
 import { KvStore, keptDamagedFiles, type SqliteDatabase, storageGateOf } from '../store/index.js';
 import type { StreamPlan, StreamTotals } from '../udp/index.js';
-import { ConfigLifecycle } from './config-lifecycle.js';
+import type { ConfigLifecycle } from './config-lifecycle.js';
 import type { CoreFaultControls } from './fault-controls.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
 import { FirmwareOffer } from './firmware-offer.js';
 import { SensorMetadata } from './metadata.js';
 import { NetworkService } from './network-service.js';
-import { PowerState } from './power-state.js';
+import type { PowerState } from './power-state.js';
 import { type LivePreview, livePreview } from './live-preview.js';
 import type { ChangeFlags, SensorDependencies, SensorEvents } from './sensor-types.js';
 import { SerialQueue } from './serial-queue.js';
 import type { ThermalHeader } from './shutdown-guard.js';
 import type { SensorStatus } from './status.js';
 import { StorageState } from './storage-state.js';
-import { TelemetryMonitor } from './telemetry-monitor.js';
+import type { TelemetryMonitor } from './telemetry-monitor.js';
 import { TimeService } from './time-service.js';
-import { UnitRun } from './unit-run.js';
+import type { UnitRun } from './unit-run.js';
 import { UserDataStore } from './user-data.js';
-import { ZoneMonitor } from './zones/zone-monitor.js';
+import type { ZoneMonitor } from './zones/zone-monitor.js';
+import { composeUnitState } from './unit-state.js';
 
 export class Sensor extends EventEmitter<SensorEvents> {
   private readonly baseIdentity: SensorIdentity;
@@ -78,57 +80,21 @@ export class Sensor extends EventEmitter<SensorEvents> {
       identity: () => this.identity,
       runningImageRev: () => this.firmware.runningImageRev,
     });
-    const store = new ConfigStore(deps.db);
-    const state = new ConfigState(store.load());
-    this.zones = new ZoneMonitor({
-      kv,
-      product: this.product,
-      columnsPerFrame: () => resolveFrameFormat(this.product, state.get('active')).columnsPerFrame,
-      serialize: (change) => this.queue.run(change),
-      push: (plan) => this.hal.streams.setZones?.(plan),
-      log: deps.log.child({ component: 'zone-monitor' }),
-    });
-    this.run = new UnitRun({
-      zonePlan: (columns) => (this.zoneMonitorOffered ? this.zones.planFor(columns) : null),
-      ...deps,
-      product: this.product,
-      serialNumber: () => this.identity.serialNumber,
-      configs: state,
-      events: this,
-      shutDown: () => this.power.shutdownAlert !== undefined,
-    });
-    this.configs = new ConfigLifecycle({
-      ...deps,
-      configs: state,
-      store,
-      kv,
-      userData: this.userData,
-      queue: this.queue,
+    ({
+      zones: this.zones,
       run: this.run,
-      product: this.product,
-      absentParameters: () => this.absentParameters,
-    });
-    this.power = new PowerState({
-      ...deps,
-      firmware,
-      run: this.run,
-      queue: this.queue,
-      events: this,
-      rebootMs: deps.simulatedRebootMs ?? 1000,
-      powerOn: () => this.configs.powerOn(),
-      activeConfig: () => this.configs.get('active'),
-    });
-    this.telemetry = new TelemetryMonitor({
-      source: deps.hal.telemetry,
-      alerts: deps.alerts,
-      onError: (err) => deps.log.warn({ err }, 'telemetry read failed'),
-      onSample: (reading) => this.power.followSample(reading.internal_temperature_deg_c),
-    });
-    // The alert_flags byte of every packet header follows the log; a shutdown alert stops the unit.
-    this.alerts.subscribe(() => {
-      this.hal.streams.setAlertFlags(this.alerts.flags());
-      this.power.followShutdownAlerts();
-    });
+      configs: this.configs,
+      power: this.power,
+      telemetry: this.telemetry,
+    } = composeUnitState(
+      deps,
+      { kv, firmware, queue: this.queue, userData: this.userData, events: this },
+      {
+        identity: () => this.identity,
+        zoneMonitorOffered: () => this.zoneMonitorOffered,
+        absentParameters: () => this.absentParameters,
+      },
+    ));
     this.time = new TimeService({ hal: deps.hal.time, kv, activeConfig: () => this.config('active'), log: deps.log });
     this.network = new NetworkService({
       hal: deps.hal.network,
