@@ -85,6 +85,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
       serialize: (change) => this.queue.run(change),
       push: (plan) => this.hal.lidar.setZones?.(plan),
       log: deps.log.child({ component: 'zone-monitor' }),
+      recorded: deps.recording?.zoneSet,
     });
     this.run = new UnitRun({
       zonePlan: (columns) => (this.zoneMonitorOffered ? this.zones.planFor(columns) : null),

@@ -95,11 +95,15 @@ function lidarPlan(run: StreamRun, profile: SensorConfig['udp_profile_lidar']): 
     },
     alerts: LIDAR_ALERTS,
     lidarToSensor: [...product.lidarToSensorTransform],
-    zones:
-      c.udp_dest_zm !== '' && c.udp_port_zm !== 0
-        ? { host: c.udp_dest_zm, port: c.udp_port_zm, alerts: ZONE_ALERTS }
-        : null,
+    zones: zoneDestination(c),
   };
+}
+
+/** Where zone packets go (firmware 3.2's udp_dest_zm:udp_port_zm); null: nowhere. */
+function zoneDestination(c: SensorConfig) {
+  return c.udp_dest_zm !== '' && c.udp_port_zm !== 0
+    ? { host: c.udp_dest_zm, port: c.udp_port_zm, alerts: ZONE_ALERTS }
+    : null;
 }
 
 /** What a replaying unit sends: recording, rate, loop and offset (profile and window follow the configuration). */
@@ -116,7 +120,12 @@ export function planReplay(run: StreamRun, replay: ReplaySettings): EmitterPlan 
     ...runFields(run),
     lidar: null,
     imu: null,
-    replay: { lidar, imu, source: { ...replay, profile: c.udp_profile_lidar, columnWindow: run.plan.columnWindow } },
+    replay: {
+      lidar,
+      imu,
+      zones: zoneDestination(c),
+      source: { ...replay, profile: c.udp_profile_lidar, columnWindow: run.plan.columnWindow },
+    },
   };
 }
 

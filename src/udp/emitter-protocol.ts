@@ -64,6 +64,8 @@ export interface EmitterPlan {
 export interface ReplayPlan {
   lidar: { host: string; port: number; alerts: StreamAlertIds } | null;
   imu: { host: string; port: number; alerts: StreamAlertIds } | null;
+  /** Where the recorded zone packets go (udp_dest_zm:udp_port_zm); null or absent: none are sent. */
+  zones?: { host: string; port: number; alerts: StreamAlertIds } | null;
   source: ReplaySourcePlan;
 }
 

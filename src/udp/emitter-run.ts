@@ -70,7 +70,7 @@ export class EmitterRun {
     const targets = {
       lidar: target(plan.lidar ?? replayPlan?.lidar ?? null, 'udp_port_lidar'),
       imu: target(plan.imu ?? replayPlan?.imu ?? null, 'udp_port_imu'),
-      zones: target(plan.lidar?.zones ?? null, 'udp_port_zm'),
+      zones: target(plan.lidar?.zones ?? replayPlan?.zones ?? null, 'udp_port_zm'),
     };
     const opened = Promise.all([targets.lidar?.open(), targets.imu?.open(), targets.zones?.open()]);
     // Packet templates are encoded while the sockets open.

@@ -15,6 +15,7 @@ import {
   type ZoneSetSpec,
 } from '../../model/index.js';
 import { KV_KEYS, type KvStore } from '../../store/index.js';
+import type { RecordedZoneSet } from '../sensor-types.js';
 import type { ZoneMonitorPlan } from '../../udp/index.js';
 import { checkZoneSet, type CheckedZoneSet } from './zone-set.js';
 
@@ -28,6 +29,11 @@ export interface ZoneMonitorDependencies {
   /** Hands the live zones to the data plane (null: none). */
   push(plan: ZoneMonitorPlan | null): void;
   log: Logger;
+  /**
+   * A replayed recording's zone set: active with its live ids instead of the stored ones (nothing is
+   * written), and applying another set or other live ids is refused, as its zone packets cannot change.
+   */
+  recorded?: RecordedZoneSet;
 }
 
 /** A zone as GET live_ids' neighbours and the page list it. */
@@ -62,8 +68,8 @@ export class ZoneMonitor {
   private live: number[] = [];
 
   constructor(private readonly deps: ZoneMonitorDependencies) {
-    this.activeZipBytes = decode(deps.kv.get<string>(KV_KEYS.zoneActive));
-    this.live = deps.kv.get<number[]>(KV_KEYS.zoneLiveIds) ?? [];
+    this.activeZipBytes = deps.recorded?.zip ?? decode(deps.kv.get<string>(KV_KEYS.zoneActive));
+    this.live = deps.recorded ? [...(deps.recorded.liveIds ?? [])] : (deps.kv.get<number[]>(KV_KEYS.zoneLiveIds) ?? []);
     if (this.activeZipBytes) {
       const checked = checkZoneSet(this.activeZipBytes, this.beams());
       if (Array.isArray(checked))
@@ -71,7 +77,10 @@ export class ZoneMonitor {
           { problems: checked },
           'the stored active zone set cannot be monitored by this unit; no zone is live',
         );
-      else this.active = checked;
+      else {
+        this.active = checked;
+        if (deps.recorded && deps.recorded.liveIds === null) this.live = [...checked.spec.powerOnLiveIds];
+      }
     }
   }
 
@@ -111,6 +120,7 @@ export class ZoneMonitor {
 
   /** The staged set becomes the active one, its power-on live ids live; the data plane watches it from the next frame. */
   async apply(): Promise<void> {
+    this.refuseWhileReplaying('apply another zone set');
     await this.deps.serialize(() => {
       const zip = this.stagedZip();
       if (!zip) throw conflict('no zone set is staged: POST one to /api/v1/zone_monitor/staged/zip first');
@@ -131,6 +141,7 @@ export class ZoneMonitor {
 
   /** Sets the live zones: at most 16 distinct ids of the active set. */
   async setLiveIds(ids: readonly number[]): Promise<void> {
+    this.refuseWhileReplaying('change live_ids');
     await this.deps.serialize(() => {
       if (!this.active) throw conflict('no zone set is active: POST /api/v1/zone_monitor/apply first');
       const known = new Set(this.active.spec.zones.map((z) => z.id));
@@ -147,6 +158,13 @@ export class ZoneMonitor {
       this.live = [...ids];
       this.deps.push(this.planFor(this.deps.columnsPerFrame()));
     });
+  }
+
+  private refuseWhileReplaying(what: string): void {
+    if (this.deps.recorded)
+      throw conflict(
+        `cannot ${what} while replaying a recording: its zone packets were watched with the recorded zone set and live ids`,
+      );
   }
 
   /** The zones of the active set with their live state (the page, the validator). */

@@ -4,6 +4,7 @@
  */
 export { windowWithin } from './column-window.js';
 export { recordedIdentity, recordedProduct } from './recorded-sensor.js';
+export { recordedLiveZoneIds } from './recorded-zones.js';
 export { RecordingError } from './recording-error.js';
 export { describeRecording, runRecordingCommand } from './recording-info.js';
 export { loadRecording, recordingFaults } from './recording.js';
