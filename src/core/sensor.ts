@@ -83,7 +83,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
       product: this.product,
       columnsPerFrame: () => resolveStreamPlan(this.product, state.get('active')).columnsPerFrame,
       serialize: (change) => this.queue.run(change),
-      push: (plan) => this.hal.lidar.setZones?.(plan),
+      push: (plan) => this.hal.lidar.zones?.setZones(plan),
+      watcher: this.hal.lidar.zones?.watcher ?? null,
       log: deps.log.child({ component: 'zone-monitor' }),
       recorded: deps.recording?.zoneSet,
     });

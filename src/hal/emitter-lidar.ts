@@ -22,6 +22,7 @@ import {
 import type { ReplaySourcePlan } from '../udp/replay/index.js';
 import type { StreamFaults } from './faults.js';
 import type { LidarHal, StreamRun } from './lidar.js';
+import { SIMULATED_ZONE_WATCHER, type ZoneHal, type ZoneWatcher } from './zones.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -140,12 +141,17 @@ export class EmitterLidar implements LidarHal {
   private closed = false;
   private readonly previewListeners = new Set<(frame: PreviewFrame | null) => void>();
 
-  /** @param replay set when the unit replays a recording instead of streaming the synthetic scene */
+  /**
+   * @param replay set when the unit replays a recording instead of streaming the synthetic scene
+   * @param zoneWatcher what this data path is to Zone Monitor (the device build says it has no zone hardware)
+   */
   constructor(
     private readonly alerts: AlertSink,
     private readonly log?: { warn(context: object, message: string): void },
     private readonly replay?: ReplaySettings,
+    zoneWatcher: ZoneWatcher = SIMULATED_ZONE_WATCHER,
   ) {
+    this.zones = { watcher: zoneWatcher, setZones: (zones: ZoneMonitorPlan | null) => this.emitter.setZones(zones) };
     this.emitter = new Emitter({
       alert: (runSeq, event) => {
         if (runSeq !== this.currentSeq || this.closed) return;
@@ -183,9 +189,7 @@ export class EmitterLidar implements LidarHal {
   };
 
   /** Zone Monitor's live zones from now on, without a reinit (a set applied, live_ids changed). */
-  setZones(zones: ZoneMonitorPlan | null): void {
-    this.emitter.setZones(zones);
-  }
+  readonly zones: ZoneHal;
 
   udpFaultRules(): readonly UdpFaultRule[] {
     return this.faultRules;

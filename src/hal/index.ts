@@ -15,6 +15,7 @@ export type {
 } from './faults.js';
 export type { FirmwareHal } from './firmware.js';
 export type { LidarHal, StreamRun } from './lidar.js';
+export type { ZoneHal, ZoneWatcher } from './zones.js';
 export type { NetworkFacts, NetworkHal, SpeedOverride } from './network.js';
 export type { RebootReason } from './power.js';
 export { DEFAULT_PTP_PROFILE, PTP_PROFILES, isPtpProfile } from './ptp-profiles.js';

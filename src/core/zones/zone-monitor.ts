@@ -3,7 +3,7 @@
  * ids, and what the data plane watches. Zips are kept as the client sent them (a read gives back the
  * same bytes) in the key-value table, each write one durable transaction like the configuration's. Zones
  * are rendered when a set is staged (to refuse what the unit could never monitor), applied, loaded at start
- * or the frame width changes; the data plane gets the images through the HAL (LidarHal.setZones).
+ * or the frame width changes; the data plane gets the images through the HAL's zone interface (ZoneHal).
  */
 import type { Logger } from 'pino';
 import {
@@ -15,6 +15,7 @@ import {
   type ZoneSetSpec,
 } from '../../model/index.js';
 import { KV_KEYS, type KvStore } from '../../store/index.js';
+import type { ZoneWatcher } from '../../hal/index.js';
 import type { RecordedZoneSet } from '../sensor-types.js';
 import type { ZoneMonitorPlan } from '../../udp/index.js';
 import { checkZoneSet, type CheckedZoneSet } from './zone-set.js';
@@ -28,12 +29,21 @@ export interface ZoneMonitorDependencies {
   serialize<T>(change: () => T | Promise<T>): Promise<T>;
   /** Hands the live zones to the data plane (null: none). */
   push(plan: ZoneMonitorPlan | null): void;
+  /** What watches the zones (the HAL's ZoneHal.watcher); null: the data path cannot watch zones at all. */
+  watcher: ZoneWatcher | null;
   log: Logger;
   /**
    * A replayed recording's zone set: active with its live ids instead of the stored ones (nothing is
    * written), and applying another set or other live ids is refused, as its zone packets cannot change.
    */
   recorded?: RecordedZoneSet;
+}
+
+/** What watches the zones, as the page shows it. */
+export interface ZoneWatcherSummary {
+  hardware: boolean;
+  renders_zones: boolean;
+  detail: string;
 }
 
 /** A zone as GET live_ids' neighbours and the page list it. */
@@ -66,6 +76,7 @@ export class ZoneMonitor {
   private active: CheckedZoneSet | null = null;
   private activeZipBytes: Uint8Array | undefined;
   private live: number[] = [];
+  private announced = false;
 
   constructor(private readonly deps: ZoneMonitorDependencies) {
     this.activeZipBytes = deps.recorded?.zip ?? decode(deps.kv.get<string>(KV_KEYS.zoneActive));
@@ -79,6 +90,7 @@ export class ZoneMonitor {
         );
       else {
         this.active = checked;
+        this.announceWatcher();
         if (deps.recorded && deps.recorded.liveIds === null) this.live = [...checked.spec.powerOnLiveIds];
       }
     }
@@ -135,8 +147,19 @@ export class ZoneMonitor {
       this.active = checked;
       this.activeZipBytes = zip;
       this.live = live;
+      this.announceWatcher();
       this.deps.push(this.planFor(this.deps.columnsPerFrame()));
     });
+  }
+
+  /** Says once, when a set first becomes active, what watches its zones on this unit. */
+  private announceWatcher(): void {
+    if (this.announced) return;
+    this.announced = true;
+    const w = this.deps.watcher;
+    if (!w) this.deps.log.warn('this data path cannot watch zones: zone sets and live ids are only stored and served');
+    else if (w.hardware) this.deps.log.info({ rendersZones: w.rendersZones }, 'zone hardware watches the zones');
+    else this.deps.log.info({ zoneHardware: false }, w.detail);
   }
 
   /** Sets the live zones: at most 16 distinct ids of the active set. */
@@ -168,12 +191,16 @@ export class ZoneMonitor {
   }
 
   /** The zones of the active set with their live state (the page, the validator). */
-  summary(): { label: string; zones: ZoneSummary[] } | null {
+  summary(): { label: string; zones: ZoneSummary[]; watcher: ZoneWatcherSummary } | null {
     const spec: ZoneSetSpec | undefined = this.active?.spec;
     if (!spec) return null;
     const live = new Set(this.live);
+    const w = this.deps.watcher;
     return {
       label: spec.label,
+      watcher: w
+        ? { hardware: w.hardware, renders_zones: w.rendersZones, detail: w.detail }
+        : { hardware: false, renders_zones: false, detail: 'this data path cannot watch zones' },
       zones: spec.zones.map((z) => ({
         id: z.id,
         label: z.label,
