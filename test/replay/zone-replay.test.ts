@@ -41,15 +41,12 @@ describe.each([
     expect(u.lidar.datagrams.map((d) => hex(d.data))).toEqual(recordedLidar);
     expect(u.imu.datagrams.map((d) => hex(d.data))).toEqual(recordedImu);
     expect(zones.datagrams.map((d) => hex(d.data))).toEqual(recordedZone);
-    // One zone packet per recorded frame, after that frame's lidar packets, as recorded.
+    // One zone packet per recorded frame, as recorded. (Arrival order across two sockets is the receiver's,
+    // not the sender's: the send order is the recorded one, which the byte-exact lists above hold per stream.)
     const frameOf = (b: Buffer) => b.readUInt16LE(2);
     expect(zones.datagrams.map((d) => frameOf(d.data))).toEqual([
       ...new Set(reference.filter((d) => d.dstPort === ports.udp_port_zm).map((d) => frameOf(d.payload))),
     ]);
-    for (const z of zones.datagrams) {
-      const lastOfFrame = u.lidar.datagrams.filter((d) => frameOf(d.data) === frameOf(z.data)).at(-1);
-      if (lastOfFrame) expect(z.seq).toBeGreaterThan(lastOfFrame.seq);
-    }
   });
 
   it('reports firmware 3.2 and the ZONE16 profile, serves the recorded zone set and live ids, refuses changes', async () => {
