@@ -582,6 +582,8 @@ async function refreshZones() {
   document.getElementById('zones').hidden = !set;
   if (!set) return;
   document.getElementById('zone-set-label').textContent = set.label;
+  // What watches the zones here: a unit without zone hardware says so beside its zones.
+  document.getElementById('zone-watcher').textContent = set.watcher.hardware ? '' : set.watcher.detail;
   const list = document.getElementById('zone-list');
   list.replaceChildren(
     ...set.zones.map((z) => {

@@ -41,6 +41,19 @@ export interface RecordingBinding {
   refusal(candidate: Readonly<SensorConfig>, active: Readonly<SensorConfig>): string | undefined;
   /** `config` with the parameters only the recording decides set to the recorded values (each boot). */
   bind(config: Readonly<SensorConfig>): SensorConfig;
+  /**
+   * The recorded unit's active zone set (firmware 3.2) and the live ids its zone packets report: served as
+   * the unit's own while it replays, and not to be changed (the packets were watched with them). Absent
+   * when the recording carries no zone set.
+   */
+  zoneSet?: RecordedZoneSet;
+}
+
+/** A zone set a recording was made with: the zip as recorded and its live zone ids. */
+export interface RecordedZoneSet {
+  zip: Uint8Array;
+  /** null: the recording has no zone packet to tell; the set's power_on_live_ids are live. */
+  liveIds: number[] | null;
 }
 
 /** Flags of a configuration change (docs/client-behaviour.md): reinit makes staged active, persist stores active. */

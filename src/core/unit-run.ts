@@ -89,7 +89,7 @@ export class UnitRun {
     // Live zones are rendered for this configuration's frame width; they outlive the run (a zone set applied
     // later reaches the streams without a reinit).
     if (streaming)
-      hal.streams.setZones?.(
+      hal.streams.zones?.setZones(
         this.deps.zonePlan?.(resolveFrameFormat(this.deps.product, config).columnsPerFrame) ?? null,
       );
     await hal.streams.apply(streaming ? this.streamPlan(config) : null);

@@ -55,8 +55,10 @@ export function composeUnitState(deps: SensorDependencies, shared: UnitStateShar
     product,
     columnsPerFrame: () => resolveFrameFormat(product, state.get('active')).columnsPerFrame,
     serialize: (change) => queue.run(change),
-    push: (plan) => deps.hal.streams.setZones?.(plan),
+    push: (plan) => deps.hal.streams.zones?.setZones(plan),
+    watcher: deps.hal.streams.zones?.watcher ?? null,
     log: deps.log.child({ component: 'zone-monitor' }),
+    recorded: deps.recording?.zoneSet,
   });
   const run: UnitRun = new UnitRun({
     zonePlan: (columns) => (sensor.zoneMonitorOffered() ? zones.planFor(columns) : null),

@@ -18,6 +18,7 @@ import {
 } from '../udp/index.js';
 import type { StreamFaults } from './faults.js';
 import type { StreamsHal } from './streams.js';
+import { SIMULATED_ZONE_WATCHER, type ZoneHal, type ZoneWatcher } from './zones.js';
 
 const RESTART_AFTER_CRASH_MS = 1000;
 
@@ -28,12 +29,17 @@ export class EmitterStreams implements StreamsHal {
   private closed = false;
   private readonly previewListeners = new Set<(frame: PreviewFrame | null) => void>();
 
-  /** @param replay set when the unit replays a recording instead of streaming the synthetic scene */
+  /**
+   * @param replay set when the unit replays a recording instead of streaming the synthetic scene
+   * @param zoneWatcher what this data path is to Zone Monitor (the device build says it has no zone hardware)
+   */
   constructor(
     alerts: AlertSink,
     private readonly log?: { warn(context: object, message: string): void },
     private readonly replay?: ReplaySettings,
+    zoneWatcher: ZoneWatcher = SIMULATED_ZONE_WATCHER,
   ) {
+    this.zones = { watcher: zoneWatcher, setZones: (zones: ZoneMonitorPlan | null) => this.emitter.setZones(zones) };
     this.emitter = new Emitter({
       alerts,
       crashed: (error) => {
@@ -67,9 +73,7 @@ export class EmitterStreams implements StreamsHal {
   };
 
   /** Zone Monitor's live zones from now on, without a reinit (a set applied, live_ids changed). */
-  setZones(zones: ZoneMonitorPlan | null): void {
-    this.emitter.setZones(zones);
-  }
+  readonly zones: ZoneHal;
 
   udpFaultRules(): readonly UdpFaultRule[] {
     return this.faultRules;

@@ -14,6 +14,7 @@ export type {
 } from './faults.js';
 export type { FirmwareHal } from './firmware.js';
 export type { StreamsHal } from './streams.js';
+export type { ZoneHal, ZoneWatcher } from './zones.js';
 export type { NetworkFacts, NetworkHal, SpeedOverride } from './network.js';
 export type { RebootReason } from './power.js';
 export { DEFAULT_PTP_PROFILE, PTP_PROFILES, isPtpProfile } from './ptp-profiles.js';

@@ -1,6 +1,7 @@
 import type { UdpFaultRule } from '../model/index.js';
 import type { PreviewFrame, StreamPlan, StreamTotals, ZoneMonitorPlan } from '../udp/index.js';
 import type { StreamFaults } from './faults.js';
+import type { ZoneHal } from './zones.js';
 
 /** The data streams of a unit: lidar, IMU and zone packets. */
 export interface StreamsHal {
@@ -10,10 +11,10 @@ export interface StreamsHal {
    */
   apply(plan: StreamPlan | null): Promise<void>;
   /**
-   * Zone Monitor's live zones from now on (a zone set applied, live_ids changed), without a reinit; null: none.
-   * Optional: a data path that cannot watch zones leaves it out, and the zone routes still store the sets.
+   * Zone Monitor (src/hal/zones.ts): where the core hands the live zones and what watches them. Optional: a
+   * data path that cannot watch zones leaves it out, and the zone routes still store the sets.
    */
-  setZones?(zones: ZoneMonitorPlan | null): void;
+  readonly zones?: ZoneHal;
   /**
    * The `alert_flags` byte of packet headers (docs/udp-packets.md), pushed whenever the alert log changes: the
    * one path of the log's state (active, overflow, cursor) to the packets, whoever raised the alert. The

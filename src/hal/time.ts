@@ -52,7 +52,7 @@ export interface TimeHal {
    * - TIME_FROM_SYNC_PULSE_IN: counts from 0 at the last initialization (markInitialization) while no
    *   pulses lock it; neither HAL has a pulse input, so it never locks.
    * The value may change between calls when a clock is re-synchronized (PTP lock, markInitialization),
-   * so the data plane takes it once per initialization (StreamRun.timestampOffsetNs).
+   * so the data plane takes it once per initialization (StreamPlan.timestampOffsetNs).
    * Note to the data plane: the signature is unchanged; the device core now calls markInitialization()
    * at the start of every bringUp, before streamRun(), and markPowerOn() when a (simulated) restart begins.
    */

@@ -36,7 +36,7 @@ function describeRecording(r: Recording): string {
     [
       'packets',
       `${s.lidarPackets} lidar (port ${r.lidarPort}), ${s.imuPackets} IMU (port ${r.imuPort}), ` +
-        `${s.otherPortPackets} other`,
+        `${r.zonePort ? `${s.zonePackets} zone (port ${r.zonePort}), ` : ''}${s.otherPortPackets} other`,
     ],
     ['frames', `${s.frames} (${s.completeFrames} complete, ${s.partialFrames} partial)`],
     ['duration', `${(s.durationNs / 1e9).toFixed(3)} s`],

@@ -9,6 +9,7 @@ import type { RecordingBinding } from '../core/index.js';
 import {
   loadRecording,
   recordedIdentity,
+  recordedLiveZoneIds,
   recordedProduct,
   type Recording,
   recordingFaults,
@@ -44,15 +45,17 @@ export function prepareReplay(options: ReplayOptions): ReplaySetup {
     if (['512x10', '1024x10', '2048x10'].includes(mode))
       recorded.lidar_mode = mode as NonNullable<typeof recorded.lidar_mode>;
   }
+  const binding = createRecordingBinding(
+    recording.metadata.sensorInfo.initialization_id,
+    recorded,
+    basename(file),
+    recording.metadata.dataFormat.column_window,
+  );
+  const zip = recording.metadata.zoneSet;
   return {
     recording,
     identity,
-    binding: createRecordingBinding(
-      recording.metadata.sensorInfo.initialization_id,
-      recorded,
-      basename(file),
-      recording.metadata.dataFormat.column_window,
-    ),
+    binding: zip ? { ...binding, zoneSet: { zip, liveIds: recordedLiveZoneIds(recording) } } : binding,
     settings: {
       file,
       metadataFile: recording.metadataFile,

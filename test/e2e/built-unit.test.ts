@@ -1,6 +1,7 @@
 /**
  * The built unit as users run it (`npm start`, the Docker image and the device package all run dist/cli.js):
- * every operation of its own OpenAPI document is requested over HTTP, the writes with a valid and an invalid
+ * every operation of its own OpenAPI document is requested over HTTP (on firmware 3.1, the default, and on
+ * 3.2, whose document adds Zone Monitor's routes and parameters), the writes with a valid and an invalid
  * body, and every answer must carry a status and content type the document lists for that operation, never a
  * 5xx. Then each part the bundle loads lazily (its own chunk or a first-use package) is run once the way a user
  * reaches it: the YAML document, the diagnostics dump, the live view, the page, the metrics, the first-use
@@ -35,30 +36,43 @@ const run = promisify(execFile);
 // A T1 model, so the speed override answers with its success responses too.
 const PRODUCT = 'OS-1-128-T1';
 
+/** A running built unit with its own document. */
+interface Target {
+  unit: CliProcess;
+  document: OpenApiDocument;
+  validatorOf: ReturnType<typeof responseValidators>;
+}
+
+async function startTarget(args: string[]): Promise<Target> {
+  const started = await startCli({ args: ['--product', PRODUCT, ...args] });
+  const response = await fetch(`${started.baseUrl}/api/v1/openapi.json`);
+  expect(response.status).toBe(200);
+  const doc = (await response.json()) as OpenApiDocument;
+  return { unit: started, document: doc, validatorOf: responseValidators(doc) };
+}
+
+/** The firmware 3.1 unit (the default), which the lazily loaded parts below run on too. */
+let main: Target;
 let unit: CliProcess;
 let controlUrl: string;
 let document: OpenApiDocument;
-let validatorOf: ReturnType<typeof responseValidators>;
 
 beforeAll(async () => {
   const controlPort = await freePort();
   controlUrl = `http://127.0.0.1:${controlPort}`;
-  unit = await startCli({ args: ['--product', PRODUCT, '--control', `127.0.0.1:${controlPort}`] });
-  const response = await fetch(`${unit.baseUrl}/api/v1/openapi.json`);
-  expect(response.status).toBe(200);
-  document = (await response.json()) as OpenApiDocument;
-  validatorOf = responseValidators(document);
+  main = await startTarget(['--control', `127.0.0.1:${controlPort}`]);
+  ({ unit, document } = main);
 });
 afterAll(() => unit?.kill());
 
-async function send(request: DocumentedRequest): Promise<Response> {
-  const url = new URL(request.url, unit.baseUrl);
+async function send(t: Target, request: DocumentedRequest): Promise<Response> {
+  const url = new URL(request.url, t.unit.baseUrl);
   for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
   return fetch(url, { method: request.method, headers: request.headers, body: request.payload });
 }
 
 /** What contradicts the document in one answer: a 5xx, a status or content type not listed, a body off its schema. */
-async function contradictions(call: DocumentedCall, response: Response): Promise<string[]> {
+async function contradictions(t: Target, call: DocumentedCall, response: Response): Promise<string[]> {
   const what = `${call.method.toUpperCase()} ${call.path} → ${response.status}`;
   const body = Buffer.from(await response.arrayBuffer());
   const excerpt = body.subarray(0, 200).toString();
@@ -68,8 +82,13 @@ async function contradictions(call: DocumentedCall, response: Response): Promise
   if (!documented.content || call.method === 'head') return [];
   const type = String(response.headers.get('content-type') ?? '').split(';')[0];
   if (!Object.keys(documented.content).includes(type)) return [`${what}: content type ${type} not documented`];
-  if (type === 'application/octet-stream') return body[0] === 0x1f && body[1] === 0x8b ? [] : [`${what}: not gzip`];
-  const validate = validatorOf(call.path, call.method, String(response.status), type);
+  if (type === 'application/octet-stream') {
+    // Binary answers: Zone Monitor's zone set zips, and the gzip archives of the diagnostics dump.
+    const zip = call.path.startsWith('/api/v1/zone_monitor/');
+    const magic = zip ? [0x50, 0x4b] : [0x1f, 0x8b];
+    return body[0] === magic[0] && body[1] === magic[1] ? [] : [`${what}: not ${zip ? 'a zip' : 'gzip'}`];
+  }
+  const validate = t.validatorOf(call.path, call.method, String(response.status), type);
   const value: unknown = type === 'application/yaml' ? body.toString() : JSON.parse(body.toString());
   return validate(value) ? [] : [`${what}: ${JSON.stringify(validate.errors).slice(0, 300)}`];
 }
@@ -82,10 +101,10 @@ function invalidBody(request: DocumentedRequest): DocumentedRequest {
 }
 
 /** After a restarting operation: the unit answers again and runs. */
-async function whenRunning(): Promise<void> {
+async function whenRunning(t: Target): Promise<void> {
   await waitFor(
     async () => {
-      const response = await fetch(`${unit.baseUrl}/api/v1/sensor/metadata/sensor_info`);
+      const response = await fetch(`${t.unit.baseUrl}/api/v1/sensor/metadata/sensor_info`);
       return response.status === 200 && ((await response.json()) as { status: string }).status === 'RUNNING';
     },
     20_000,
@@ -94,46 +113,63 @@ async function whenRunning(): Promise<void> {
 }
 
 /** Each documented path with its path parameters filled from their examples. */
-function concretePaths(): string[] {
-  const paths = documentedCalls(document).map((call) => exampleRequests(call)[0].url);
+function concretePaths(t: Target): string[] {
+  const paths = documentedCalls(t.document).map((call) => exampleRequests(call)[0].url);
   return [...new Set(paths)];
 }
 
-describe('the built unit answers every operation of its own document as documented', () => {
+/** The firmware 3.2 unit: its own process, started for its pass and ended after it. */
+const firmware32 = {
+  target: undefined as Target | undefined,
+  async get(): Promise<Target> {
+    this.target ??= await startTarget(['--firmware-version', '3.2']);
+    return this.target;
+  },
+};
+afterAll(() => firmware32.target?.unit.kill());
+
+describe.each([
+  ['3.1', async () => main],
+  ['3.2', () => firmware32.get()],
+])('the built unit on firmware %s answers every operation of its own document as documented', (version, target) => {
   it('every operation, the writes with a valid and an invalid body: no 5xx, nothing undocumented', async () => {
+    const t = await target();
     const problems: string[] = [];
     const covered = new Set<string>();
     let requests = 0;
-    for (const call of documentedCalls(document)) {
+    for (const call of documentedCalls(t.document)) {
       for (const request of exampleRequests(call)) {
         // The invalid body first: it must change nothing, so the valid one after it still runs on the same unit.
         if (request.payload !== undefined) {
-          const response = await send(invalidBody(request));
+          const response = await send(t, invalidBody(request));
           requests++;
-          problems.push(...(await contradictions(call, response)));
+          problems.push(...(await contradictions(t, call, response)));
           if (response.status < 400)
             problems.push(`${call.operation.operationId}: an invalid body got ${response.status}`);
         }
-        const response = await send(request);
+        const response = await send(t, request);
         requests++;
-        problems.push(...(await contradictions(call, response)));
+        problems.push(...(await contradictions(t, call, response)));
         if (response.status >= 300)
           problems.push(`${call.operation.operationId}: its documented example got ${response.status}`);
-        if (RESTARTING.has(call.operation.operationId)) await whenRunning();
+        if (RESTARTING.has(call.operation.operationId)) await whenRunning(t);
       }
       covered.add(call.operation.operationId);
     }
     expect(problems).toEqual([]);
-    const all = documentedCalls(document).map((c) => c.operation.operationId);
+    const all = documentedCalls(t.document).map((c) => c.operation.operationId);
     expect([...covered].sort()).toEqual(all.sort());
     expect(requests).toBeGreaterThan(all.length);
+    // Zone Monitor's routes are in the document exactly from firmware 3.2 on, and so were requested.
+    expect(all.includes('applyZoneSet')).toBe(version === '3.2');
   });
 
   it('answers a trailing slash on every path with 404 naming the path, whatever the method', async () => {
+    const t = await target();
     const problems: string[] = [];
-    for (const path of concretePaths()) {
+    for (const path of concretePaths(t)) {
       for (const method of METHODS.filter((m) => m !== 'options').map((m) => m.toUpperCase())) {
-        const response = await fetch(`${unit.baseUrl}${path}/`, { method });
+        const response = await fetch(`${t.unit.baseUrl}${path}/`, { method });
         const body = method === 'HEAD' ? '' : await response.text();
         if (response.status !== 404) problems.push(`${method} ${path}/ → ${response.status}, not 404`);
         else if (method !== 'HEAD' && !body.includes(`the resource is ${path} (without the trailing slash)`))

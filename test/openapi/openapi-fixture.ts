@@ -6,6 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { isValidUdpDestination } from '../../src/config/config-formats.js';
+import { stlZoneSetZip } from '../zones/zone-set-zips.js';
 
 export type Json = Record<string, unknown>;
 export type OpenApiDocument = Json & { paths: Record<string, Record<string, Operation>>; components: Json };
@@ -56,20 +57,51 @@ export interface DocumentedRequest {
 /** Operations after which the unit restarts: run them last and wait for the unit to answer again. */
 export const RESTARTING = new Set(['resetConfig', 'restart', 'legacyReboot', 'uploadFirmware']);
 
-/** Every operation of the document, the restarting ones last (so the others run on an unchanged unit). */
+/**
+ * Operations whose example needs what an earlier one made, in the order a client calls them: Zone Monitor's
+ * set is staged, read, applied, read, its live ids set, then the staged copy removed.
+ */
+const WORKFLOW_STEP: Record<string, number> = {
+  stageZoneSet: 1,
+  getStagedZoneSet: 2,
+  headStagedZoneSet: 2,
+  applyZoneSet: 3,
+  getActiveZoneSet: 4,
+  headActiveZoneSet: 4,
+  getLiveZoneIds: 4,
+  setLiveZoneIds: 5,
+  deleteStagedZoneSet: 6,
+  deleteStagedZoneSetSdk: 6,
+};
+
+/**
+ * Every operation of the document, the restarting ones last (so the others run on an unchanged unit), those
+ * of a workflow in its order.
+ */
 export function documentedCalls(document: OpenApiDocument): DocumentedCall[] {
   const calls = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
   );
-  return calls.sort(
-    (a, b) => Number(RESTARTING.has(a.operation.operationId)) - Number(RESTARTING.has(b.operation.operationId)),
-  );
+  const rank = (c: DocumentedCall) =>
+    RESTARTING.has(c.operation.operationId) ? 100 : (WORKFLOW_STEP[c.operation.operationId] ?? 0);
+  return calls.sort((a, b) => rank(a) - rank(b));
 }
 
 /** A binary body has no example in the document: a real firmware image. */
 const BINARY_BODIES: Record<string, () => Buffer> = {
   'application/octet-stream': () =>
     buildImage('ousteros-image-prod-bootes-v3.2.0+20250101120000', generatedPayload('contract', 4096)),
+};
+
+/** Binary bodies of particular operations: Zone Monitor stages a zone set zip (zones 0 and 1, the live_ids example). */
+const OPERATION_BODIES: Record<string, () => Buffer> = {
+  stageZoneSet: () =>
+    Buffer.from(
+      stlZoneSetZip([
+        { id: 0, min: [1, -0.5, -0.5], max: [2, 0.5, 0.5] },
+        { id: 1, min: [-0.5, 1, -0.5], max: [0.5, 2, 0.5] },
+      ]),
+    ),
 };
 
 /**
@@ -93,7 +125,7 @@ export function exampleRequests(call: DocumentedCall): DocumentedRequest[] {
   const content = call.operation.requestBody?.content;
   if (!content) return [base];
   const [[type, media]] = Object.entries(content);
-  const binary = BINARY_BODIES[type];
+  const binary = OPERATION_BODIES[call.operation.operationId] ?? BINARY_BODIES[type];
   if (binary) return [{ ...base, headers: { 'content-type': type }, payload: binary() }];
   const examples = Object.values(media.examples ?? {});
   if (examples.length === 0) throw new Error(`${call.operation.operationId}: a request body without examples`);

@@ -4,7 +4,9 @@
  * coordinate frame and hash, an identity sensor_to_body_transform) and one binary STL per zone.
  */
 import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { zipSync, strToU8 } from 'fflate';
+import { expect } from 'vitest';
 import { boxTriangles, encodeBinaryStl } from '../../src/model/index.js';
 
 export interface BoxZone {
@@ -59,4 +61,16 @@ export function zipOf(files: Record<string, Uint8Array | string>): Uint8Array {
   return zipSync(
     Object.fromEntries(Object.entries(files).map(([k, v]) => [k, typeof v === 'string' ? strToU8(v) : v])),
   );
+}
+
+/** Stages `zip` on an in-process unit and applies it, expecting both to succeed. */
+export async function stageAndApply(app: FastifyInstance, zip: Uint8Array): Promise<void> {
+  const staged = await app.inject({
+    method: 'POST',
+    url: '/api/v1/zone_monitor/staged/zip',
+    headers: { 'content-type': 'application/octet-stream' },
+    payload: Buffer.from(zip),
+  });
+  expect(staged.statusCode, staged.body).toBe(204);
+  expect((await app.inject({ method: 'POST', url: '/api/v1/zone_monitor/apply' })).statusCode).toBe(204);
 }

@@ -13,7 +13,7 @@ import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-se
 import { waitFor } from '../helpers/poll.js';
 import { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { decodeZonePacket, type DecodedZonePacket } from './zone-packets.js';
-import { type BoxZone, stlZoneSetZip } from './zone-set-zips.js';
+import { type BoxZone, stageAndApply, stlZoneSetZip } from './zone-set-zips.js';
 
 /** The scene's crate (src/udp/scene/scene.ts, lidar frame 3.0..4.2 × -2.5..-1.3 × -1.7..-0.7 m) in the sensor frame, with a margin, above the floor. */
 const AROUND_CRATE = { min: [-4.4, 1.1, -1.6], max: [-2.8, 2.7, -0.5] };
@@ -55,14 +55,7 @@ afterEach(() => plane.clear());
 
 async function applySet(set: BoxZone[]): Promise<Uint8Array> {
   const zip = stlZoneSetZip(set);
-  const staged = await unit.app.inject({
-    method: 'POST',
-    url: '/api/v1/zone_monitor/staged/zip',
-    headers: { 'content-type': 'application/octet-stream' },
-    payload: Buffer.from(zip),
-  });
-  expect(staged.statusCode, staged.body).toBe(204);
-  expect((await unit.app.inject({ method: 'POST', url: '/api/v1/zone_monitor/apply' })).statusCode).toBe(204);
+  await stageAndApply(unit.app, zip);
   return zip;
 }
 

@@ -3,7 +3,7 @@
  * ids, and what the data plane watches. Zips are kept as the client sent them (a read gives back the
  * same bytes) in the key-value table, each write one durable transaction like the configuration's. Zones
  * are rendered when a set is staged (to refuse what the unit could never monitor), applied, loaded at start
- * or the frame width changes; the data plane gets the images through the HAL (StreamsHal.setZones).
+ * or the frame width changes; the data plane gets the images through the HAL's zone interface (ZoneHal).
  */
 import type { Logger } from 'pino';
 import {
@@ -15,6 +15,8 @@ import {
   type ZoneSetSpec,
 } from '../../model/index.js';
 import { KV_KEYS, type KvStore } from '../../store/index.js';
+import type { ZoneWatcher } from '../../hal/index.js';
+import type { RecordedZoneSet } from '../sensor-types.js';
 import type { ZoneMonitorPlan } from '../../udp/index.js';
 import { checkZoneSet, type CheckedZoneSet } from './zone-set.js';
 
@@ -27,7 +29,21 @@ export interface ZoneMonitorDependencies {
   serialize<T>(change: () => T | Promise<T>): Promise<T>;
   /** Hands the live zones to the data plane (null: none). */
   push(plan: ZoneMonitorPlan | null): void;
+  /** What watches the zones (the HAL's ZoneHal.watcher); null: the data path cannot watch zones at all. */
+  watcher: ZoneWatcher | null;
   log: Logger;
+  /**
+   * A replayed recording's zone set: active with its live ids instead of the stored ones (nothing is
+   * written), and applying another set or other live ids is refused, as its zone packets cannot change.
+   */
+  recorded?: RecordedZoneSet;
+}
+
+/** What watches the zones, as the page shows it. */
+export interface ZoneWatcherSummary {
+  hardware: boolean;
+  renders_zones: boolean;
+  detail: string;
 }
 
 /** A zone as GET live_ids' neighbours and the page list it. */
@@ -60,10 +76,11 @@ export class ZoneMonitor {
   private active: CheckedZoneSet | null = null;
   private activeZipBytes: Uint8Array | undefined;
   private live: number[] = [];
+  private announced = false;
 
   constructor(private readonly deps: ZoneMonitorDependencies) {
-    this.activeZipBytes = decode(deps.kv.get<string>(KV_KEYS.zoneActive));
-    this.live = deps.kv.get<number[]>(KV_KEYS.zoneLiveIds) ?? [];
+    this.activeZipBytes = deps.recorded?.zip ?? decode(deps.kv.get<string>(KV_KEYS.zoneActive));
+    this.live = deps.recorded ? [...(deps.recorded.liveIds ?? [])] : (deps.kv.get<number[]>(KV_KEYS.zoneLiveIds) ?? []);
     if (this.activeZipBytes) {
       const checked = checkZoneSet(this.activeZipBytes, this.beams());
       if (Array.isArray(checked))
@@ -71,7 +88,11 @@ export class ZoneMonitor {
           { problems: checked },
           'the stored active zone set cannot be monitored by this unit; no zone is live',
         );
-      else this.active = checked;
+      else {
+        this.active = checked;
+        this.announceWatcher();
+        if (deps.recorded && deps.recorded.liveIds === null) this.live = [...checked.spec.powerOnLiveIds];
+      }
     }
   }
 
@@ -111,6 +132,7 @@ export class ZoneMonitor {
 
   /** The staged set becomes the active one, its power-on live ids live; the data plane watches it from the next frame. */
   async apply(): Promise<void> {
+    this.refuseWhileReplaying('apply another zone set');
     await this.deps.serialize(() => {
       const zip = this.stagedZip();
       if (!zip) throw conflict('no zone set is staged: POST one to /api/v1/zone_monitor/staged/zip first');
@@ -125,12 +147,24 @@ export class ZoneMonitor {
       this.active = checked;
       this.activeZipBytes = zip;
       this.live = live;
+      this.announceWatcher();
       this.deps.push(this.planFor(this.deps.columnsPerFrame()));
     });
   }
 
+  /** Says once, when a set first becomes active, what watches its zones on this unit. */
+  private announceWatcher(): void {
+    if (this.announced) return;
+    this.announced = true;
+    const w = this.deps.watcher;
+    if (!w) this.deps.log.warn('this data path cannot watch zones: zone sets and live ids are only stored and served');
+    else if (w.hardware) this.deps.log.info({ rendersZones: w.rendersZones }, 'zone hardware watches the zones');
+    else this.deps.log.info({ zoneHardware: false }, w.detail);
+  }
+
   /** Sets the live zones: at most 16 distinct ids of the active set. */
   async setLiveIds(ids: readonly number[]): Promise<void> {
+    this.refuseWhileReplaying('change live_ids');
     await this.deps.serialize(() => {
       if (!this.active) throw conflict('no zone set is active: POST /api/v1/zone_monitor/apply first');
       const known = new Set(this.active.spec.zones.map((z) => z.id));
@@ -149,13 +183,24 @@ export class ZoneMonitor {
     });
   }
 
+  private refuseWhileReplaying(what: string): void {
+    if (this.deps.recorded)
+      throw conflict(
+        `cannot ${what} while replaying a recording: its zone packets were watched with the recorded zone set and live ids`,
+      );
+  }
+
   /** The zones of the active set with their live state (the page, the validator). */
-  summary(): { label: string; zones: ZoneSummary[] } | null {
+  summary(): { label: string; zones: ZoneSummary[]; watcher: ZoneWatcherSummary } | null {
     const spec: ZoneSetSpec | undefined = this.active?.spec;
     if (!spec) return null;
     const live = new Set(this.live);
+    const w = this.deps.watcher;
     return {
       label: spec.label,
+      watcher: w
+        ? { hardware: w.hardware, renders_zones: w.rendersZones, detail: w.detail }
+        : { hardware: false, renders_zones: false, detail: 'this data path cannot watch zones' },
       zones: spec.zones.map((z) => ({
         id: z.id,
         label: z.label,

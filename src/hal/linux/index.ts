@@ -6,6 +6,7 @@ import type { Hal } from '../types.js';
 import type { SimHalOptions } from '../sim/index.js';
 import { EmitterStreams } from '../emitter-streams.js';
 import { assembleHal } from '../assemble.js';
+import { NO_ZONE_HARDWARE } from '../zones.js';
 import { LinuxTelemetry } from './telemetry-linux.js';
 import { createLinuxFirmware } from './firmware-linux.js';
 import { createLinuxPower } from './power-linux.js';
@@ -25,8 +26,9 @@ export interface LinuxHalOptions extends SimHalOptions, LinuxTimeNetworkOptions 
 export function createLinuxHal(options: LinuxHalOptions): Hal {
   const onHookError = (error: unknown) => process.emitWarning(`firmware hook: ${(error as Error).message}`);
   return assembleHal('linux', {
-    // No lidar hardware driver exists yet: a real unit streams the simulated scene through the same emitter.
-    streams: new EmitterStreams(options.alerts, options.log),
+    // No lidar hardware driver exists yet: a real unit streams the simulated scene through the same emitter,
+    // which also watches the zones in software (there is no zone hardware to hand them to).
+    streams: new EmitterStreams(options.alerts, options.log, undefined, NO_ZONE_HARDWARE),
     telemetry: new LinuxTelemetry(),
     ...createLinuxTimeAndNetwork(options),
     power: createLinuxPower({ firmwareHook: options.firmwareHook, onHookError }),

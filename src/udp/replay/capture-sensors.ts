@@ -1,20 +1,35 @@
 /**
- * Which sensor each datagram of a capture comes from. A capture of a multi-sensor rig holds several
+ * Which sensor each datagram of a capture comes from, and which stream it belongs to. A capture of a multi-sensor rig holds several
  * units, often sending to the same ports (and lidar and IMU on one port): datagrams are grouped by the
  * capture's source address, and lidar packets also by the serial number and init_id in their header
  * where the profile has one (LEGACY has none). Pure.
  */
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
+import { ZONE_PACKET_BYTES, ZONE_PACKET_TYPE } from '../packets/zone-packet.js';
 import type { UdpDatagram } from './udp-datagrams.js';
 
-export type PacketKind = 'lidar' | 'imu';
+export type PacketKind = 'lidar' | 'imu' | 'zone';
+
+/** A zone packet of firmware 3.2 (docs/udp-packets.md, Zone packets): its size and packet_type. */
+export const isZonePacket = (b: Buffer) => b.length === ZONE_PACKET_BYTES && b.readUInt16LE(0) === ZONE_PACKET_TYPE;
 
 /**
  * Lidar or IMU by destination port; where both streams share one port (as multi-sensor rigs often
- * configure them), a 48-byte datagram is an IMU packet (lidar packets are far larger).
+ * configure them), a 48-byte datagram is an IMU packet (lidar packets are far larger). Zone packets
+ * (firmware 3.2) go to the recorded udp_port_zm (0: the recording has none); one on a port shared with
+ * another stream is told apart by its size and packet_type.
  */
-export function packetKind(dstPort: number, bytes: number, lidarPort: number, imuPort: number): PacketKind | null {
-  if (dstPort === lidarPort && !(lidarPort === imuPort && bytes === IMU_PACKET_BYTES)) return 'lidar';
+export function packetKind(
+  dstPort: number,
+  bytes: Buffer,
+  ports: { lidar: number; imu: number; zone: number },
+): PacketKind | null {
+  const { lidar: lidarPort, imu: imuPort, zone: zonePort } = ports;
+  if (zonePort !== 0 && dstPort === zonePort) {
+    const shared = zonePort === lidarPort || zonePort === imuPort;
+    if (!shared || isZonePacket(bytes)) return 'zone';
+  }
+  if (dstPort === lidarPort && !(lidarPort === imuPort && bytes.length === IMU_PACKET_BYTES)) return 'lidar';
   return dstPort === imuPort ? 'imu' : null;
 }
 
@@ -23,6 +38,7 @@ export interface CaptureSource {
   address: string;
   lidar: UdpDatagram[];
   imu: UdpDatagram[];
+  zone: UdpDatagram[];
 }
 
 export function sourcesOf(
@@ -34,7 +50,7 @@ export function sourcesOf(
     const kind = kindOf(d);
     if (!kind) continue;
     let source = byAddress.get(d.srcAddress);
-    if (!source) byAddress.set(d.srcAddress, (source = { address: d.srcAddress, lidar: [], imu: [] }));
+    if (!source) byAddress.set(d.srcAddress, (source = { address: d.srcAddress, lidar: [], imu: [], zone: [] }));
     source[kind].push(d);
   }
   return [...byAddress.values()];

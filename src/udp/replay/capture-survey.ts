@@ -6,7 +6,7 @@
  */
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
-import { sourcesOf } from './capture-sensors.js';
+import { isZonePacket, sourcesOf } from './capture-sensors.js';
 import { readLidarHeader } from './lidar-header.js';
 import {
   measurementIdAt,
@@ -22,6 +22,8 @@ export interface SurveyedSensor {
   address: string;
   lidarPackets: number;
   imuPackets: number;
+  /** Zone packets of firmware 3.2's Zone Monitor. */
+  zonePackets: number;
   /** Destination ports of its datagrams. */
   ports: number[];
   /** Size of most of its lidar packets, bytes. */
@@ -53,8 +55,11 @@ function mostCommonSize(lidar: readonly UdpDatagram[]): number | null {
 }
 
 export function surveyCapture(datagrams: readonly UdpDatagram[]): SurveyedSensor[] {
-  // Without metadata, a 48-byte datagram is an IMU packet and any other one a lidar candidate.
-  const sources = sourcesOf(datagrams, (d) => (d.payload.length === IMU_PACKET_BYTES ? 'imu' : 'lidar'));
+  // Without metadata, a 48-byte datagram is an IMU packet, a zone packet says so in its header, and any
+  // other one is a lidar candidate.
+  const sources = sourcesOf(datagrams, (d) =>
+    d.payload.length === IMU_PACKET_BYTES ? 'imu' : isZonePacket(d.payload) ? 'zone' : 'lidar',
+  );
   return sources.map((s) => {
     const size = mostCommonSize(s.lidar);
     const sample = s.lidar.find((d) => d.payload.length === size)?.payload;
@@ -70,7 +75,8 @@ export function surveyCapture(datagrams: readonly UdpDatagram[]): SurveyedSensor
       address: s.address,
       lidarPackets: s.lidar.length,
       imuPackets: s.imu.length,
-      ports: [...new Set([...s.lidar, ...s.imu].map((d) => d.dstPort))].sort((a, b) => a - b),
+      zonePackets: s.zone.length,
+      ports: [...new Set([...s.lidar, ...s.imu, ...s.zone].map((d) => d.dstPort))].sort((a, b) => a - b),
       lidarPacketBytes: size,
       serial: header?.serial != null ? String(header.serial) : null,
       initId: header?.initId ?? null,
@@ -89,8 +95,9 @@ export function describeSurvey(sensors: readonly SurveyedSensor[]): string {
         ? `unknown profile (${s.lidarPacketBytes}-byte packets)`
         : 'no lidar packets';
     const who = s.serial !== null ? `serial ${s.serial}, init_id ${s.initId}` : 'no serial in its packets';
+    const zone = s.zonePackets ? `, ${s.zonePackets} zone` : '';
     lines.push(
-      `  ${s.address}: ${who}; ${profile}; ${s.lidarPackets} lidar, ${s.imuPackets} IMU packets to port(s) ${s.ports.join(', ')}`,
+      `  ${s.address}: ${who}; ${profile}; ${s.lidarPackets} lidar, ${s.imuPackets} IMU${zone} packets to port(s) ${s.ports.join(', ')}`,
     );
   }
   return lines.join('\n');

@@ -4,6 +4,7 @@
  */
 export { windowWithin } from './column-window.js';
 export { recordedIdentity, recordedProduct } from './recorded-sensor.js';
+export { recordedLiveZoneIds } from './recorded-zones.js';
 export { RecordingError } from './recording-error.js';
 export { describeSurvey, surveyCapture } from './capture-survey.js';
 export { defaultMetadataPath, loadRecording, readCaptureDatagrams, recordingFaults } from './recording.js';

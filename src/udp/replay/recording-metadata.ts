@@ -37,6 +37,11 @@ export interface RecordedMetadata {
   configParams: Record<string, unknown>;
   /** user_data, when the file carries it. */
   userData: string | undefined;
+  /**
+   * The active zone set zip of a firmware 3.2 unit, as the vendor SDK records it beside the sensor info
+   * (`zone_set`, base64); undefined when the file carries none.
+   */
+  zoneSet: Uint8Array | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -96,6 +101,7 @@ function nested(doc: Json): RecordedMetadata {
     dataFormat: formatOf(format, config),
     configParams: config,
     userData: typeof doc.user_data === 'string' ? doc.user_data : undefined,
+    zoneSet: zoneSetOf(doc),
   };
 }
 
@@ -123,7 +129,16 @@ function flat(doc: Json): RecordedMetadata {
     dataFormat: formatOf(format, config),
     configParams: config,
     userData: undefined,
+    zoneSet: undefined,
   };
+}
+
+function zoneSetOf(doc: Json): Uint8Array | undefined {
+  const v = doc.zone_set;
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v))
+    throw new RecordingError('metadata: zone_set is not a base64 string (the zone set zip)');
+  return new Uint8Array(Buffer.from(v, 'base64'));
 }
 
 function sensorInfoOf(info: Json): RecordedMetadata['sensorInfo'] {

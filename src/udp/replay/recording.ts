@@ -1,6 +1,6 @@
 /**
- * A recording ready to replay: the capture file read, datagrams reassembled and sorted into lidar and
- * IMU by the recorded ports, checked against the metadata, and its faults (gaps, partial frames,
+ * A recording ready to replay: the capture file read, datagrams reassembled and sorted into lidar, IMU
+ * and zone packets (firmware 3.2) by the recorded ports, checked against the metadata, and its faults (gaps, partial frames,
  * corrupt or truncated packets, packets of other ports) counted so they can be reported. Loading
  * refuses, with one line naming the problem, a file that is no capture or whose packets do not fit
  * its metadata.
@@ -11,7 +11,7 @@ import { crc64 } from '../packets/crc64.js';
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
 import { CaptureFormatError, readCaptureFile } from './capture-file.js';
-import { packetKind, sourcesOf, type CaptureSource, type PacketKind } from './capture-sensors.js';
+import { isZonePacket, packetKind, sourcesOf, type CaptureSource, type PacketKind } from './capture-sensors.js';
 import { frameIdModulus, readLidarHeader } from './lidar-header.js';
 import {
   isLegacy,
@@ -24,19 +24,19 @@ import { RecordingError } from './recording-error.js';
 import { parseRecordingMetadata, type RecordedMetadata } from './recording-metadata.js';
 import { extractUdpDatagrams, type UdpDatagram } from './udp-datagrams.js';
 
-/** Profiles a replay sends: the current ones and LEGACY (firmware 2.x); ZONE16 and others are refused. */
+/** Profiles a replay sends: the current ones (firmware 3.2's ZONE16 among them) and LEGACY (firmware 2.x). */
 export const REPLAYABLE_PROFILES: readonly RecordedProfile[] = [...LIDAR_PROFILES, 'LEGACY'];
 
 export interface RecordedPacket {
-  kind: 'lidar' | 'imu';
+  kind: PacketKind;
   /** Capture time since the recording's first replayed packet, ns. */
   timeNs: number;
   bytes: Buffer;
-  /** Lidar: frame id of the header (null when the packet is too short to hold one). */
+  /** Lidar and zone packets: frame id of the header (null when the packet is too short to hold one). */
   frameId: number | null;
-  /** Lidar: the packet has the profile's size; IMU: 48 bytes. */
+  /** Lidar: the packet has the profile's size; IMU: 48 bytes; zone: a zone packet's size and packet_type. */
   wellFormed: boolean;
-  /** STANDARD lidar packets: whether the recorded CRC matches; null where there is none to check. */
+  /** STANDARD lidar and zone packets: whether the recorded CRC matches; null where there is none to check. */
   crcOk: boolean | null;
 }
 
@@ -48,7 +48,9 @@ export interface RecordingStats {
   incompleteDatagrams: number;
   lidarPackets: number;
   imuPackets: number;
-  /** UDP datagrams to ports other than the recorded lidar and IMU ports (not replayed). */
+  /** Zone packets (firmware 3.2's Zone Monitor), to the recorded udp_port_zm. */
+  zonePackets: number;
+  /** UDP datagrams to ports other than the recorded lidar, IMU and zone ports (not replayed). */
   otherPortPackets: number;
   /** Lidar and IMU datagrams of the capture's other sensors (not replayed). */
   otherSensorPackets: number;
@@ -75,12 +77,15 @@ export interface Recording {
   columnsPerFrame: number;
   lidarPort: number;
   imuPort: number;
-  /** Lidar and IMU packets in capture order. */
+  /** The recorded udp_port_zm; 0 where the metadata names none (firmware before 3.2). */
+  zonePort: number;
+  /** Lidar, IMU and zone packets in capture order. */
   packets: RecordedPacket[];
   stats: RecordingStats;
   /** How long one pass lasts when looping: the span of the recording plus one typical packet interval, ns. */
   passNs: number;
-  /** Frame ids one pass spans (last - first + 1, modulo the id's width); 0 without lidar packets. */
+  /** Frame ids one pass spans (last - first + 1, modulo the id's width), of the lidar packets (of the zone packets
+   * where there are none); 0 without either. */
   framesPerPass: number;
   /** The capture's other sensors (source addresses with their packets), which this replay ignores. */
   otherSensors: { address: string; lidarPackets: number; imuPackets: number }[];
@@ -154,8 +159,10 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
   }
   const lidarPort = portOf(metadata.configParams, 'udp_port_lidar', 7502);
   const imuPort = portOf(metadata.configParams, 'udp_port_imu', 7503);
+  const zonePort = portOf(metadata.configParams, 'udp_port_zm', 0);
   const expectedBytes = recordedPacketBytes(layout, pixels);
-  const kindOf = (d: UdpDatagram) => packetKind(d.dstPort, d.payload.length, lidarPort, imuPort);
+  const ports = { lidar: lidarPort, imu: imuPort, zone: zonePort };
+  const kindOf = (d: UdpDatagram) => packetKind(d.dstPort, d.payload, ports);
   const sensors = selectSensor(file, metadata, layout, expectedBytes, sourcesOf(extraction.datagrams, kindOf));
 
   const packets: RecordedPacket[] = [];
@@ -195,21 +202,32 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
       });
       continue;
     }
+    if (kind === 'zone') {
+      const wellFormed = isZonePacket(bytes);
+      const frameId = bytes.length >= 4 ? bytes.readUInt16LE(2) : null;
+      packets.push({
+        kind,
+        timeNs: Number(d.timeNs - t0),
+        bytes,
+        frameId,
+        wellFormed,
+        crcOk: wellFormed && crcMatches(bytes),
+      });
+      continue;
+    }
     const wellFormed = bytes.length === expectedBytes;
     const frameId = bytes.length >= 32 + 12 ? readLidarHeader(bytes, layout).frameId : null;
-    let crcOk: boolean | null = null;
-    if (wellFormed && layout.header === 'STANDARD') {
-      const { lo, hi } = crc64(bytes, 0, bytes.length - 8);
-      crcOk = bytes.readUInt32LE(bytes.length - 8) === lo && bytes.readUInt32LE(bytes.length - 4) === hi;
-    }
+    const crcOk = wellFormed && layout.header === 'STANDARD' ? crcMatches(bytes) : null;
     packets.push({ kind, timeNs: Number(d.timeNs - t0), bytes, frameId, wellFormed, crcOk });
   }
   // Captures are written in arrival order, but a merged or edited file may not be: replay in time order.
   packets.sort((a, b) => a.timeNs - b.timeNs);
   const lidar = packets.filter((p) => p.kind === 'lidar');
+  const zone = packets.filter((p) => p.kind === 'zone');
   if (packets.length === 0) {
     throw new RecordingError(
-      `${file}: no UDP packets to the recorded lidar port ${lidarPort} or IMU port ${imuPort} ` +
+      `${file}: no UDP packets to the recorded lidar port ${lidarPort} or IMU port ${imuPort}` +
+        `${zonePort ? ` or zone port ${zonePort}` : ''} ` +
         `(${extraction.datagrams.length} datagrams on other ports)`,
     );
   }
@@ -238,17 +256,20 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     columnsPerFrame: format.columns_per_frame,
     lidarPort,
     imuPort,
+    zonePort,
     packets,
     passNs: Math.round(captureSpanNs + interval),
     otherSensors: sensors.others,
-    framesPerPass: frames.span,
+    // Zone packets carry the frame id of their frame: a recording of zone packets alone loops by them.
+    framesPerPass: frames.span || frameSpan(zone, 0x10000),
     stats: {
       format: capture.format,
       captureFrames: capture.frames.length,
       fragments: extraction.fragments,
       incompleteDatagrams: extraction.incomplete,
       lidarPackets: lidar.length,
-      imuPackets: packets.length - lidar.length,
+      imuPackets: packets.length - lidar.length - zone.length,
+      zonePackets: zone.length,
       otherPortPackets,
       otherSensorPackets,
       frames: frames.frames,
@@ -307,7 +328,7 @@ function selectSensor(
   const addresses = new Set(ours.map((s) => s.address));
   return {
     belongs: (d, kind) =>
-      addresses.has(d.srcAddress) && (kind === 'imu' || d.payload.length !== expectedBytes || isOurs(d.payload)),
+      addresses.has(d.srcAddress) && (kind !== 'lidar' || d.payload.length !== expectedBytes || isOurs(d.payload)),
     others: sources
       .filter((s) => !addresses.has(s.address))
       .map((s) => ({ address: s.address, lidarPackets: s.lidar.length, imuPackets: s.imu.length })),
@@ -339,6 +360,18 @@ function checkColumns(file: string, cpf: number, layout: RecordedLayout, lidar: 
         `${file}: a packet holds measurement id ${m} but the metadata has ${cpf} columns per frame`,
       );
   }
+}
+
+/** Whether the CRC-64 in the last 8 bytes (STANDARD lidar and zone packets) matches the bytes before it. */
+function crcMatches(b: Buffer): boolean {
+  const { lo, hi } = crc64(b, 0, b.length - 8);
+  return b.readUInt32LE(b.length - 8) === lo && b.readUInt32LE(b.length - 4) === hi;
+}
+
+/** Frame ids the packets span, first to last (modulo the id's width); 0 without any. */
+function frameSpan(packets: readonly RecordedPacket[], modulus: number): number {
+  const ids = packets.map((p) => p.frameId).filter((id): id is number => id !== null);
+  return ids.length ? ((ids[ids.length - 1] - ids[0] + modulus) % modulus) + 1 : 0;
 }
 
 function frameStats(lidar: RecordedPacket[], layout: RecordedLayout, cpf: number, window: [number, number]) {
@@ -393,7 +426,9 @@ export function recordingFaults(r: Recording): string[] {
   if (s.incompleteDatagrams)
     lines.push(`${s.incompleteDatagrams} fragmented datagrams are missing fragments and are not replayed`);
   if (s.otherPortPackets)
-    lines.push(`${s.otherPortPackets} datagrams to other ports than ${r.lidarPort}/${r.imuPort} are not replayed`);
+    lines.push(
+      `${s.otherPortPackets} datagrams to other ports than ${[r.lidarPort, r.imuPort, r.zonePort].filter(Boolean).join('/')} are not replayed`,
+    );
   if (r.otherSensors.length) {
     const list = r.otherSensors.map((o) => `${o.address} (${o.lidarPackets} lidar, ${o.imuPackets} IMU)`).join(', ');
     lines.push(
@@ -404,5 +439,7 @@ export function recordingFaults(r: Recording): string[] {
   if (s.missingFrames) lines.push(`${s.missingFrames} frame ids are missing between frames`);
   if (s.malformedPackets) lines.push(`${s.malformedPackets} lidar packets have the wrong size (truncated or corrupt)`);
   if (s.badCrcPackets) lines.push(`${s.badCrcPackets} lidar packets have a CRC that does not match`);
+  const badZone = r.packets.filter((p) => p.kind === 'zone' && (!p.wellFormed || p.crcOk === false)).length;
+  if (badZone) lines.push(`${badZone} zone packets have the wrong size, type or CRC`);
   return lines;
 }

@@ -1,5 +1,5 @@
 /**
- * The replay source of the emitter worker, beside the synthetic scene: a recording's lidar and IMU
+ * The replay source of the emitter worker, beside the synthetic scene: a recording's lidar, IMU and zone
  * datagrams, sent in recorded order on the recorded timetable (scaled by the rate) to the active
  * destinations. The first pass is byte-exact (or re-encoded into the active profile); later passes of a
  * loop get frame ids and timestamps moved on by whole passes, with the CRC corrected for the change.
@@ -25,11 +25,14 @@ import {
   type RecordedLayout,
   type RecordedProfile,
 } from './recorded-layout.js';
-import { emptyLidarImage } from '../scene/lidar-image.js';
+import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../packets/lidar-profiles.js';
+import { ZONE_PACKET_HEADER_BYTES } from '../packets/zone-packet.js';
+import { emptyLidarImage } from '../scene/lidar-image.js';
 import type { PacedSource } from '../worker/pacer.js';
 import type { PreviewImage } from '../worker/preview-frame.js';
 import type { UdpTarget } from '../worker/udp-target.js';
+import type { PacketKind } from './capture-sensors.js';
 
 export interface ReplaySourcePlan {
   file: string;
@@ -72,7 +75,8 @@ function firstPassBytes(recording: Recording, plan: ReplaySourcePlan): (Buffer |
     serial: /^[0-9]+$/.test(recording.metadata.sensorInfo.prod_sn) ? BigInt(recording.metadata.sensorInfo.prod_sn) : 0n,
   };
   const bytes = recording.packets.map((p) => {
-    if (p.kind === 'imu') return p.bytes;
+    // IMU and zone packets do not depend on the lidar profile or window.
+    if (p.kind !== 'lidar') return p.bytes;
     if (!p.wellFormed) {
       // A truncated or corrupt packet has no columns to decode: it is not sent in another profile.
       return plan.profile === recording.profile ? p.bytes : null;
@@ -101,7 +105,7 @@ export class ReplayStream implements PacedSource {
 
   constructor(
     private readonly plan: ReplaySourcePlan,
-    private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null },
+    private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null; zones?: UdpTarget | null },
   ) {
     this.recording = recordingFor(plan);
     this.bytes = firstPassBytes(this.recording, plan);
@@ -180,18 +184,29 @@ export class ReplayStream implements PacedSource {
     const index = this.schedule.packetOf(k);
     const packet = this.recording.packets[index];
     const bytes = this.bytes[index];
-    const target = packet.kind === 'lidar' ? this.targets.lidar : this.targets.imu;
+    const target =
+      packet.kind === 'lidar' ? this.targets.lidar : packet.kind === 'imu' ? this.targets.imu : this.targets.zones;
     if (!bytes || !target) return;
     const pass = this.schedule.passOf(k);
     target.send(pass === 0 ? bytes : this.movedOn(bytes, packet.kind, pass));
   }
 
   /** A copy of `bytes` as pass `pass` of a loop: frame ids and timestamps moved on, CRC corrected. */
-  private movedOn(bytes: Buffer, kind: 'lidar' | 'imu', pass: number): Buffer {
+  private movedOn(bytes: Buffer, kind: PacketKind, pass: number): Buffer {
     const out = Buffer.from(bytes);
     const deltaNs = BigInt(Math.round(pass * this.schedule.passNs));
     if (kind === 'imu') {
-      shiftImuTimestamps(out, deltaNs);
+      // Only LEGACY IMU packets have a known place for their timestamps; others are sent as recorded.
+      if (out.length === IMU_PACKET_BYTES) shiftImuTimestamps(out, deltaNs);
+      return out;
+    }
+    if (kind === 'zone') {
+      if (out.length < ZONE_PACKET_HEADER_BYTES + 16) return out;
+      // Zone packets carry the u16 frame id of their frame and a u64 timestamp, as STANDARD headers do.
+      out.writeUInt16LE((out.readUInt16LE(2) + pass * this.recording.framesPerPass) & 0xffff, 2);
+      const at = ZONE_PACKET_HEADER_BYTES;
+      out.writeBigUInt64LE((out.readBigUInt64LE(at) + deltaNs) & 0xffffffffffffffffn, at);
+      correctCrc(bytes, out);
       return out;
     }
     const layout = this.layout;

@@ -74,8 +74,8 @@ export class EmitterRun {
     const targets = {
       lidar: target(plan.lidar, 'lidar', 'udp_port_lidar'),
       imu: target(plan.imu, 'imu', 'udp_port_imu'),
-      // Zone packets ride with the lidar stream, also for UDP fault rules; a replay sends none.
-      zones: replaying ? null : target(plan.zones, 'lidar', 'udp_port_zm'),
+      // Zone packets ride with the lidar stream, also for UDP fault rules; a replay sends the recorded ones.
+      zones: target(plan.zones, 'lidar', 'udp_port_zm'),
     };
     const opened = Promise.all([targets.lidar?.open(), targets.imu?.open(), targets.zones?.open()]);
     const all = [targets.lidar, targets.imu, targets.zones];

@@ -17,6 +17,10 @@ export const OS1_FUSA = `${RECORDINGS}OS-1-128_767798045_1024x10_20230712_120049
 export const OS2_LEGACY = `${RECORDINGS}OS-2-32-U0_v2.0.0_1024x10`;
 /** Two sensors in one capture, lidar and IMU on port 7502; metadata `.1.json` and `.2.json`. */
 export const TWO_SENSORS = `${RECORDINGS}same_ports_nonlegacy`;
+/** Firmware 3.2 OS-0-128 (the vendor SDK's sample): IMU and zone packets, no lidar; metadata `_0.json` with its zone set. */
+export const OS0_ZONES_NO_LIDAR = `${RECORDINGS}imu_zm_no_lidar`;
+/** This project's simulated firmware 3.2 OS-1-32: RNG15_RFL8_NIR8_ZONE16 lidar, IMU and zone packets, its zone set. */
+export const SIM_ZONE16 = `${RECORDINGS}sim_OS-1-32_v3.2.0_512x10_zone16`;
 
 export interface ReferenceDatagram {
   timeUs: number;

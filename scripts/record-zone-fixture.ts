@@ -1,0 +1,204 @@
+/**
+ * Records this project's own simulated firmware 3.2 unit into a capture a replay can read: a simulated OS-1-32 with
+ * a ZONE16 lidar profile and a zone set applied (one zone around the scene's crate, which triggers, one in
+ * empty space, which does not), its lidar, IMU and zone datagrams written to a libpcap file (Ethernet, IPv4,
+ * UDP, as a capture on the host would hold them) beside its metadata (GET /api/v1/sensor/metadata, with the
+ * active zone set zip as `zone_set`, base64, where the vendor SDK records it). No real fw 3.2 capture with
+ * lidar packets is public: this is the project's sample of one (test/fixtures/recordings/README.md).
+ *
+ *   npx tsx scripts/record-zone-fixture.ts [--out test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_zone16] [--frames 3]
+ */
+import { createHash } from 'node:crypto';
+import dgram from 'node:dgram';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { strToU8, zipSync } from 'fflate';
+import pino from 'pino';
+import { boxTriangles, encodeBinaryStl } from '../src/model/index.js';
+import { parseCliOptions } from '../src/main/cli-options.js';
+import { startServer } from '../src/main/server.js';
+
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string', default: 'test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_zone16' },
+    frames: { type: 'string', default: '3' },
+  },
+});
+const FRAMES = Number(values.frames);
+const PROFILE = 'RNG15_RFL8_NIR8_ZONE16';
+const COLUMNS = 512;
+const PACKETS_PER_FRAME = COLUMNS / 16;
+
+/** Zones in the sensor frame (metres): around the scene's crate (src/udp/scene.ts), and empty space in front. */
+const ZONES = [
+  { id: 0, min: [-4.4, 1.1, -1.6], max: [-2.8, 2.7, -0.5], mode: 'OCCUPANCY', label: 'crate' },
+  { id: 7, min: [1, -0.5, -0.5], max: [2, 0.5, 0.5], mode: 'OCCUPANCY', label: 'empty' },
+];
+
+function zoneSetZip(): Uint8Array {
+  const files: Record<string, Uint8Array> = {};
+  const zones: Record<string, unknown> = {};
+  for (const z of ZONES) {
+    const stl = encodeBinaryStl(boxTriangles(z.min, z.max));
+    files[`${z.id}.stl`] = stl;
+    zones[String(z.id)] = {
+      point_count: 10,
+      frame_count: 1,
+      mode: z.mode,
+      label: z.label,
+      stl: {
+        file_name: `${z.id}.stl`,
+        coordinate_frame: 'SENSOR',
+        hash: createHash('sha256').update(stl).digest('hex'),
+      },
+    };
+  }
+  const metadata = { label: 'sample', version: { metadata: 1, file_naming: 1 }, power_on_live_ids: [0, 7], zones };
+  return zipSync({ 'metadata.json': strToU8(JSON.stringify(metadata, null, 2)), ...files });
+}
+
+interface Captured {
+  timeUs: bigint;
+  srcPort: number;
+  dstPort: number;
+  payload: Buffer;
+}
+
+/** One libpcap record: Ethernet, IPv4 (127.0.0.1 to itself) and UDP around `d.payload`. */
+function pcapRecord(d: Captured, ipId: number): Buffer {
+  const udpLength = 8 + d.payload.length;
+  const frame = Buffer.alloc(14 + 20 + udpLength);
+  frame.writeUInt16BE(0x0800, 12);
+  const ip = frame.subarray(14, 34);
+  ip[0] = 0x45;
+  ip.writeUInt16BE(20 + udpLength, 2);
+  ip.writeUInt16BE(ipId & 0xffff, 4);
+  ip[8] = 64;
+  ip[9] = 17;
+  ip.set([127, 0, 0, 1], 12);
+  ip.set([127, 0, 0, 1], 16);
+  let sum = 0;
+  for (let i = 0; i < 20; i += 2) sum += ip.readUInt16BE(i);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  ip.writeUInt16BE(~sum & 0xffff, 10);
+  frame.writeUInt16BE(d.srcPort, 34);
+  frame.writeUInt16BE(d.dstPort, 36);
+  frame.writeUInt16BE(udpLength, 38);
+  d.payload.copy(frame, 42);
+  const header = Buffer.alloc(16);
+  header.writeUInt32LE(Number(d.timeUs / 1_000_000n), 0);
+  header.writeUInt32LE(Number(d.timeUs % 1_000_000n), 4);
+  header.writeUInt32LE(frame.length, 8);
+  header.writeUInt32LE(frame.length, 12);
+  return Buffer.concat([header, frame]);
+}
+
+function pcapFile(datagrams: readonly Captured[]): Buffer {
+  const global = Buffer.alloc(24);
+  global.writeUInt32LE(0xa1b2c3d4, 0);
+  global.writeUInt16LE(2, 4);
+  global.writeUInt16LE(4, 6);
+  global.writeUInt32LE(65535, 16);
+  global.writeUInt32LE(1, 20); // Ethernet
+  return Buffer.concat([global, ...datagrams.map((d, i) => pcapRecord(d, i + 1))]);
+}
+
+async function listen(): Promise<dgram.Socket> {
+  const socket = dgram.createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return socket;
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'zone-fixture-'));
+  const options = parseCliOptions(
+    ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--product', 'OS-1-32', '--firmware-version', '3.2'],
+    {},
+  );
+  if (options === 'help') throw new Error('unexpected help');
+  const server = await startServer(options, pino({ level: 'silent' }));
+  const sockets = { lidar: await listen(), imu: await listen(), zone: await listen() };
+  const port = (s: dgram.Socket) => s.address().port;
+  const call = async (method: string, path: string, body?: unknown, type = 'application/json') => {
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': type },
+      body: body === undefined ? undefined : body instanceof Uint8Array ? Buffer.from(body) : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res;
+  };
+  try {
+    await call('POST', '/api/v1/zone_monitor/staged/zip', zoneSetZip(), 'application/octet-stream');
+    await call('POST', '/api/v1/zone_monitor/apply');
+    // Record from the first packet of a frame once the reinit below has taken effect (its init_id), for
+    // FRAMES whole frames with their IMU packets and the zone packet of each.
+    const captured: Captured[] = [];
+    const frames: number[] = [];
+    let recording = false;
+    let firstFrame: number | undefined;
+    let closed = false;
+    let initId = -1;
+    const wallUs = BigInt(Date.now()) * 1000n;
+    const hr0 = process.hrtime.bigint();
+    const done = new Promise<void>((resolve) => {
+      const on = (name: keyof typeof sockets) => (payload: Buffer, from: dgram.RemoteInfo) => {
+        // IMU packets carry no init_id; lidar and zone packets do (a STANDARD header).
+        if (name !== 'imu' && payload.readUIntLE(4, 3) !== initId) return;
+        if (!recording) {
+          // The first frame after the reinit may lack slots the busy start-up made late: start at the next.
+          if (name !== 'lidar') return;
+          firstFrame ??= payload.readUInt16LE(2);
+          if (payload.readUInt16LE(2) === firstFrame || payload.readUInt16LE(32 + 8) !== 0) return;
+          recording = true;
+        }
+        if (name === 'lidar') {
+          const frame = payload.readUInt16LE(2);
+          if (!frames.includes(frame)) {
+            if (frames.length === FRAMES) closed = true;
+            else frames.push(frame);
+          }
+        }
+        if (name === 'zone' ? frames.includes(payload.readUInt16LE(2)) : !closed) {
+          const timeUs = wallUs + (process.hrtime.bigint() - hr0) / 1000n;
+          captured.push({ timeUs, srcPort: from.port, dstPort: port(sockets[name]), payload: Buffer.from(payload) });
+        }
+        if (closed && captured.filter((d) => d.dstPort === port(sockets.zone)).length === FRAMES) resolve();
+      };
+      for (const name of Object.keys(sockets) as (keyof typeof sockets)[]) sockets[name].on('message', on(name));
+    });
+    await call('POST', '/api/v1/sensor/config', {
+      udp_dest: '127.0.0.1',
+      udp_port_lidar: port(sockets.lidar),
+      udp_port_imu: port(sockets.imu),
+      udp_dest_zm: '127.0.0.1',
+      udp_port_zm: port(sockets.zone),
+      udp_profile_lidar: PROFILE,
+      lidar_mode: `${COLUMNS}x10`,
+    });
+    const metadata = (await (await call('GET', '/api/v1/sensor/metadata')).json()) as {
+      sensor_info: { initialization_id: number };
+      zone_set?: string;
+    };
+    initId = metadata.sensor_info.initialization_id;
+    await done;
+    // IMU packets carry no init_id: those before the first lidar packet were already filtered by the wait.
+    const zip = new Uint8Array(await (await call('GET', '/api/v1/zone_monitor/active/zip')).arrayBuffer());
+    metadata.zone_set = Buffer.from(zip).toString('base64');
+    writeFileSync(`${values.out}.pcap`, pcapFile(captured));
+    writeFileSync(`${values.out}.json`, `${JSON.stringify(metadata, null, 2)}\n`);
+    const count = (p: number) => captured.filter((d) => d.dstPort === p).length;
+    console.log(
+      `${values.out}.pcap: ${count(port(sockets.lidar))} lidar (${PACKETS_PER_FRAME} per frame), ` +
+        `${count(port(sockets.imu))} IMU, ${count(port(sockets.zone))} zone packets`,
+    );
+  } finally {
+    for (const s of Object.values(sockets)) s.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
