@@ -1,5 +1,5 @@
 import type { UdpFaultRule } from '../model/index.js';
-import type { PreviewFrame, StreamPlan, StreamTotals, ZoneMonitorPlan } from '../udp/index.js';
+import type { PreviewFrame, StreamPlan, StreamTotals } from '../udp/index.js';
 import type { StreamFaults } from './faults.js';
 import type { ZoneHal } from './zones.js';
 
