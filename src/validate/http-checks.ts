@@ -4,7 +4,7 @@
  */
 import { type CheckRun, expectThat, show } from './check-run.js';
 import type { Answer, UnitClient } from './unit-client.js';
-import { JSON_GETS } from './read-checks.js';
+import { JSON_GETS } from './get-checks.js';
 
 /** An RFC 9457 problem body (type, title, status, detail) whose status equals the answer's. */
 export function problemShape(answer: Answer): string | undefined {
