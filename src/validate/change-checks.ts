@@ -4,6 +4,7 @@
  * threw, and on SIGINT/SIGTERM (then exits 130/143 once restored).
  */
 import { type CheckRun, expectThat } from './check-run.js';
+import { differingParameters } from './config-change.js';
 import { dataPlaneChecks } from './data-plane-checks.js';
 import type { ResponseSchemas } from './response-schemas.js';
 import { UdpCapture } from './udp-capture.js';
@@ -59,9 +60,7 @@ export async function changeChecks(
       const problems = await state.restore();
       expectThat(problems.length === 0, problems.join('; '));
       const now = await client.fresh('/api/v1/sensor/config');
-      const differing = Object.keys(state.config).filter(
-        (k) => JSON.stringify(now[k]) !== JSON.stringify(state.config[k]),
-      );
+      const differing = differingParameters(state.config, now);
       expectThat(differing.length === 0, `still different: ${differing.join(', ')}`);
     });
     process.removeListener('SIGINT', onSignal);

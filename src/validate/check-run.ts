@@ -26,6 +26,9 @@ export function show(value: unknown, max = 120): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/** One check of a list judged from what was read once: its id, its title, its body (as `CheckRun.check` takes them). */
+export type NamedCheck = [id: string, title: string, body: () => unknown];
+
 export class CheckRun {
   readonly results: CheckResult[] = [];
 
@@ -43,6 +46,24 @@ export class CheckRun {
     }
     this.record(result);
     return result.status === 'PASS';
+  }
+
+  /**
+   * What a group of checks judges, read once. When it cannot be read, the group is one SKIP with the reason
+   * (not a row of failures that all say the same) and the answer is undefined.
+   */
+  async readOrSkip<T>(
+    id: string,
+    title: string,
+    read: () => Promise<T>,
+    reason = (message: string) => message,
+  ): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch (error) {
+      this.skip(id, title, reason((error as Error).message));
+      return undefined;
+    }
   }
 
   skip(id: string, title: string, reason: string): void {

@@ -4,7 +4,7 @@
  */
 import { type CheckRun, expectThat, show } from './check-run.js';
 import type { Answer, UnitClient } from './unit-client.js';
-import { JSON_GETS } from './read-checks.js';
+import { JSON_GETS } from './get-checks.js';
 
 /** An RFC 9457 problem body (type, title, status, detail) whose status equals the answer's. */
 export function problemShape(answer: Answer): string | undefined {
@@ -18,6 +18,13 @@ export function problemShape(answer: Answer): string | undefined {
 }
 
 export async function httpChecks(run: CheckRun, client: UnitClient): Promise<void> {
+  await errorChecks(run, client);
+  await methodAndHeadChecks(run, client);
+  await connectionAndQueryChecks(run, client);
+}
+
+/** The answer to an unknown path: its status, content type and problem body. */
+async function errorChecks(run: CheckRun, client: UnitClient): Promise<void> {
   const unknown = '/api/v1/no/such/path';
   await run.check('http.unknown-path.status', 'an unknown path answers 404', async () => {
     const answer = await client.request('GET', unknown);
@@ -49,6 +56,10 @@ export async function httpChecks(run: CheckRun, client: UnitClient): Promise<voi
         : 'answered application/json (allowed by the spec)';
     },
   );
+}
+
+/** 405 with Allow on a wrong method; HEAD like GET without a body. */
+async function methodAndHeadChecks(run: CheckRun, client: UnitClient): Promise<void> {
   for (const [method, path, allowed] of [
     ['PATCH', '/api/v1/sensor/config', 'GET'],
     ['DELETE', '/api/v1/sensor/metadata/sensor_info', 'GET'],
@@ -76,6 +87,9 @@ export async function httpChecks(run: CheckRun, client: UnitClient): Promise<voi
       expectThat(head.text === '', `${head.text.length} body bytes`);
       expectThat(/^application\/json\b/.test(head.contentType), `Content-Type ${show(head.contentType)}`);
     });
+}
+
+async function connectionAndQueryChecks(run: CheckRun, client: UnitClient): Promise<void> {
   await run.check('http.keep-alive', 'answers are sent with Connection: keep-alive (spec rule 3)', async () => {
     const answer = await client.request('GET', '/api/v1/sensor/metadata/sensor_info');
     // fetch hides hop-by-hop headers on some runtimes; a present header must say keep-alive.

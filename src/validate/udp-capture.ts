@@ -9,7 +9,7 @@ export interface Received {
   from: string;
 }
 
-const MAX_LIDAR_PACKETS = 8000;
+export const MAX_LIDAR_PACKETS = 8000;
 const MAX_IMU_PACKETS = 2000;
 
 export class UdpCapture {

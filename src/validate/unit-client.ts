@@ -3,6 +3,9 @@
  * answer read whole. A unit that does not answer in time is a failed check, not a hung validator.
  */
 
+/** A JSON object as the unit answers it: the checks read its members and judge their types themselves. */
+export type Json = Record<string, unknown>;
+
 export interface Answer {
   status: number;
   headers: Headers;
