@@ -1,25 +1,20 @@
 /**
- * Every `npx lidar-sensor …` the README and the docs show in a code block runs as written: the command is the
+ * Every `npx lidar-sensor …`, `lidar-sensor …` and `/usr/bin/lidar-sensor …` the README and the docs show in a shell
+ * code block runs as written: the command is the
  * package's `bin` (dist/cli.js, what `npx lidar-sensor` and the device's `/usr/bin/lidar-sensor` start), each
  * subcommand answers `--help`, every option a documented line uses is one that subcommand lists, every file of the
  * repository it names exists, and the lines that start a unit from the sample recordings answer their first request.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH, startCli } from '../helpers/cli-process.js';
+import { docLines } from './doc-code-blocks.js';
 import { ROOT } from './repository-files.js';
 
 const run = promisify(execFile);
-const PAGES = [
-  'README.md',
-  'CONTRIBUTING.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
 const SUBCOMMANDS = ['fleet', 'faults', 'validate', 'recording'];
 
 interface DocCommand {
@@ -35,21 +30,17 @@ function words(line: string): string[] {
   return [...withoutComment.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
+/** The command as a clone (`npx lidar-sensor`), a device (`/usr/bin/lidar-sensor`) or a PATH (`lidar-sensor`) runs it. */
+const COMMAND = /(?:^|\s)(?:npx\s+|\/usr\/bin\/)?lidar-sensor(?=\s|$)/;
+
 function documentedCommands(): DocCommand[] {
-  const found: DocCommand[] = [];
-  for (const page of PAGES) {
-    const text = readFileSync(join(ROOT, page), 'utf8');
-    for (const block of text.matchAll(/```(?:sh|bash|shell)?\n([\s\S]*?)```/g)) {
-      for (const line of block[1].split('\n')) {
-        const at = line.indexOf('npx lidar-sensor');
-        if (at < 0) continue;
-        const [, ...rest] = words(line.slice(at)).slice(1);
-        const subcommand = SUBCOMMANDS.includes(rest[0]) ? rest[0] : '';
-        found.push({ page, line: line.trim(), subcommand, args: subcommand ? rest.slice(1) : rest });
-      }
-    }
-  }
-  return found;
+  return docLines().flatMap(({ page, line }) => {
+    const found = COMMAND.exec(line);
+    if (!found) return [];
+    const rest = words(line.slice(found.index + found[0].length));
+    const subcommand = SUBCOMMANDS.includes(rest[0]) ? rest[0] : '';
+    return [{ page, line, subcommand, args: subcommand ? rest.slice(1) : rest }];
+  });
 }
 
 const commands = documentedCommands();
@@ -57,6 +48,10 @@ const commands = documentedCommands();
 describe('the commands the docs show', () => {
   it('finds them, and the command is the package bin', () => {
     expect(commands.length).toBeGreaterThan(10);
+    expect(
+      commands.some((c) => c.line.startsWith('lidar-sensor faults')),
+      'the device form, without npx',
+    ).toBe(true);
     const bin = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin as Record<string, string>;
     expect(bin['lidar-sensor']).toBe('dist/cli.js');
   });
