@@ -1,5 +1,5 @@
 /**
- * Builds a firmware image (format: src/model/image-format.ts, README "Firmware images").
+ * Builds a firmware image (format: src/model/image-format.ts; deploy/firmware.md).
  *
  *   npm run firmware-image -- --rev <image_rev> --out <file> [--payload <file>] [--payload-size <bytes>] [--manifest key=value]... [--sign-key <pem>]...
  *

@@ -3,10 +3,14 @@
  *   npm run fuzz                     long mode: 100,000 route requests, 5,000 malformed, 20 s of slow clients
  *   npm run fuzz -- --quick          the short mode CI runs (also part of `npm test`)
  *   --requests N --raw N --attack-seconds S --seed N --lockout-idle N --lockout-stalled N --json FILE
+ *   --write                          also put the figures into docs/benchmarks.md, the one home of measured figures
  * Exit status 1 when a check fails. Figures on stdout as markdown.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { machineFacts } from '../bench/report.js';
+import { replaceBetweenMarkers } from './doc-markers.js';
 import { ANSWER_BOUND_BYTES, runFuzz, type FuzzOptions, type FuzzReport } from './fuzz/runner.js';
 
 export const QUICK: Omit<FuzzOptions, 'progress'> = {
@@ -104,6 +108,25 @@ function lockoutRows(report: FuzzReport): string[] {
   ];
 }
 
+/** Where `--write` puts a run's figures: a section of the benchmarks page, between these markers. */
+export const FIGURES_FILE = resolve(import.meta.dirname, '../docs/benchmarks.md');
+export const FIGURES_MARKER = 'fuzz-figures';
+
+/** The block `--write` puts between the markers: when, where and how the run was made, its figures and checks. */
+export function figuresBlock(report: FuzzReport, command: string, date = new Date()): string {
+  const machine = machineFacts();
+  const checks = verdicts(report)
+    .map(([what, met]) => `${met ? 'met' : 'FAILED'}: ${what}`)
+    .join('; ');
+  return [
+    `Latest run: ${date.toISOString().slice(0, 10)}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, \`${command}\``,
+    '',
+    reportMarkdown(report),
+    '',
+    `Checks: ${checks}.`,
+  ].join('\n');
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -115,6 +138,7 @@ async function main(): Promise<number> {
       'lockout-idle': { type: 'string' },
       'lockout-stalled': { type: 'string' },
       json: { type: 'string' },
+      write: { type: 'boolean' },
     },
   });
   const base = values.quick ? QUICK : LONG;
@@ -141,6 +165,15 @@ async function main(): Promise<number> {
       values.json,
       `${JSON.stringify({ date: new Date().toISOString(), options: { ...options, progress: undefined }, report }, null, 2)}\n`,
     );
+  if (values.write) {
+    const command = ['npm run fuzz', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+    const text = readFileSync(FIGURES_FILE, 'utf8');
+    writeFileSync(
+      FIGURES_FILE,
+      replaceBetweenMarkers(text, FIGURES_MARKER, figuresBlock(report, command), FIGURES_FILE),
+    );
+    process.stdout.write(`figures written to ${FIGURES_FILE}\n`);
+  }
   return ok ? 0 : 1;
 }
 

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parameterTableMarkdown } from '../src/config/parameter-table.js';
 import { optionsTableMarkdown } from '../src/main/cli-options.js';
 import { fleetOptionsTableMarkdown } from '../src/fleet/fleet-options.js';
+import { replaceBetweenMarkers } from './doc-markers.js';
 
 /** Each generated table: what renders it, the file it stands in, and the name of its markers there. */
 const TABLES: Record<string, { make: () => string; file: string; marker: string }> = {
@@ -18,13 +19,7 @@ const TABLES: Record<string, { make: () => string; file: string; marker: string 
 const args = process.argv.slice(2);
 if (args.includes('--write')) {
   for (const { make, file, marker } of Object.values(TABLES)) {
-    const pattern = new RegExp(`(<!-- ${marker}:start -->\\n)[\\s\\S]*?(<!-- ${marker}:end -->)`);
-    const text = readFileSync(file, 'utf8');
-    if (!pattern.test(text)) throw new Error(`${file} lacks the ${marker} markers`);
-    writeFileSync(
-      file,
-      text.replace(pattern, (_m, start: string, end: string) => `${start}${make()}\n${end}`),
-    );
+    writeFileSync(file, replaceBetweenMarkers(readFileSync(file, 'utf8'), marker, make(), file));
   }
 } else {
   for (const name of args.length ? args : Object.keys(TABLES)) process.stdout.write(`${TABLES[name].make()}\n\n`);

@@ -19,6 +19,7 @@ export type ProblemType =
   | 'unsupported-media-type'
   | 'request-timeout'
   | 'headers-too-large'
+  | 'uri-too-long'
   | 'conflict'
   | 'forbidden'
   | 'firmware-unsigned'
@@ -40,6 +41,7 @@ const TITLES: Record<ProblemType, [status: number, title: string]> = {
   'unsupported-media-type': [415, 'Unsupported media type'],
   'request-timeout': [408, 'Request timeout'],
   'headers-too-large': [431, 'Request header fields too large'],
+  'uri-too-long': [414, 'URI too long'],
   conflict: [409, 'Conflict'],
   forbidden: [403, 'Forbidden'],
   // The firmware trust store's refusals (--firmware-trust, --firmware-min-version): one type per reason.

@@ -18,6 +18,7 @@ import { webRoutes } from './web/web-routes.js';
 import { installPreparedAnswers } from './http/prepared-answers.js';
 import { installDateHeader } from './http/date-header.js';
 import { lazyDefaultCompilers } from './http/default-compilers.js';
+import { answerFrameworkError, MAX_PATH_PARAMETER_CHARS } from './http/framework-errors.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -48,6 +49,8 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     logController: new LogController({ disableRequestLogging: true }),
     rewriteUrl: (req) => originFormUrl(req.url),
     bodyLimit: 1024 * 1024,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_CHARS },
+    frameworkErrors: answerFrameworkError,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,

@@ -1,25 +1,22 @@
 /**
- * Every `npx lidar-sensor …` the README and the docs show in a code block runs as written: the command is the
+ * Every `npx lidar-sensor …`, `lidar-sensor …` and `/usr/bin/lidar-sensor …` the README and the docs show in a shell
+ * code block runs as written: the command is the
  * package's `bin` (dist/cli.js, what `npx lidar-sensor` and the device's `/usr/bin/lidar-sensor` start), each
  * subcommand answers `--help`, every option a documented line uses is one that subcommand lists, every file of the
- * repository it names exists, and the lines that start a unit from the sample recordings answer their first request.
+ * repository it names exists, the lines that start a unit from the sample recordings answer their first request, and
+ * the validate lines run against a unit.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH, startCli } from '../helpers/cli-process.js';
+import { docLines, withoutComment } from './doc-code-blocks.js';
 import { ROOT } from './repository-files.js';
 
 const run = promisify(execFile);
-const PAGES = [
-  'README.md',
-  'CONTRIBUTING.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
 const SUBCOMMANDS = ['fleet', 'faults', 'validate', 'recording'];
 
 interface DocCommand {
@@ -35,21 +32,17 @@ function words(line: string): string[] {
   return [...withoutComment.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
+/** The command as a clone (`npx lidar-sensor`), a device (`/usr/bin/lidar-sensor`) or a PATH (`lidar-sensor`) runs it. */
+const COMMAND = /(?:^|\s)(?:npx\s+|\/usr\/bin\/)?lidar-sensor(?=\s|$)/;
+
 function documentedCommands(): DocCommand[] {
-  const found: DocCommand[] = [];
-  for (const page of PAGES) {
-    const text = readFileSync(join(ROOT, page), 'utf8');
-    for (const block of text.matchAll(/```(?:sh|bash|shell)?\n([\s\S]*?)```/g)) {
-      for (const line of block[1].split('\n')) {
-        const at = line.indexOf('npx lidar-sensor');
-        if (at < 0) continue;
-        const [, ...rest] = words(line.slice(at)).slice(1);
-        const subcommand = SUBCOMMANDS.includes(rest[0]) ? rest[0] : '';
-        found.push({ page, line: line.trim(), subcommand, args: subcommand ? rest.slice(1) : rest });
-      }
-    }
-  }
-  return found;
+  return docLines().flatMap(({ page, line }) => {
+    const found = COMMAND.exec(line);
+    if (!found) return [];
+    const rest = words(line.slice(found.index + found[0].length));
+    const subcommand = SUBCOMMANDS.includes(rest[0]) ? rest[0] : '';
+    return [{ page, line, subcommand, args: subcommand ? rest.slice(1) : rest }];
+  });
 }
 
 const commands = documentedCommands();
@@ -57,6 +50,10 @@ const commands = documentedCommands();
 describe('the commands the docs show', () => {
   it('finds them, and the command is the package bin', () => {
     expect(commands.length).toBeGreaterThan(10);
+    expect(
+      commands.some((c) => c.line.startsWith('lidar-sensor faults')),
+      'the device form, without npx',
+    ).toBe(true);
     const bin = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin as Record<string, string>;
     expect(bin['lidar-sensor']).toBe('dist/cli.js');
   });
@@ -115,4 +112,34 @@ describe('the commands the docs show', () => {
       expect(stdout, command.line).toMatch(/^sensor\s+OS-/m);
     }
   });
+
+  it("runs each documented validate line against a unit, with the unit's address for the page's", async () => {
+    const validations = commands.filter((c) => c.subcommand === 'validate');
+    expect(validations.length).toBeGreaterThan(1);
+    const unit = await startCli();
+    const cwd = mkdtempSync(join(tmpdir(), 'doc-validate-'));
+    try {
+      for (const command of validations) {
+        const line = withoutComment(command.line)
+          .replace(/^npx lidar-sensor/, `"${process.execPath}" "${CLI_PATH}"`)
+          .replaceAll('http://192.0.2.10', unit.baseUrl);
+        const { code, stdout } = await run('bash', ['-c', line], {
+          cwd,
+          env: { ...process.env, UNIT: `${unit.host}:${unit.port}` },
+        }).then(
+          (done) => ({ code: 0, stdout: done.stdout }),
+          (error: { code?: number; stdout?: string }) => ({ code: error.code, stdout: error.stdout ?? String(error) }),
+        );
+        // A read-only run checks only what the unit answers; with --allow-changes the data plane's checks count
+        // packets on a loopback shared with the rest of the suite, so there the run is asked to complete (exit
+        // status 0 or 1, not 2: unreachable or bad arguments), not to find nothing.
+        if (command.args.includes('--allow-changes')) expect([0, 1], `${command.line}\n${stdout}`).toContain(code);
+        else expect(code, `${command.line}\n${stdout}`).toBe(0);
+        expect(stdout, command.line).toMatch(/\d+ passed, \d+ failed/);
+      }
+    } finally {
+      await unit.kill();
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -70,6 +70,13 @@ describe('every figure lives in docs/benchmarks.md', () => {
     expect(found('carved from 256 KB slabs')).toBe(0);
   });
 
+  it('generated figures stand between their markers in docs/benchmarks.md only (npm run fuzz -- --write)', () => {
+    const withMarkers = repositoryFiles().filter(
+      (file) => file.endsWith('.md') && readFileSync(join(ROOT, file), 'utf8').includes('<!-- fuzz-figures:start -->'),
+    );
+    expect(withMarkers).toEqual(['docs/benchmarks.md']);
+  });
+
   it.each(files)('%s copies no measurement', (file) => {
     expect(copiedMeasurements(file, readFileSync(join(ROOT, file), 'utf8'))).toEqual([]);
   });

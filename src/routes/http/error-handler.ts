@@ -20,6 +20,7 @@ const TYPE_BY_STATUS: Record<number, ProblemType> = {
   408: 'request-timeout',
   409: 'conflict',
   413: 'payload-too-large',
+  414: 'uri-too-long',
   415: 'unsupported-media-type',
   431: 'headers-too-large',
   503: 'unavailable',

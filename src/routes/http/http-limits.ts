@@ -1,7 +1,7 @@
 /**
  * Limits that keep one client from stalling the unit: every request finishes or is cut within a
  * stated time, and the number of open connections is capped with a clear refusal rather than
- * starvation. Numbers are `--headers-timeout` … `--max-connections` (README "Limits").
+ * starvation. Numbers are `--headers-timeout` … `--max-connections` (docs/limits.md, one table).
  *
  * - Headers must arrive within `headersTimeoutMs` (Node's own check, answered by client-error.ts).
  * - The body of an ordinary request must arrive within `requestTimeoutMs` of its headers: 408, close.
