@@ -132,9 +132,8 @@ export function readCaptureDatagrams(file: string): {
   return { capture, extraction: extractUdpDatagrams(capture.frames) };
 }
 
-export function loadRecording(file: string, metadataFile = defaultMetadataPath(file)): Recording {
-  const metadata = parseRecordingMetadata(readFile(metadataFile, 'metadata').toString('utf8'));
-  const { capture, extraction } = readCaptureDatagrams(file);
+/** The metadata's lidar format, if this project can replay it: the profile, its layout and the pixels per column. */
+function replayableFormat(file: string, metadata: RecordedMetadata) {
   const format = metadata.dataFormat;
   const profileName = format.udp_profile_lidar;
   if (!(REPLAYABLE_PROFILES as readonly string[]).includes(profileName)) {
@@ -144,7 +143,6 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     );
   }
   const profile = profileName as RecordedProfile;
-  const layout = recordedLayout(profile);
   const pixels = format.pixels_per_column;
   if (format.columns_per_packet !== COLUMNS_PER_PACKET) {
     throw new RecordingError(
@@ -157,25 +155,51 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
         `but ${pixels} pixels per column`,
     );
   }
-  const lidarPort = portOf(metadata.configParams, 'udp_port_lidar', 7502);
-  const imuPort = portOf(metadata.configParams, 'udp_port_imu', 7503);
-  const zonePort = portOf(metadata.configParams, 'udp_port_zm', 0);
-  const expectedBytes = recordedPacketBytes(layout, pixels);
-  const ports = { lidar: lidarPort, imu: imuPort, zone: zonePort };
-  const kindOf = (d: UdpDatagram) => packetKind(d.dstPort, d.payload, ports);
-  const sensors = selectSensor(file, metadata, layout, expectedBytes, sourcesOf(extraction.datagrams, kindOf));
+  return { profile, layout: recordedLayout(profile), pixels };
+}
 
-  const packets: RecordedPacket[] = [];
+/** One recorded datagram as the replay sends it: its time from `t0`, its frame id, and whether it is whole. */
+function recordedPacket(
+  kind: PacketKind,
+  d: UdpDatagram,
+  t0: bigint,
+  layout: RecordedLayout,
+  expectedBytes: number,
+): RecordedPacket {
+  const bytes = d.payload;
+  const timeNs = Number(d.timeNs - t0);
+  if (kind === 'imu')
+    return { kind, timeNs, bytes, frameId: null, wellFormed: bytes.length === IMU_PACKET_BYTES, crcOk: null };
+  if (kind === 'zone') {
+    const wellFormed = isZonePacket(bytes);
+    const frameId = bytes.length >= 4 ? bytes.readUInt16LE(2) : null;
+    return { kind, timeNs, bytes, frameId, wellFormed, crcOk: wellFormed && crcMatches(bytes) };
+  }
+  const wellFormed = bytes.length === expectedBytes;
+  const frameId = bytes.length >= 32 + 12 ? readLidarHeader(bytes, layout).frameId : null;
+  const crcOk = wellFormed && layout.header === 'STANDARD' ? crcMatches(bytes) : null;
+  return { kind, timeNs, bytes, frameId, wellFormed, crcOk };
+}
+
+/**
+ * The replayed sensor's packets in time order, and the capture's time span. Times count from the capture's
+ * first lidar, IMU or zone datagram of any sensor: units replaying the other sensors of the capture keep the
+ * recorded timing relative to this one.
+ */
+function collectPackets(
+  datagrams: readonly UdpDatagram[],
+  kindOf: (d: UdpDatagram) => PacketKind | null,
+  sensors: SensorSelection,
+  layout: RecordedLayout,
+  expectedBytes: number,
+) {
   let otherPortPackets = 0;
   let otherSensorPackets = 0;
-  // Times count from the capture's first lidar or IMU datagram of any sensor: units replaying the other
-  // sensors of the capture keep the recorded timing relative to this one.
   let t0: bigint | null = null;
   let tLast: bigint | null = null;
   let onPorts = 0;
-  for (const d of extraction.datagrams) {
-    const kind = kindOf(d);
-    if (!kind) {
+  for (const d of datagrams) {
+    if (!kindOf(d)) {
       otherPortPackets++;
       continue;
     }
@@ -183,45 +207,33 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     if (tLast === null || d.timeNs > tLast) tLast = d.timeNs;
     onPorts++;
   }
-  for (const d of extraction.datagrams) {
+  const packets: RecordedPacket[] = [];
+  for (const d of datagrams) {
     const kind = kindOf(d);
     if (!kind || t0 === null) continue;
-    if (!sensors.belongs(d, kind)) {
-      otherSensorPackets++;
-      continue;
-    }
-    const bytes = d.payload;
-    if (kind === 'imu') {
-      packets.push({
-        kind,
-        timeNs: Number(d.timeNs - t0),
-        bytes,
-        frameId: null,
-        wellFormed: bytes.length === IMU_PACKET_BYTES,
-        crcOk: null,
-      });
-      continue;
-    }
-    if (kind === 'zone') {
-      const wellFormed = isZonePacket(bytes);
-      const frameId = bytes.length >= 4 ? bytes.readUInt16LE(2) : null;
-      packets.push({
-        kind,
-        timeNs: Number(d.timeNs - t0),
-        bytes,
-        frameId,
-        wellFormed,
-        crcOk: wellFormed && crcMatches(bytes),
-      });
-      continue;
-    }
-    const wellFormed = bytes.length === expectedBytes;
-    const frameId = bytes.length >= 32 + 12 ? readLidarHeader(bytes, layout).frameId : null;
-    const crcOk = wellFormed && layout.header === 'STANDARD' ? crcMatches(bytes) : null;
-    packets.push({ kind, timeNs: Number(d.timeNs - t0), bytes, frameId, wellFormed, crcOk });
+    if (sensors.belongs(d, kind)) packets.push(recordedPacket(kind, d, t0, layout, expectedBytes));
+    else otherSensorPackets++;
   }
   // Captures are written in arrival order, but a merged or edited file may not be: replay in time order.
   packets.sort((a, b) => a.timeNs - b.timeNs);
+  const spanNs = t0 !== null && tLast !== null ? Number(tLast - t0) : 0;
+  return { packets, spanNs, onPorts, otherPortPackets, otherSensorPackets };
+}
+
+export function loadRecording(file: string, metadataFile = defaultMetadataPath(file)): Recording {
+  const metadata = parseRecordingMetadata(readFile(metadataFile, 'metadata').toString('utf8'));
+  const { capture, extraction } = readCaptureDatagrams(file);
+  const format = metadata.dataFormat;
+  const { profile, layout, pixels } = replayableFormat(file, metadata);
+  const lidarPort = portOf(metadata.configParams, 'udp_port_lidar', 7502);
+  const imuPort = portOf(metadata.configParams, 'udp_port_imu', 7503);
+  const zonePort = portOf(metadata.configParams, 'udp_port_zm', 0);
+  const expectedBytes = recordedPacketBytes(layout, pixels);
+  const ports = { lidar: lidarPort, imu: imuPort, zone: zonePort };
+  const kindOf = (d: UdpDatagram) => packetKind(d.dstPort, d.payload, ports);
+  const sensors = selectSensor(file, metadata, layout, expectedBytes, sourcesOf(extraction.datagrams, kindOf));
+  const collected = collectPackets(extraction.datagrams, kindOf, sensors, layout, expectedBytes);
+  const { packets } = collected;
   const lidar = packets.filter((p) => p.kind === 'lidar');
   const zone = packets.filter((p) => p.kind === 'zone');
   if (packets.length === 0) {
@@ -242,10 +254,8 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
   checkIdentity(file, metadata, layout, lidar);
   checkColumns(file, format.columns_per_frame, layout, lidar);
   const frames = frameStats(lidar, layout, format.columns_per_frame, format.column_window);
-  const durationNs = packets.length ? packets[packets.length - 1].timeNs : 0;
   // One pass spans the whole capture (every sensor's packets), so that units replaying its sensors loop together.
-  const captureSpanNs = t0 !== null && tLast !== null ? Number(tLast - t0) : 0;
-  const interval = onPorts > 1 ? captureSpanNs / (onPorts - 1) : 1e8;
+  const interval = collected.onPorts > 1 ? collected.spanNs / (collected.onPorts - 1) : 1e8;
   return {
     file,
     metadataFile,
@@ -258,7 +268,7 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     imuPort,
     zonePort,
     packets,
-    passNs: Math.round(captureSpanNs + interval),
+    passNs: Math.round(collected.spanNs + interval),
     otherSensors: sensors.others,
     // Zone packets carry the frame id of their frame: a recording of zone packets alone loops by them.
     framesPerPass: frames.span || frameSpan(zone, 0x10000),
@@ -270,15 +280,15 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
       lidarPackets: lidar.length,
       imuPackets: packets.length - lidar.length - zone.length,
       zonePackets: zone.length,
-      otherPortPackets,
-      otherSensorPackets,
+      otherPortPackets: collected.otherPortPackets,
+      otherSensorPackets: collected.otherSensorPackets,
       frames: frames.frames,
       completeFrames: frames.complete,
       partialFrames: frames.frames - frames.complete,
       missingFrames: frames.missing,
       malformedPackets: malformed.length,
       badCrcPackets: lidar.filter((p) => p.crcOk === false).length,
-      durationNs,
+      durationNs: packets.length ? packets[packets.length - 1].timeNs : 0,
       truncatedFile: capture.truncated,
     },
   };
