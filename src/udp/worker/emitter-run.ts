@@ -78,11 +78,16 @@ export class EmitterRun {
       zones: target(plan.zones, 'lidar', 'udp_port_zm'),
     };
     const opened = Promise.all([targets.lidar?.open(), targets.imu?.open(), targets.zones?.open()]);
-    const all = [targets.lidar, targets.imu, targets.zones];
+    const all = [targets.lidar, targets.imu, targets.zones].filter((t) => t !== null);
     // The worker marks its own packets: while a socket of this run has an alert up, the log has an active
     // alert, so bit 7 is set from the packet after the error on, not only once the main thread has logged it
-    // and written the log's byte back (cursor and overflow bits follow then).
-    const alertFlags = () => (all.some((t) => t?.alerting) ? ctx.alertFlags() | ALERT_FLAG_ACTIVE : ctx.alertFlags());
+    // and written the log's byte back (cursor and overflow bits follow then). Asked per packet: a plain loop
+    // over the run's sockets, no callback made per call.
+    const alertFlags = () => {
+      const flags = ctx.alertFlags();
+      for (const target of all) if (target.alerting) return flags | ALERT_FLAG_ACTIVE;
+      return flags;
+    };
     // Packet templates are encoded while the sockets open.
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
     let lidar: LidarStream | null = null;
@@ -112,7 +117,7 @@ export class EmitterRun {
         imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
       }
     } catch (error) {
-      for (const t of all) t?.close();
+      for (const t of all) t.close();
       throw error;
     }
     // Sockets to IP addresses open within a millisecond; a host name that takes long to resolve must not
