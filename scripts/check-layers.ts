@@ -6,6 +6,9 @@
  *   for a part that loads lazily (LAZY_SUBFOLDERS: the HALs, replay, mDNS, the diagnostic dump), that
  *   subfolder's; any other subfolder (the data plane's host/, worker/, packets/, scene/) is internal to
  *   its folder, whose files import it directly;
+ * - threads of the data plane: udp/host/ (the main thread) and udp/worker/ (the emitter worker) load none of
+ *   each other's code, directly or through a shared file: host takes only types from worker, and the
+ *   worker entry's locator (WORKER_ENTRY_LOCATOR); worker takes nothing from host, not even types;
  * - no cycles: no file reaches itself through its imports (type-only imports included).
  * `npx tsx scripts/check-layers.ts` checks; `--graph` prints the import graph by folder (with `--files`,
  * every import behind each edge).
@@ -79,14 +82,61 @@ export interface ImportEdge {
   to: string;
   /** The package name for a bare import, the resolved file for a relative one. */
   external: boolean;
+  /** Every import and re-export of it names types only (erased when compiled: no code is loaded). */
+  typeOnly?: boolean;
 }
 
 export function importEdges(): ImportEdge[] {
-  return sourceFiles(SRC).flatMap((file) =>
-    ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map(({ fileName }) => {
+  return sourceFiles(SRC).flatMap((file) => {
+    const text = readFileSync(file, 'utf8');
+    const typesOnly = typeOnlySpecifiers(file, text);
+    return ts.preProcessFile(text, true, true).importedFiles.map(({ fileName }) => {
       const external = !fileName.startsWith('.');
-      return { from: file, to: external ? fileName : resolve(dirname(file), fileName), external };
-    }),
+      const to = external ? fileName : resolve(dirname(file), fileName);
+      return { from: file, to, external, typeOnly: typesOnly.has(fileName) };
+    });
+  });
+}
+
+/**
+ * The specifiers a file imports or re-exports for types alone: `import type`, `export type`, or braces of
+ * which every name is marked `type`. A specifier also loaded for a value (or by `import()`) is not one.
+ */
+function typeOnlySpecifiers(file: string, text: string): Set<string> {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const typeOnly = new Set<string>();
+  const valued = new Set<string>();
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
+    const specifier = statement.moduleSpecifier;
+    if (!specifier || !ts.isStringLiteral(specifier)) continue;
+    (declaresTypesOnly(statement) ? typeOnly : valued).add(specifier.text);
+  }
+  for (const specifier of valued) typeOnly.delete(specifier);
+  return typeOnly;
+}
+
+function declaresTypesOnly(statement: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
+  if (ts.isImportDeclaration(statement)) {
+    const clause = statement.importClause;
+    if (!clause) return false; // a side-effect import loads the module
+    if (clause.isTypeOnly) return true;
+    const bindings = clause.namedBindings;
+    return (
+      !clause.name &&
+      !!bindings &&
+      ts.isNamedImports(bindings) &&
+      bindings.elements.length > 0 &&
+      bindings.elements.every((element) => element.isTypeOnly)
+    );
+  }
+  if (statement.isTypeOnly) return true;
+  const clause = statement.exportClause;
+  return (
+    !!clause &&
+    ts.isNamedExports(clause) &&
+    clause.elements.length > 0 &&
+    clause.elements.every((element) => element.isTypeOnly)
   );
 }
 
@@ -109,6 +159,79 @@ function isPublicEntry(to: string): boolean {
   return !folder.includes('/') ? folder !== '' : LAZY_SUBFOLDERS.includes(folder);
 }
 
+/**
+ * The data plane's two threads (docs/architecture.md, "Layers"): the main thread's host and the emitter
+ * worker never run each other's code, so neither may load it. The host starts the worker from the file
+ * that the locator names: the one module of the worker's folder the main thread loads.
+ */
+const MAIN_THREAD_FOLDER = 'udp/host';
+const WORKER_THREAD_FOLDER = 'udp/worker';
+export const WORKER_ENTRY_LOCATOR = 'udp/worker/worker-entry.ts';
+
+function srcPath(file: string): string {
+  return relative(SRC, file).split(sep).join('/').replace(/\.js$/, '.ts');
+}
+
+/**
+ * The files a file loads when it runs: what it imports for values, and what those import, transitively
+ * (type-only imports load nothing). Keyed by `srcPath`.
+ */
+function loadedFiles(edges: readonly ImportEdge[]): (file: string) => Map<string, string[]> {
+  const next = new Map<string, string[]>();
+  for (const { from, to, external, typeOnly } of edges) {
+    if (external || typeOnly) continue;
+    const list = next.get(srcPath(from)) ?? [];
+    list.push(srcPath(to));
+    next.set(srcPath(from), list);
+  }
+  // Each loaded file with the chain of imports that loads it, for the message.
+  return (file) => {
+    const chains = new Map<string, string[]>([[file, [file]]]);
+    const queue = [file];
+    while (queue.length > 0) {
+      const at = queue.shift() as string;
+      for (const to of next.get(at) ?? []) {
+        if (chains.has(to)) continue;
+        chains.set(to, [...(chains.get(at) ?? []), to]);
+        queue.push(to);
+      }
+    }
+    return chains;
+  };
+}
+
+function threadViolations(edges: readonly ImportEdge[]): string[] {
+  const loads = loadedFiles(edges);
+  const inFolder = (path: string, folder: string) => path.startsWith(`${folder}/`);
+  const sources = [...new Set(edges.map((e) => srcPath(e.from)))];
+  const problems: string[] = [];
+  for (const file of sources) {
+    const onMain = inFolder(file, MAIN_THREAD_FOLDER);
+    if (!onMain && !inFolder(file, WORKER_THREAD_FOLDER)) continue;
+    const foreign = onMain ? WORKER_THREAD_FOLDER : MAIN_THREAD_FOLDER;
+    // The worker does not even take the host's types: what it runs on is what the protocol carries.
+    const typeImport = onMain
+      ? undefined
+      : edges.find((e) => !e.external && srcPath(e.from) === file && inFolder(srcPath(e.to), foreign));
+    if (typeImport) {
+      problems.push(
+        `${file} imports ${srcPath(typeImport.to)}: the emitter worker takes nothing of the main thread's host`,
+      );
+      continue;
+    }
+    for (const [loaded, chain] of loads(file)) {
+      if (!inFolder(loaded, foreign) || (onMain && loaded === WORKER_ENTRY_LOCATOR)) continue;
+      problems.push(
+        onMain
+          ? `${file} loads ${loaded} (${chain.join(' -> ')}): the main thread's host loads no worker code (take its types with \`import type\`)`
+          : `${file} loads ${loaded} (${chain.join(' -> ')}): the emitter worker loads nothing of the main thread's host`,
+      );
+      break;
+    }
+  }
+  return problems;
+}
+
 export function layerViolations(edges: readonly ImportEdge[]): string[] {
   const frameworkFreeRank = rankOf(FRAMEWORK_FREE_BELOW);
   const problems: string[] = [];
@@ -129,7 +252,7 @@ export function layerViolations(edges: readonly ImportEdge[]): string[] {
       problems.push(`${where} imports ${relative(SRC, to)}: a deep import into ${toFolder} (import its index.ts)`);
     }
   }
-  return problems;
+  return [...problems, ...threadViolations(edges)];
 }
 
 /** Every import cycle between files, each as the files on it (Tarjan's strongly connected components). */
@@ -203,6 +326,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     ];
     for (const p of problems) console.error(p);
     if (problems.length > 0) process.exit(1);
-    console.log(`layers: ${edges.length} imports checked: none against the order, none deep, no cycle`);
+    console.log(
+      `layers: ${edges.length} imports checked: none against the order, none deep, none across the data plane's threads, no cycle`,
+    );
   }
 }

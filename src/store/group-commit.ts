@@ -103,9 +103,8 @@ class HeldWal {
 
 /**
  * Extends the WAL file with zeros to `bytes` (when shorter): an fdatasync of a file that grows must
- * also write its new size and blocks, which on this VM's disk doubled the flush (137-149 against
- * 65-72 µs of CPU, 0.36-0.40 against 0.16-0.20 ms), and a fresh WAL grows for its first thousand pages,
- * after every start. SQLite writes frames over the zeros in place; it reads a WAL only up to its
+ * also write its new size and blocks (the file system's metadata, a second write), which about doubles
+ * what a flush costs, and a fresh WAL grows for its first thousand pages, after every start. SQLite writes frames over the zeros in place; it reads a WAL only up to its
  * last valid frame (salt and checksum), so the zeros past it are never taken for frames, also in
  * recovery after a crash, and it reuses the file from its start after a checkpoint (it never
  * truncates it: no journal_size_limit here). Runs once, on the event loop, before the first flush,

@@ -44,6 +44,42 @@ describe('layering (docs/architecture.md: dependencies point down only, through 
     expect(problems[3]).toContain('deep import into udp');
   });
 
+  it("keeps the data plane's threads apart: the host loads no worker code, the worker nothing of the host", () => {
+    const edge = (from: string, to: string, typeOnly = false) => ({
+      from: src(from),
+      to: src(to),
+      external: false,
+      typeOnly,
+    });
+    const allowed = [
+      edge('udp/host/emitter.ts', 'udp/worker/preview-frame.js', true),
+      edge('udp/host/emitter-host.ts', 'udp/worker/worker-entry.js'),
+      edge('udp/host/emitter-host.ts', 'udp/emitter-protocol.js'),
+      edge('udp/emitter-protocol.ts', 'udp/worker/stream-alerts.js', true),
+      edge('udp/worker/emitter-run.ts', 'udp/packets/lidar-packet.js'),
+    ];
+    expect(layerViolations(allowed)).toEqual([]);
+    const problems = layerViolations([
+      ...allowed,
+      edge('udp/host/plan-streams.ts', 'udp/worker/stream-alerts.js'),
+      // Through a file both threads share: the host would still load the worker's pacer.
+      edge('udp/stream-plan.ts', 'udp/worker/pacer.js'),
+      edge('udp/host/emitter.ts', 'udp/stream-plan.js'),
+      edge('udp/worker/pacer.ts', 'udp/host/emitter.js', true),
+    ]);
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toContain('udp/host/emitter.ts loads udp/worker/pacer.ts');
+    expect(problems[0]).toContain('udp/host/emitter.ts -> udp/stream-plan.ts -> udp/worker/pacer.ts');
+    expect(problems[1]).toContain('udp/host/plan-streams.ts loads udp/worker/stream-alerts.ts');
+    expect(problems[2]).toContain('udp/worker/pacer.ts imports udp/host/emitter.ts: the emitter worker takes nothing');
+  });
+
+  it('tells an import of types alone from one that loads code', () => {
+    const fromHost = importEdges().filter((e) => e.from === src('udp/host/emitter.ts'));
+    expect(fromHost.find((e) => e.to === src('udp/worker/preview-frame.js'))?.typeOnly).toBe(true);
+    expect(fromHost.find((e) => e.to === src('udp/emitter-protocol.js'))?.typeOnly).toBe(false);
+  });
+
   it('flags a cycle between files', () => {
     const cycles = importCycles([
       { from: src('udp/a.ts'), to: src('udp/b.js'), external: false },

@@ -36,10 +36,16 @@ const FORMS: [string, RegExp][] = [
   [
     'a figure of this machine',
     new RegExp(
-      String.raw`${N}\s*${U}(?![\w])[^.\n]{0,50}\bon (?:this|the shared|a virtual) (?:machine|VM|2-core)`,
+      String.raw`${N}\s*${U}(?![\w])[^.\n]{0,50}\bon (?:this|the shared|a virtual) (?:machine|VM|2-core)|\bon (?:this|the shared|a virtual) (?:machine|VM|2-core)[^.\n]{0,80}?${N}\s*${U}(?![\w])`,
       'i',
     ),
   ],
+  [
+    'a figure against a figure',
+    new RegExp(String.raw`${N}\s*${U}?\s+(?:against|vs\.?|versus|instead of)\s+${N}\s*${U}(?![\w])`, 'i'),
+  ],
+  ['a then and now', new RegExp(String.raw`${N}\s*${U}(?![\w])[^.\n]{0,60}\bnow\s+${N}\s*${U}(?![\w])`, 'i')],
+  ['a dated measurement', /\bmeasured\b[^.\n]{0,80}\b20\d\d-\d\d-\d\d\b/i],
 ];
 /** History belongs to commits and the CHANGELOG, not to the code that ships (tests may name the issue they guard). */
 const HISTORY = /\bissue \d+/i;
@@ -65,6 +71,11 @@ describe('every figure lives in docs/benchmarks.md', () => {
     expect(found('measured a peak resident size of 72 MB')).toBe(1);
     expect(found('an fdatasync cost 137 µs on this VM')).toBe(1);
     expect(found('(40-90 ms on the shared 2-core machine)')).toBe(1);
+    expect(found("on this VM's disk doubled the flush (137-149 µs of CPU)")).toBe(1);
+    expect(found('the flush cost 137-149 against 65-72 µs')).toBe(1);
+    expect(found('the CRC is patched (3 µs instead of 45 µs per packet)')).toBe(1);
+    expect(found('took 120-135 ms and 3.5 MB more, now 28 ms and 0.2 MB')).toBe(1);
+    expect(found('Measured on this 2-core machine on 2026-11-25 (8 of 8 passed)')).toBe(1);
     expect(found('// see issue 34')).toBe(1);
     expect(found('headers must arrive within 10 s (408)')).toBe(0);
     expect(found('carved from 256 KB slabs')).toBe(0);
