@@ -4,6 +4,7 @@
  * frame count and clears it when it leaves.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FaultPlane } from '../../src/faults/fault-plane.js';
@@ -12,6 +13,7 @@ import { crc64BigInt } from '../../src/udp/packets/crc64.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import { waitFor } from '../helpers/poll.js';
 import { UdpCapture } from '../udp/helpers/udp-capture.js';
+import { OS0_ZONES_NO_LIDAR, readReferencePcap } from '../replay/helpers/pcap-reference.js';
 import { decodeZonePacket, type DecodedZonePacket } from './zone-packets.js';
 import { type BoxZone, stageAndApply, stlZoneSetZip } from './zone-set-zips.js';
 
@@ -75,6 +77,18 @@ async function nextPackets(hash: Buffer, n: number): Promise<DecodedZonePacket[]
 
 const sha256 = (zip: Uint8Array) => createHash('sha256').update(zip).digest();
 
+/** A slot with no live zone in a real unit's zone packet: the first such slot of the SDK sample's first zone packet. */
+const REAL_UNUSED_SLOT = (() => {
+  const metadata = JSON.parse(readFileSync(`${OS0_ZONES_NO_LIDAR}_0.json`, 'utf8'));
+  const first = readReferencePcap(`${OS0_ZONES_NO_LIDAR}.pcap`).find(
+    (d) => d.dstPort === metadata.config_params.udp_port_zm,
+  );
+  if (!first) throw new Error('the SDK sample holds no zone packet');
+  const slot = decodeZonePacket(first.payload).zones.find((z) => !z.live);
+  if (!slot) throw new Error('the SDK sample has no slot without a live zone');
+  return slot;
+})();
+
 describe('Zone Monitor watches the scene', () => {
   it('a zone around the crate triggers under OCCUPANCY and not VACANCY; one in empty space the opposite', async () => {
     const zip = await applySet([
@@ -95,7 +109,10 @@ describe('Zone Monitor watches the scene', () => {
     // The crate's returns lie where the crate is: 3.0 to ~4.6 m from the unit.
     expect(byId.get(0)!.minRange).toBeGreaterThan(2900);
     expect(byId.get(0)!.maxRange).toBeLessThan(5000);
-    expect(last.zones.filter((z) => !z.live).every((z) => z.count === 0 && z.id === 0)).toBe(true);
+    // The slots without a live zone are what a real unit sends in them (the vendor SDK's fw 3.2 sample).
+    const unused = last.zones.filter((z) => !z.live);
+    expect(unused).toHaveLength(12);
+    for (const slot of unused) expect(slot).toEqual(REAL_UNUSED_SLOT);
   });
 
   it('zone packets: one per frame, frame ids consecutive, the zone_header layout with a valid CRC', async () => {

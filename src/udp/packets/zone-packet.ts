@@ -14,6 +14,8 @@
  * A zone state (36 bytes): byte 0 bit 0 live; byte 1 zone id; byte 2 error flags; byte 3 bits 2-3
  * trigger_type (1 OCCUPANCY, 2 VACANCY), bit 7 trigger_status; then u32 triggered_frames, count,
  * occlusion_count, invalid_count, max_count, min_range, max_range, mean_range (ranges in mm, 19 bits).
+ * A slot with no live zone is as a real unit sends it: not live, zone id 0xff (no zone; 0 is a valid
+ * id), every other byte 0.
  */
 import { crc64 } from './crc64.js';
 
@@ -51,7 +53,10 @@ export interface ZonePacketHeader {
   hash: Uint8Array;
 }
 
-/** One zone packet: `states` fill the first slots, the others stay 0 (not live). */
+/** Zone id of a slot with no live zone. */
+export const NO_ZONE_ID = 0xff;
+
+/** One zone packet: `states` fill the first slots; the others hold no zone (not live, id NO_ZONE_ID). */
 export function encodeZonePacket(header: ZonePacketHeader, states: readonly ZoneState[], into?: Buffer): Buffer {
   const b = into ?? Buffer.alloc(ZONE_PACKET_BYTES);
   b.fill(0);
@@ -62,6 +67,8 @@ export function encodeZonePacket(header: ZonePacketHeader, states: readonly Zone
   b[12] = header.alertFlags & 0xff;
   b.writeBigUInt64LE(header.timestampNs, ZONE_PACKET_HEADER_BYTES);
   b.set(header.hash.subarray(0, 32), ZONE_PACKET_HEADER_BYTES + 8);
+  for (let slot = Math.min(states.length, ZONE_SLOTS); slot < ZONE_SLOTS; slot++)
+    b[ZONE_STATES_OFFSET + slot * ZONE_STATE_BYTES + 1] = NO_ZONE_ID;
   states.slice(0, ZONE_SLOTS).forEach((s, slot) => {
     const o = ZONE_STATES_OFFSET + slot * ZONE_STATE_BYTES;
     b[o] = 1;
