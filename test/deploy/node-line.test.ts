@@ -1,9 +1,13 @@
 /**
  * One Node.js line for the device: the line in .nvmrc is what the Debian package bundles and CI runs the suite on;
  * the Dockerfile's default base must be of the same line, and `engines` must admit it and no line past its end of life.
+ * `npm ci` on a line `engines` does not admit stops at once with npm's own error, before it installs anything (a
+ * native module built for an unsupported runtime fails later and far less clearly).
  */
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -24,5 +28,33 @@ describe('the Node.js line', () => {
     const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
     expect(engines).toBe('>=22');
     expect(Number(line)).toBeGreaterThanOrEqual(22);
+  });
+
+  it('npm ci on a Node.js that engines does not admit stops with EBADENGINE, naming the required line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engine-strict-'));
+    try {
+      for (const file of ['package.json', 'package-lock.json', '.npmrc'])
+        copyFileSync(join(ROOT, file), join(dir, file));
+      // npm reads the running Node.js's version from process.version: a preload makes this one claim to be Node 20.
+      writeFileSync(
+        join(dir, 'claim-node-20.cjs'),
+        "Object.defineProperty(process, 'version', { value: 'v20.20.2' });\n",
+      );
+      const npmCi = (nodeOptions: string) =>
+        spawnSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], {
+          cwd: dir,
+          encoding: 'utf8',
+          env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, NODE_OPTIONS: nodeOptions },
+        });
+      const refused = npmCi(`--require ${join(dir, 'claim-node-20.cjs')}`);
+      expect(refused.status, refused.stdout).not.toBe(0);
+      expect(refused.stderr).toContain('EBADENGINE');
+      expect(refused.stderr).toContain('Required: {"node":">=22"}');
+      expect(refused.stderr).toContain('"node":"v20.20.2"');
+      const admitted = npmCi('');
+      expect(admitted.status, admitted.stderr).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
