@@ -37,6 +37,9 @@ const FIRST_USE_PACKAGES = [
   '@fastify/ajv-compiler',
   '@fastify/fast-json-stringify-compiler',
   'fast-json-stringify',
+  // Zone set zips (firmware 3.2): evaluating fflate builds its inflate tables in loops that V8 optimized
+  // with its top tier at every start, leaving that compiler's code resident in every unit.
+  'fflate',
 ];
 // light-my-request (50 KB with its cookie parsers) is Fastify's inject(), which Fastify requires on first use
 // and the server never calls (tests inject through the sources): from node_modules then.

@@ -7,10 +7,12 @@
  * put back.
  */
 import { createHash } from 'node:crypto';
-import { strToU8, zipSync } from 'fflate';
-import { boxTriangles, encodeBinaryStl } from '../model/index.js';
+import { boxTriangles, encodeBinaryStl, installedPackage } from '../model/index.js';
 import { type CheckRun, expectThat, show, SkipCheck } from './check-run.js';
 import type { UnitClient } from './unit-client.js';
+
+/** The zip writer, from the build's first-use packages (as the unit's zone zip reader takes it). */
+const fflate = installedPackage<typeof import('fflate')>('fflate');
 
 const ZONES = '/api/v1/zone_monitor';
 const OCTET = 'application/octet-stream';
@@ -41,6 +43,7 @@ export function exampleZoneSet(): Uint8Array {
       },
     },
   };
+  const { strToU8, zipSync } = fflate();
   return zipSync({ 'metadata.json': strToU8(JSON.stringify(metadata, null, 4)), '0.stl': stl });
 }
 

@@ -4,8 +4,15 @@
  * not after. The compressed bytes are fed in small chunks, so an entry overshoots a limit by at most
  * what one chunk can inflate to (about 1 MB at deflate's largest ratio).
  */
-import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
-import type { ZoneProblem } from '../../model/index.js';
+import type { UnzipFile } from 'fflate';
+import { installedPackage, type ZoneProblem } from '../../model/index.js';
+
+/**
+ * fflate, required on the first zip read: its module builds its inflate tables in loops when it is
+ * evaluated, hot enough for V8 to optimize them with its top tier at every start, which kept that
+ * compiler's code resident in a unit that never reads a zip (model/util/installed-package.ts).
+ */
+const fflate = installedPackage<typeof import('fflate')>('fflate');
 
 export interface ZipLimits {
   /** Files in the archive: metadata.json and an STL or ZRB per zone, with room for both per zone. */
@@ -37,6 +44,7 @@ export function readZoneZip(zip: Uint8Array, limits = ZONE_ZIP_LIMITS): Map<stri
   let pending = 0;
   let stop: ZoneProblem | undefined;
   const bomb = (detail: string) => (stop ??= { rule: 'zip-bomb', detail });
+  const { Unzip, UnzipInflate } = fflate();
   const unzip = new Unzip((file: UnzipFile) => {
     if (stop) return;
     if (files.size + 1 > limits.maxEntries) {
