@@ -166,7 +166,7 @@ function isPublicEntry(to: string): boolean {
  */
 const MAIN_THREAD_FOLDER = 'udp/host';
 const WORKER_THREAD_FOLDER = 'udp/worker';
-export const WORKER_ENTRY_LOCATOR = 'udp/worker/worker-entry.ts';
+const WORKER_ENTRY_LOCATOR = 'udp/worker/worker-entry.ts';
 
 function srcPath(file: string): string {
   return relative(SRC, file).split(sep).join('/').replace(/\.js$/, '.ts');

@@ -104,11 +104,11 @@ class HeldWal {
 /**
  * Extends the WAL file with zeros to `bytes` (when shorter): an fdatasync of a file that grows must
  * also write its new size and blocks (the file system's metadata, a second write), which about doubles
- * what a flush costs, and a fresh WAL grows for its first thousand pages, after every start. SQLite writes frames over the zeros in place; it reads a WAL only up to its
- * last valid frame (salt and checksum), so the zeros past it are never taken for frames, also in
- * recovery after a crash, and it reuses the file from its start after a checkpoint (it never
- * truncates it: no journal_size_limit here). Runs once, on the event loop, before the first flush,
- * which then makes the zeros durable too.
+ * what a flush costs, and a fresh WAL grows for its first thousand pages, after every start. SQLite
+ * writes frames over the zeros in place; it reads a WAL only up to its last valid frame (salt and
+ * checksum), so the zeros past it are never taken for frames, also in recovery after a crash, and it
+ * reuses the file from its start after a checkpoint (it never truncates it: no journal_size_limit
+ * here). Runs once, on the event loop, before the first flush, which then makes the zeros durable too.
  */
 function presize(fd: number, bytes: number): void {
   const size = fstatSync(fd).size;

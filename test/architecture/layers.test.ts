@@ -4,6 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { importCycles, importEdges, LAYERS, layerViolations } from '../../scripts/check-layers.js';
 
 const src = (path: string) => resolve(import.meta.dirname, '../../src', path);
+/** An import between two files of src/ (paths relative to it). */
+const edge = (from: string, to: string, typeOnly = false) => ({
+  from: src(from),
+  to: src(to),
+  external: false,
+  typeOnly,
+});
 
 describe('layering (docs/architecture.md: dependencies point down only, through public entries)', () => {
   it('no module imports against the layer order or deep into another folder', () => {
@@ -29,12 +36,12 @@ describe('layering (docs/architecture.md: dependencies point down only, through 
 
   it('flags an upward import, a deep import, and the web framework below the routes', () => {
     const problems = layerViolations([
-      { from: src('hal/sim/index.ts'), to: src('core/sensor.js'), external: false },
+      edge('hal/sim/index.ts', 'core/sensor.js'),
       { from: src('core/sensor.ts'), to: 'fastify', external: true },
-      { from: src('routes/config.ts'), to: src('core/sensor.js'), external: false },
-      { from: src('routes/config.ts'), to: src('core/index.js'), external: false },
-      { from: src('main/unit.ts'), to: src('hal/linux/index.js'), external: false },
-      { from: src('hal/emitter-streams.ts'), to: src('udp/worker/index.js'), external: false },
+      edge('routes/config.ts', 'core/sensor.js'),
+      edge('routes/config.ts', 'core/index.js'),
+      edge('main/unit.ts', 'hal/linux/index.js'),
+      edge('hal/emitter-streams.ts', 'udp/worker/index.js'),
     ]);
     expect(problems).toHaveLength(4);
     expect(problems[0]).toContain('hal is below core');
@@ -45,12 +52,6 @@ describe('layering (docs/architecture.md: dependencies point down only, through 
   });
 
   it("keeps the data plane's threads apart: the host loads no worker code, the worker nothing of the host", () => {
-    const edge = (from: string, to: string, typeOnly = false) => ({
-      from: src(from),
-      to: src(to),
-      external: false,
-      typeOnly,
-    });
     const allowed = [
       edge('udp/host/emitter.ts', 'udp/worker/preview-frame.js', true),
       edge('udp/host/emitter-host.ts', 'udp/worker/worker-entry.js'),
@@ -82,10 +83,10 @@ describe('layering (docs/architecture.md: dependencies point down only, through 
 
   it('flags a cycle between files', () => {
     const cycles = importCycles([
-      { from: src('udp/a.ts'), to: src('udp/b.js'), external: false },
-      { from: src('udp/b.ts'), to: src('udp/c.js'), external: false },
-      { from: src('udp/c.ts'), to: src('udp/a.js'), external: false },
-      { from: src('udp/c.ts'), to: src('model/index.js'), external: false },
+      edge('udp/a.ts', 'udp/b.js'),
+      edge('udp/b.ts', 'udp/c.js'),
+      edge('udp/c.ts', 'udp/a.js'),
+      edge('udp/c.ts', 'model/index.js'),
     ]);
     expect(cycles).toEqual([['udp/a.ts', 'udp/b.ts', 'udp/c.ts']]);
   });

@@ -1,8 +1,7 @@
 /**
  * What a start of the built unit loads: the packages required on first use (dist/first-use-packages.cjs:
  * the schema compilers, the zone set zip reader) stay out of a start and of the plain reads, and come in
- * the moment a request needs one. fflate in the start-up chunks, evaluated at
- * every start, had V8 optimize its table-building loops with its top tier and keep that compiler's code
+ * the moment a request needs one. fflate in the start-up chunks, evaluated at every start, had V8 optimize its table-building loops with its top tier and keep that compiler's code
  * resident in every unit (docs/benchmarks.md has the memory it cost).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,8 +33,10 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
   unit = await startCli({ args: ['--firmware-version', '3.2'], env: { NODE_OPTIONS: `--import ${hooks}` } });
 });
 afterAll(async () => {
-  await unit?.stop();
-  removeDir(unit?.dataDir ?? '');
+  if (unit) {
+    await unit.stop();
+    removeDir(unit.dataDir);
+  }
   removeDir(dir);
 });
 

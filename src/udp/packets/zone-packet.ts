@@ -67,10 +67,13 @@ export function encodeZonePacket(header: ZonePacketHeader, states: readonly Zone
   b[12] = header.alertFlags & 0xff;
   b.writeBigUInt64LE(header.timestampNs, ZONE_PACKET_HEADER_BYTES);
   b.set(header.hash.subarray(0, 32), ZONE_PACKET_HEADER_BYTES + 8);
-  for (let slot = Math.min(states.length, ZONE_SLOTS); slot < ZONE_SLOTS; slot++)
-    b[ZONE_STATES_OFFSET + slot * ZONE_STATE_BYTES + 1] = NO_ZONE_ID;
-  states.slice(0, ZONE_SLOTS).forEach((s, slot) => {
+  for (let slot = 0; slot < ZONE_SLOTS; slot++) {
     const o = ZONE_STATES_OFFSET + slot * ZONE_STATE_BYTES;
+    const s = states[slot];
+    if (!s) {
+      b[o + 1] = NO_ZONE_ID;
+      continue;
+    }
     b[o] = 1;
     b[o + 1] = s.id & 0xff;
     b[o + 2] = s.errorFlags & 0xff;
@@ -83,7 +86,7 @@ export function encodeZonePacket(header: ZonePacketHeader, states: readonly Zone
     b.writeUInt32LE(Math.min(s.minRangeMm, 0x7ffff), o + 24);
     b.writeUInt32LE(Math.min(s.maxRangeMm, 0x7ffff), o + 28);
     b.writeUInt32LE(Math.min(s.meanRangeMm, 0x7ffff), o + 32);
-  });
+  }
   const crc = crc64(b, 0, b.length - 8);
   b.writeUInt32LE(crc.lo >>> 0, b.length - 8);
   b.writeUInt32LE(crc.hi >>> 0, b.length - 4);
