@@ -24,7 +24,7 @@ export class SqliteAlertLogStore implements AlertLogStore {
     const removeActive = db.prepare<[string]>('DELETE FROM alert_active WHERE id = ?');
     const gate = storageGateOf(db);
     this.recordTx = db.transaction((change: AlertLogChange) => {
-      gate.check('adds');
+      gate.check('record');
       const json = JSON.stringify(change.entry);
       if (change.droppedCursor !== undefined) dropLog.run(change.droppedCursor);
       appendLog.run(change.entry.cursor, json);

@@ -17,7 +17,6 @@ import type { ReplaySetup } from './replay-setup.js';
 import type { AlertSink } from '../model/index.js';
 import type { FirmwarePolicy } from '../core/index.js';
 import {
-  ALERT_IDS,
   FIRMWARE_LINES,
   type FirmwareBuild,
   makeIdentity,
@@ -26,11 +25,11 @@ import {
 } from '../model/index.js';
 import { DEFAULT_PRODUCT, findProduct, PRODUCT_NAMES } from '../model/index.js';
 import { Sensor } from '../core/index.js';
-import { openDatabase, type SqliteDatabase } from '../store/index.js';
+import { openStore, type SqliteDatabase } from '../store/index.js';
 import { closeGroupCommit } from '../store/index.js';
-import { crashPoint, KV_KEYS, KvStore, type RecoveryReport } from '../store/index.js';
 import { dataBindAddress } from '../udp/index.js';
 import { FactoryDataError, resolveFactoryData } from './factory-identity.js';
+import { announceRebuilt, announceWaitingRepair } from './store-recovery-alerts.js';
 
 export class StartupError extends Error {}
 
@@ -84,7 +83,8 @@ export interface Unit {
 export async function createUnit(options: UnitOptions): Promise<Unit> {
   const log = options.logger ?? pino({ level: 'silent' });
   const host = options.host ?? '127.0.0.1';
-  const db = openDatabase(options.dataDir);
+  const store = openStore(options.dataDir);
+  const db = store.db;
   let hal: Hal | undefined;
   let sensor: Sensor | undefined;
   let faults: FaultInjection | undefined;
@@ -115,7 +115,8 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       firmwarePolicy: options.firmwarePolicy,
       recording: options.replay?.binding,
     });
-    raiseRecoveryAlert(db, alerts, log);
+    announceRebuilt(db, alerts, log);
+    if (store.pending) announceWaitingRepair(store.pending, db, alerts, log);
     if (options.faults) {
       const { startFaultInjection } = await import('../faults/index.js');
       faults = await startFaultInjection({ sensor, hal }, options.faults, log);
@@ -139,6 +140,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       async close() {
         if (closed) return;
         closed = true;
+        store.pending?.stop();
         await injection?.close();
         await app.close();
         await running.close();
@@ -147,6 +149,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       },
     };
   } catch (error) {
+    store.pending?.stop();
     await faults?.close().catch(() => undefined);
     await (sensor ? sensor.close() : hal?.close())?.catch(() => undefined);
     await closeGroupCommit(db);
@@ -223,23 +226,4 @@ function resolveIdentity(
     if (error instanceof FactoryDataError) throw new StartupError(error.message);
     throw error;
   }
-}
-
-/**
- * A database rebuilt at this start (src/store/store-recovery.ts) left its report: CONFIG_INVALID says
- * what was lost, the log says it once, and the report goes (a power cut before that raises it again).
- */
-function raiseRecoveryAlert(db: SqliteDatabase, alerts: AlertSink, log: Logger): void {
-  const kv = new KvStore(db);
-  const report = kv.get<RecoveryReport>(KV_KEYS.recoveryReport);
-  if (!report) return;
-  crashPoint('recovery-before-alert');
-  const lost = report.lost.length ? report.lost.join(', ') : 'nothing (every row could be read back)';
-  const recovered = report.recovered.length ? report.recovered.join(', ') : 'nothing';
-  const reason =
-    `the database sensor.db could not be used (${report.reason}); it is kept as ${report.keptAs} in the data directory and in the diagnostics dump. ` +
-    `Lost, now at factory defaults: ${lost}. Recovered: ${recovered}`;
-  alerts.raise(ALERT_IDS.CONFIG_INVALID, { reason });
-  log.error({ keptAs: report.keptAs, lost: report.lost, recovered: report.recovered }, `stored data lost: ${reason}`);
-  kv.delete(KV_KEYS.recoveryReport);
 }

@@ -225,7 +225,7 @@ export const ALERT_CATALOGUE: readonly AlertDefinition[] = [
     category: 'CONFIG_INVALID',
     level: 'ERROR',
     msg: 'A configuration value is invalid or out of bounds.',
-    msgVerbose: 'The stored configuration cannot be used: {reason}.',
+    msgVerbose: 'Stored data: {reason}.',
     scope: 'run',
   },
   {

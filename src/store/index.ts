@@ -6,8 +6,9 @@ export { crashPoint, CRASH_POINTS, RECOVERY_CRASH_POINTS } from './crash-point.j
 export type { CrashPoint } from './crash-point.js';
 export { DataDirInUseError, LOCK_FILE, PID_FILE, lockDataDir } from './data-dir-lock.js';
 export type { DataDirLock } from './data-dir-lock.js';
-export { DATABASE_FILE, openDatabase } from './database.js';
-export type { SqliteDatabase } from './database.js';
+export { DATABASE_FILE, openDatabase, openStore } from './database.js';
+export type { OpenedStore, SqliteDatabase } from './database.js';
+export type { PendingRepair, WaitingRepair } from './pending-repair.js';
 export { diskIsFull } from './free-space.js';
 export { FACTORY_FILE, readFactoryFile, writeFactoryFile } from './factory-file.js';
 export type { FactoryFile } from './factory-file.js';
@@ -16,4 +17,4 @@ export { KV_KEYS, KvStore } from './kv-store.js';
 export { storageGateOf } from './storage-gate.js';
 export type { StorageFault, StorageGate } from './storage-gate.js';
 export { damagedFiles, keptDamagedFiles } from './store-recovery.js';
-export type { RecoveryReport } from './store-recovery.js';
+export type { RecoveryReport, RepairShortage } from './store-recovery.js';

@@ -15,6 +15,11 @@ const readCaches = new WeakMap<SqliteDatabase, Map<string, string | null>>();
 
 export { KV_KEYS } from './kv-keys.js';
 
+/** Drops what was read of `db` (its connection moved to another file: src/store/pending-repair.ts). */
+export function forgetCachedReads(db: SqliteDatabase): void {
+  readCaches.get(db)?.clear();
+}
+
 export class KvStore {
   private readonly getStmt;
   private readonly setStmt;

@@ -16,7 +16,13 @@
  *   3. the damaged `sensor.db` (and its WAL) is renamed aside, `sensor.db.damaged-<UTC time>`;
  *   4. `sensor.db.rebuilt` is renamed `sensor.db`.
  * A start that finds `sensor.db.rebuilding` throws it away (and rebuilds again from the damaged file,
- * still in place); one that finds `sensor.db.rebuilt` completes steps 3 and 4.
+ * still in place); one that finds `sensor.db.rebuilt` completes steps 3 and 4. Every path that puts a
+ * damaged file aside keeps only the newest DAMAGED_KEPT sets.
+ *
+ * Nothing is written before there is room for it (the copy, the rebuilt file and its WAL: `roomToRebuild`),
+ * and a repair the disk stops (full, read-only, I/O error) is not damage: the half-built files go, the
+ * damaged file stays where it is, and the caller runs read-only on what could be read
+ * (`readableView`, src/store/pending-repair.ts) until there is room to repair it.
  */
 import Database from 'better-sqlite3';
 import {
@@ -26,6 +32,7 @@ import {
   fsyncSync,
   openSync,
   readdirSync,
+  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -33,8 +40,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { utcIsoString } from '../model/index.js';
+import { storageCauseOf, utcIsoString } from '../model/index.js';
 import { crashPoint } from './crash-point.js';
+import { freeBytes } from './free-space.js';
 import { KV_KEYS } from './kv-keys.js';
 import { applyMigrations } from './migrate.js';
 import { columnsOf, DATA_TABLES, itemOf, readRows } from './store-rows.js';
@@ -62,45 +70,121 @@ const GROUPS: readonly (readonly string[])[] = [
 
 const EVERYTHING = 'everything stored (the configuration, user data, settings, alert log and firmware slot records)';
 
+/** Room the partition keeps beyond the repair's own files, so the unit can still open and write the result. */
+const REPAIR_RESERVE_BYTES = 512 * 1024;
+
+/** Why a damaged database could not be repaired now: the disk has no room for it, or refused a write of it. */
+export interface RepairShortage {
+  /** Bytes the repair needs free (the copy, the rebuilt file and its WAL, and a reserve). */
+  needed: number;
+  /** Bytes free when it was tried. */
+  free: number;
+  /** What the disk or SQLite said when a repair that seemed to fit failed (ENOSPC, SQLITE_FULL, EIO...). */
+  code?: string;
+}
+
+export type RepairOutcome =
+  | { state: 'sound' }
+  /** Rebuilt now; its report is in the new database's kv (KV_KEYS.recoveryReport). */
+  | { state: 'rebuilt' }
+  /** Damaged (`reason`) and left as it is: nothing was written. */
+  | { state: 'waiting'; reason: string; shortage: RepairShortage };
+
 /**
  * Run before the database at `path` is opened: completes a rebuild a power cut interrupted, then
- * rebuilds the database when it cannot be used. Returns whether it rebuilt.
+ * rebuilds the database when it cannot be used and there is room to.
  */
-export function repairStore(path: string): boolean {
+export function repairStore(path: string): RepairOutcome {
+  removeHalfBuilt(path);
+  if (existsSync(`${path}.rebuilt`)) {
+    swapIn(path);
+    pruneDamaged(dirname(path), basename(path));
+  }
+  const reason = findDamage(path);
+  if (reason === undefined) return { state: 'sound' };
+  return rebuild(path, reason);
+}
+
+/** What a rebuild leaves when it did not finish: never part of a database. */
+function removeHalfBuilt(path: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) {
     rmSync(`${path}.rebuilding${suffix}`, { force: true, recursive: true });
     rmSync(`${path}.salvage${suffix}`, { force: true });
   }
-  if (existsSync(`${path}.rebuilt`)) swapIn(path);
-  const reason = findDamage(path);
-  if (reason === undefined) return false;
-  rebuild(path, reason);
-  return true;
 }
 
-function rebuild(path: string, reason: string): void {
+/** The source's bytes (the database and its WAL). */
+function sourceBytes(path: string): number {
+  return fileSize(path) + fileSize(`${path}-wal`);
+}
+
+/**
+ * Bytes the rebuild of `path` may write: a copy of the source when its header needs repairing, the
+ * rebuilt file (no bigger than the source: it holds what could be read of it) and its WAL (one
+ * transaction holding every page), and the reserve.
+ */
+function roomToRebuild(path: string): number {
+  const source = sourceBytes(path);
+  return (opensAsIs(path) ? 0 : source) + 2 * source + REPAIR_RESERVE_BYTES;
+}
+
+function rebuild(path: string, reason: string): RepairOutcome {
+  const dir = dirname(path);
+  const needed = roomToRebuild(path);
+  const free = freeBytes(dir);
+  if (free < needed) return { state: 'waiting', reason, shortage: { needed, free } };
   const keptAs = `${basename(path)}${DAMAGED_INFIX}${utcIsoString(Date.now()).replace(/[-:]/g, '')}`;
   const building = `${path}.rebuilding`;
-  const db = new Database(building);
   try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    applyMigrations(db);
-    db.transaction(() => {
-      const { recovered, lost } = salvageInto(db, path);
-      crashPoint('recovery-salvaging');
-      const report: RecoveryReport = { reason, keptAs, recovered: recovered.filter((r) => !lost.includes(r)), lost };
-      db.prepare('INSERT INTO kv (key, value) VALUES (?, ?)').run(KV_KEYS.recoveryReport, JSON.stringify(report));
-    })();
-  } finally {
-    db.close();
+    const db = new Database(building);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      applyMigrations(db);
+      db.transaction(() => {
+        const { recovered, lost } = salvageInto(db, path, `${path}.salvage`);
+        crashPoint('recovery-salvaging');
+        const report: RecoveryReport = { reason, keptAs, recovered: recovered.filter((r) => !lost.includes(r)), lost };
+        db.prepare('INSERT INTO kv (key, value) VALUES (?, ?)').run(KV_KEYS.recoveryReport, JSON.stringify(report));
+      })();
+    } finally {
+      db.close();
+    }
+    fsyncPath(building);
+  } catch (error) {
+    // The disk stopped the repair, not the file: nothing of it stays, the damaged file stays where it is.
+    const code = (error as { code?: unknown }).code;
+    if (storageCauseOf(error) === undefined || typeof code !== 'string') throw error;
+    removeHalfBuilt(path);
+    return { state: 'waiting', reason, shortage: { needed, free: freeBytes(dir), code } };
   }
-  fsyncPath(building);
   renameSync(building, `${path}.rebuilt`);
-  fsyncPath(dirname(path));
+  fsyncPath(dir);
   crashPoint('recovery-before-swap');
   swapIn(path);
-  pruneDamaged(dirname(path), basename(path));
+  pruneDamaged(dir, basename(path));
+  return { state: 'rebuilt' };
+}
+
+/** What a read-only view of a damaged database holds (`readableView`). */
+export interface ReadableView {
+  db: Database.Database;
+  recovered: string[];
+  lost: string[];
+  /** The header had to be repaired in memory, where a WAL cannot be read: what it holds is read at the repair. */
+  walUnread: boolean;
+}
+
+/**
+ * Everything that can be read of the damaged database at `path`, in an in-memory database of the unit's
+ * schema, without writing a byte to the disk: what a unit serves, read-only, until there is room to repair it.
+ */
+export function readableView(path: string): ReadableView {
+  const db = new Database(':memory:');
+  applyMigrations(db);
+  const salvaged = db.transaction(() => salvageInto(db, path, undefined))();
+  const walUnread = !opensAsIs(path) && fileSize(`${path}-wal`) > 0;
+  return { db, ...salvaged, recovered: salvaged.recovered.filter((r) => !salvaged.lost.includes(r)), walUnread };
 }
 
 /** Steps 3 and 4: the damaged database aside (under the name the report gives), the rebuilt one in its place. */
@@ -136,14 +220,23 @@ function readReport(file: string): RecoveryReport | undefined {
     } finally {
       db.close();
     }
-  } catch {
+  } catch (error) {
+    // A file SQLite refuses is not one of ours; the disk failing to read it is no verdict on it.
+    if (storageCauseOf(error) !== undefined) throw error;
     return undefined;
   }
 }
 
-/** Copies every readable, valid row of the damaged database at `path` into `db` (in its transaction). */
-function salvageInto(db: Database.Database, path: string): { recovered: string[]; lost: string[] } {
-  const source = openDamaged(path);
+/**
+ * Copies every readable, valid row of the damaged database at `path` into `db` (in its transaction).
+ * A header SQLite refuses is repaired in a copy at `copy` (with the WAL), or in memory without one.
+ */
+function salvageInto(
+  db: Database.Database,
+  path: string,
+  copy: string | undefined,
+): { recovered: string[]; lost: string[] } {
+  const source = openDamaged(path, copy);
   if (!source) return { recovered: [], lost: [EVERYTHING] };
   const recovered = new Set<string>();
   const lost = new Set<string>();
@@ -161,8 +254,9 @@ function salvageInto(db: Database.Database, path: string): { recovered: string[]
         try {
           insert.run(...columns.map((c) => row[c.name]));
           kept.push(row);
-        } catch {
-          // Refused by the table's CHECKs: a value the unit never writes.
+        } catch (error) {
+          // Refused by the table's CHECKs: a value the unit never writes. Anything else stops the repair.
+          if (!String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw error;
           lost.add(itemOf(table, row));
         }
       }
@@ -178,64 +272,88 @@ function salvageInto(db: Database.Database, path: string): { recovered: string[]
     for (const table of DATA_TABLES) for (const row of taken.get(table) ?? []) recovered.add(itemOf(table, row));
   } finally {
     source.close();
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}.salvage${suffix}`, { force: true });
+    if (copy) for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
   }
   recovered.delete(itemOf('kv', { key: KV_KEYS.recoveryReport }));
   return { recovered: [...recovered], lost: [...lost] };
 }
 
-/** The damaged database, read-only; a copy with its header fields put back when SQLite refuses the header. */
-function openDamaged(path: string): Database.Database | undefined {
+/** Whether SQLite reads the database at `path` as it is (else its header needs repairing first). */
+function opensAsIs(path: string): boolean {
+  const db = openReadable(path);
+  db?.close();
+  return db !== undefined;
+}
+
+/**
+ * The database `file` (a path or the bytes of one), read-only, when SQLite can read its schema; undefined
+ * when SQLite refuses it as damaged. A failure of the disk is thrown: it says nothing about the file.
+ */
+function openReadable(file: string | Buffer): Database.Database | undefined {
+  let db: Database.Database | undefined;
   try {
-    if (!statSync(path).isFile() || statSync(path).size === 0) return undefined;
-  } catch {
-    return undefined;
-  }
-  const open = (file: string) => {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      db.prepare('SELECT count(*) FROM sqlite_master').get();
-      return db;
-    } catch (error) {
-      db.close();
+    db = typeof file === 'string' ? new Database(file, { readonly: true, fileMustExist: true }) : new Database(file);
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    return db;
+  } catch (error) {
+    db?.close();
+    if (storageCauseOf(error) !== undefined || !String((error as { code?: unknown }).code).startsWith('SQLITE_'))
       throw error;
-    }
-  };
-  try {
-    return open(path);
-  } catch {
-    // Try again with the header repaired, below.
-  }
-  const copy = `${path}.salvage`;
-  try {
-    copyFileSync(path, copy);
-    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
-    repairHeader(copy);
-    return open(copy);
-  } catch {
     return undefined;
   }
 }
 
-/** Puts back the header fields every database of the unit has (format string, page size, versions, payload fractions). */
+/**
+ * The damaged database, read-only; when SQLite refuses its header, a copy with the header fields put back:
+ * at `copy` with its WAL, or (no `copy`: nothing may be written) in memory, without the WAL.
+ */
+function openDamaged(path: string, copy: string | undefined): Database.Database | undefined {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat?.isFile() || stat.size === 0) return undefined;
+  const asIs = openReadable(path);
+  if (asIs) return asIs;
+  if (!copy) {
+    const bytes = readFileSync(path);
+    repairHeaderBytes(bytes);
+    // An in-memory database has no WAL: its header says so (rollback journal), or SQLite refuses it.
+    bytes[18] = 1;
+    bytes[19] = 1;
+    return openReadable(bytes);
+  }
+  copyFileSync(path, copy);
+  if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+  repairHeader(copy);
+  return openReadable(copy);
+}
+
+/** Puts back the header fields every database of the unit has, in the file. */
 function repairHeader(file: string): void {
   const fd = openSync(file, 'r+');
   try {
     const header = Buffer.alloc(100);
     readSync(fd, header, 0, 100, 0);
-    header.write('SQLite format 3\0', 0, 'latin1');
-    const pageSize = header.readUInt16BE(16);
-    const valid = pageSize === 1 || (pageSize >= 512 && (pageSize & (pageSize - 1)) === 0);
-    if (!valid) header.writeUInt16BE(4096, 16);
-    if (header[18] !== 1 && header[18] !== 2) header[18] = 2;
-    if (header[19] !== 1 && header[19] !== 2) header[19] = 2;
-    header[21] = 64;
-    header[22] = 32;
-    header[23] = 32;
+    repairHeaderBytes(header);
     writeSync(fd, header, 0, 100, 0);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Puts back the header fields every database of the unit has (format string, page size, versions, payload fractions). */
+function repairHeaderBytes(header: Buffer): void {
+  header.write('SQLite format 3\0', 0, 'latin1');
+  const pageSize = header.readUInt16BE(16);
+  const valid = pageSize === 1 || (pageSize >= 512 && (pageSize & (pageSize - 1)) === 0);
+  if (!valid) header.writeUInt16BE(4096, 16);
+  if (header[18] !== 1 && header[18] !== 2) header[18] = 2;
+  if (header[19] !== 1 && header[19] !== 2) header[19] = 2;
+  header[21] = 64;
+  header[22] = 32;
+  header[23] = 32;
+}
+
+function fileSize(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 }
 
 function fsyncPath(path: string): void {
