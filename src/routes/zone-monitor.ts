@@ -78,7 +78,7 @@ export const zoneMonitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (!Buffer.isBuffer(request.body))
         throw unsupportedMediaType(`a zone set is uploaded as ${OCTET_STREAM} (or ${ZIP})`);
-      await zones.stage(new Uint8Array(request.body));
+      await zones.stage(request.body);
       return reply.code(204).send();
     },
   );

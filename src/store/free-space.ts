@@ -1,5 +1,6 @@
 /** The room left on the partition of a folder, as the store and its callers judge a full disk. */
 import { statfsSync } from 'node:fs';
+import { storageCauseOf } from '../model/index.js';
 
 /** Bytes an unprivileged process may still write on `dir`'s partition; 0 when that cannot be read. */
 export function freeBytes(dir: string): number {
@@ -17,4 +18,13 @@ export function freeBytes(dir: string): number {
  */
 export function diskIsFull(dir: string): boolean {
   return freeBytes(dir) < 64 * 1024;
+}
+
+/**
+ * Whether `error`, met reading a database in `dir`, is the disk refusing (full, read-only, or the I/O error
+ * SQLite gives when it cannot even create its shared-memory file on a full disk), not what the file holds.
+ */
+export function diskRefused(error: unknown, dir: string): boolean {
+  const cause = storageCauseOf(error);
+  return cause === 'full' || cause === 'read-only' || (cause === 'io' && diskIsFull(dir));
 }

@@ -9,9 +9,8 @@ import Database from 'better-sqlite3';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { rowDamage } from './store-rows.js';
-import { diskIsFull } from './free-space.js';
+import { diskRefused } from './free-space.js';
 import { walFileDamage } from './wal-check.js';
-import { storageCauseOf } from '../model/index.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -45,8 +44,7 @@ export function findDamage(path: string): string | undefined {
   } catch (error) {
     // A full or read-only disk stops the check, not the file: the database opens as it is, and its writes get
     // their 507 answers; rebuilding it there would only fail in turn.
-    const cause = storageCauseOf(error);
-    if (cause === 'full' || cause === 'read-only' || (cause === 'io' && diskIsFull(dirname(path)))) return undefined;
+    if (diskRefused(error, dirname(path))) return undefined;
     return `it cannot be read (${(error as Error).message})`;
   } finally {
     db?.close();

@@ -42,7 +42,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { storageCauseOf, utcIsoString } from '../model/index.js';
 import { crashPoint } from './crash-point.js';
-import { freeBytes } from './free-space.js';
+import { diskRefused, freeBytes } from './free-space.js';
 import { KV_KEYS } from './kv-keys.js';
 import { applyMigrations } from './migrate.js';
 import { columnsOf, DATA_TABLES, itemOf, readRows } from './store-rows.js';
@@ -221,8 +221,8 @@ function readReport(file: string): RecoveryReport | undefined {
       db.close();
     }
   } catch (error) {
-    // A file SQLite refuses is not one of ours; the disk failing to read it is no verdict on it.
-    if (storageCauseOf(error) !== undefined) throw error;
+    // A file SQLite refuses is not one of ours; the disk refusing to open it is no verdict on it.
+    if (diskRefused(error, dirname(file))) throw error;
     return undefined;
   }
 }
@@ -278,8 +278,9 @@ function salvageInto(
   return { recovered: [...recovered], lost: [...lost] };
 }
 
-/** Whether SQLite reads the database at `path` as it is (else its header needs repairing first). */
+/** Whether SQLite reads the database at `path` as it is, or there is nothing to read (else its header needs repairing first). */
 function opensAsIs(path: string): boolean {
+  if (!isFile(path) || fileSize(path) === 0) return true;
   const db = openReadable(path);
   db?.close();
   return db !== undefined;
@@ -297,8 +298,8 @@ function openReadable(file: string | Buffer): Database.Database | undefined {
     return db;
   } catch (error) {
     db?.close();
-    if (storageCauseOf(error) !== undefined || !String((error as { code?: unknown }).code).startsWith('SQLITE_'))
-      throw error;
+    const sqlite = String((error as { code?: unknown }).code).startsWith('SQLITE_');
+    if (!sqlite || (typeof file === 'string' && diskRefused(error, dirname(file)))) throw error;
     return undefined;
   }
 }

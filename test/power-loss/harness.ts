@@ -20,9 +20,10 @@
  * Then, for each step of rebuilding a damaged database (RECOVERY_CRASH_POINTS), the stopped unit's
  * database header is damaged and the power is cut at that step of the rebuild; after the next start:
  *  - factory:       the factory data file is byte for byte the one of the first start (same serial);
- *  - recovery:      CONFIG_INVALID is active, the damaged file is kept aside, no half-built database is
- *                   left, and the rebuilt one passes integrity (no second corruption); every check above
- *                   holds too (a damaged header loses no row).
+ *  - recovery:      the log says every row was read back (a damaged header loses no row) or CONFIG_INVALID
+ *                   is active, the damaged file is kept aside (no more than DAMAGED_KEPT sets), no
+ *                   half-built database is left, and the rebuilt one passes integrity (no second
+ *                   corruption); every check above holds too.
  *
  * Used by test/power-loss/power-loss.test.ts (CI mode) and scripts/power-loss.ts (long mode).
  */
@@ -36,6 +37,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { CRASH_POINTS, type CrashPoint, RECOVERY_CRASH_POINTS } from '../../src/store/crash-point.js';
+import { DAMAGED_KEPT } from '../../src/store/store-recovery.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { CLI_PATH, freePort, unitArgs } from '../helpers/cli-process.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -452,10 +454,16 @@ export async function runPowerLossHarness(options: HarnessOptions): Promise<Harn
     const active = alerts === 'unanswered' ? [] : (JSON.parse(alerts.body).active as { id: string }[]);
     check(
       'recovery',
-      active.some((a) => a.id === ALERT_IDS.CONFIG_INVALID),
-      () => 'no CONFIG_INVALID after a rebuild',
+      active.some((a) => a.id === ALERT_IDS.CONFIG_INVALID) || /every row was read back/.test(u.output),
+      () => 'neither CONFIG_INVALID nor "every row was read back" after a rebuild',
     );
     const names = readdirSync(dataDir);
+    const keptSets = new Set(names.filter((n) => n.includes('.damaged-')).map((n) => n.replace(/-wal$/, '')));
+    check(
+      'recovery',
+      keptSets.size <= DAMAGED_KEPT,
+      () => `${keptSets.size} damaged copies kept, more than ${DAMAGED_KEPT}: ${[...keptSets].join(', ')}`,
+    );
     check(
       'recovery',
       names.some((n) => n.startsWith('sensor.db.damaged-')),

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { zipSync, strToU8 } from 'fflate';
 import { expect } from 'vitest';
-import { boxTriangles, encodeBinaryStl } from '../../src/model/index.js';
+import { boxTriangles, encodeBinaryStl, encodeZrb } from '../../src/model/index.js';
 
 export interface BoxZone {
   id: number;
@@ -73,4 +73,43 @@ export async function stageAndApply(app: FastifyInstance, zip: Uint8Array): Prom
   });
   expect(staged.statusCode, staged.body).toBe(204);
   expect((await app.inject({ method: 'POST', url: '/api/v1/zone_monitor/apply' })).statusCode).toBe(204);
+}
+
+/** The bytes a zone set zip may hold (the route's body limit). */
+export const MAX_ZONE_SET_ZIP_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The largest zone set a unit takes: ZRB zones of `rows` x `columns` (the unit's beams and frame width),
+ * stored uncompressed, as many as fit the body limit (at most 128), each with its own ranges.
+ */
+export function largestZrbZoneSetZip(serialNumber: string, rows: number, columns: number): Uint8Array {
+  const zrbBytes = 579 + rows * columns * 4;
+  const count = Math.min(128, Math.floor((MAX_ZONE_SET_ZIP_BYTES - 64 * 1024) / (zrbBytes + 200)));
+  const files: Record<string, Uint8Array> = {};
+  const zones: Record<string, object> = {};
+  for (let id = 0; id < count; id++) {
+    files[`${id}.zrb`] = encodeZrb(
+      {
+        rows,
+        columns,
+        serialNumber,
+        nearMm: new Uint32Array(rows * columns).fill(1000 + id),
+        farMm: new Uint32Array(rows * columns).fill(5000 + id),
+      },
+      { beamToLidar: IDENTITY, lidarToSensor: IDENTITY },
+    );
+    zones[String(id)] = {
+      point_count: 1,
+      frame_count: 1,
+      mode: 'OCCUPANCY',
+      zrb: {
+        file_name: `${id}.zrb`,
+        hash: createHash('sha256')
+          .update(files[`${id}.zrb`] as Uint8Array)
+          .digest('hex'),
+      },
+    };
+  }
+  const metadata = { version: { metadata: 1, file_naming: 1 }, power_on_live_ids: [0], zones };
+  return zipSync({ 'metadata.json': strToU8(JSON.stringify(metadata)), ...files }, { level: 0 });
 }

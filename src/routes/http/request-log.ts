@@ -1,18 +1,31 @@
 /**
  * What an operator needs in the log: every request at debug, and at info every change a client
- * made (method, path, status, the parameters it set, who: the remote address).
+ * made (method, path, status, the parameters it set, who: the remote address). A binary body (a zone
+ * set zip, a firmware image) is logged as its length: its keys would be one string per byte.
  */
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Parameter names listed per logged change (a POST may carry many). */
 const MAX_LOGGED_KEYS = 32;
 
-function bodyKeys(body: unknown): string[] | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  return Object.keys(body)
-    .slice(0, MAX_LOGGED_KEYS)
-    .map((key) => key.slice(0, 64));
+/** What the log says of a change's body: the parameters of a JSON object, the length of bytes. */
+function bodyFields(request: FastifyRequest): { parameters?: string[]; bytes?: number } {
+  const body = request.body;
+  if (ArrayBuffer.isView(body)) return { bytes: body.byteLength };
+  if (body instanceof Readable) {
+    // A streamed body (a firmware image) was counted by its route's reader only: the header says its length.
+    const length = Number(request.headers['content-length']);
+    return Number.isSafeInteger(length) ? { bytes: length } : {};
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { parameters: undefined };
+  const parameters: string[] = [];
+  for (const key in body) {
+    if (parameters.length === MAX_LOGGED_KEYS) break;
+    if (Object.hasOwn(body, key)) parameters.push(key.slice(0, 64));
+  }
+  return { parameters };
 }
 
 /** True when `log` writes the per-request line (debug or trace). */
@@ -41,7 +54,7 @@ export function installRequestLog(app: FastifyInstance): void {
         status: reply.statusCode,
         remote: request.ip,
         ms: Math.round(reply.elapsedTime * 10) / 10,
-        ...(change ? { parameters: bodyKeys(request.body) } : {}),
+        ...(change ? bodyFields(request) : {}),
       };
       if (change) log.info(fields, 'change requested by a client');
       else log.debug(fields, 'request');
