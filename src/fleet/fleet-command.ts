@@ -102,13 +102,13 @@ export async function runFleetCommand(argv: readonly string[], startUnit: StartU
       await applyFirstBootConfig(unit.plan);
     }),
   );
-  const failed = started.flatMap((result, i) =>
-    result.status === 'rejected' ? [`${plans[i].name}: ${(result.reason as Error).message}`] : [],
+  const notReady = started.flatMap((result, i) =>
+    result.status === 'rejected' ? [{ name: plans[i].name, problem: (result.reason as Error).message }] : [],
   );
-  if (failed.length) {
+  if (notReady.length === units.length) {
     await stopAll();
     process.stderr.write(
-      `lidar-sensor fleet: ${failed.length} of ${units.length} units did not start:\n  ${failed.join('\n  ')}\n`,
+      `lidar-sensor fleet: none of the ${units.length} units started:\n  ${notReady.map((u) => `${u.name}: ${u.problem}`).join('\n  ')}\n`,
     );
     return 1;
   }
@@ -122,13 +122,17 @@ export async function runFleetCommand(argv: readonly string[], startUnit: StartU
     );
     return 1;
   }
-  log.info(
+  // Units that cannot start are named with their reason; they are tried again, and /units follows them.
+  log[notReady.length ? 'warn' : 'info'](
     {
       metrics: `${endpoint.url}/metrics`,
       units: plans.map((p) => ({ name: p.name, url: unitUrl(p) })),
+      notReady,
       processModel: options.processModel,
     },
-    'fleet ready',
+    notReady.length
+      ? `fleet ready, except ${notReady.length} of ${units.length} units: ${notReady.map((u) => `${u.name} (${u.problem})`).join('; ')}`
+      : 'fleet ready',
   );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -138,7 +142,9 @@ export async function runFleetCommand(argv: readonly string[], startUnit: StartU
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+  // The units first: one that ends now is being stopped, not started again.
+  const stopped = stopAll();
   await new Promise<void>((resolve) => endpoint.server.close(() => resolve()));
-  await stopAll();
+  await stopped;
   return 0;
 }

@@ -81,6 +81,7 @@ export async function startFleetServer(
         state: u.state,
         restarts: u.restarts,
         pid: u.pid ?? null,
+        problem: u.problem ?? null,
       }));
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(list));
       return;

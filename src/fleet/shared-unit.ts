@@ -17,6 +17,7 @@ export type StartUnit = (args: readonly string[], log: Logger) => Promise<{ clos
 export class SharedUnit implements FleetUnit {
   private server: { close(): Promise<void> } | null = null;
   private currentState: UnitState = 'stopped';
+  private failure: string | undefined;
 
   constructor(
     readonly plan: UnitPlan,
@@ -36,9 +37,20 @@ export class SharedUnit implements FleetUnit {
     return process.pid;
   }
 
+  get problem(): string | undefined {
+    return this.currentState === 'failed' ? this.failure : undefined;
+  }
+
+  /** Resolves once the unit listens (in this process: it is this unit that answers); `failed` when it cannot. */
   async start(): Promise<void> {
     this.currentState = 'starting';
-    this.server = await this.startUnit(this.plan.args, this.log.child({ unit: this.plan.name }));
+    try {
+      this.server = await this.startUnit(this.plan.args, this.log.child({ unit: this.plan.name }));
+    } catch (error) {
+      this.currentState = 'failed';
+      this.failure = (error as Error).message;
+      throw error;
+    }
     this.currentState = 'running';
   }
 

@@ -10,6 +10,8 @@ export interface FleetProcess {
   process: ChildProcess;
   /** The supervisor's endpoint (GET /metrics, GET /units), without a trailing slash. */
   endpoint: string;
+  /** Everything the fleet wrote so far (its log and its units'). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ export async function startFleet(args: readonly string[]): Promise<FleetProcess>
       40_000,
       'the fleet to be ready',
     );
-    return { process: child, endpoint: metricsUrl.replace(/\/metrics$/, ''), stop };
+    return { process: child, endpoint: metricsUrl.replace(/\/metrics$/, ''), output: () => output, stop };
   } catch (error) {
     await stop();
     throw error;
