@@ -19,6 +19,7 @@ import { benchHttp } from './http.js';
 import { benchMemoryAndStartup } from './memory-startup.js';
 import { installCleanup, stopAll } from './processes.js';
 import { benchReinit } from './reinit.js';
+import { benchUploadMemory } from './upload-memory.js';
 import { benchZoneMonitor } from './zone-monitor.js';
 import { machineFacts, mergeSections, renderMarkdown, unavailable, type BenchReport, type Section } from './report.js';
 
@@ -27,6 +28,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   'data-plane': benchDataPlane,
   reinit: benchReinit,
   'memory-startup': benchMemoryAndStartup,
+  'upload-memory': benchUploadMemory,
   fleet: benchFleet,
   faults: benchFaults,
   'fleet-models': benchFleetModels,

@@ -96,3 +96,11 @@ export function pssBytes(pid: number): number {
   if (!match) throw new Error(`no Pss for pid ${pid}`);
   return Number(match[1]) * 1024;
 }
+
+/** The most resident memory the process has had since it started (VmHWM), bytes. */
+export function peakRssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(status);
+  if (!match) throw new Error(`no VmHWM for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}

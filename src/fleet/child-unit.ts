@@ -192,15 +192,19 @@ export class ChildUnit implements FleetUnit {
       this.failure = problem;
       this.currentState = 'failed';
     } else {
+      // "Starting it again" is said when it is: a fleet stopped with its units (one signal to them all)
+      // sees them end before it stops them, and starts none again.
       this.log.warn(
         { unit: this.plan.name, code, signal, restartInMs: delayMs },
-        `unit ${this.plan.name} process ended (${signal ?? `status ${code}`}); starting it again`,
+        `unit ${this.plan.name} process ended (${signal ?? `status ${code}`})`,
       );
       this.currentState = 'restarting';
     }
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (this.stopping) return;
+      if (this.currentState === 'restarting')
+        this.log.info({ unit: this.plan.name }, `starting unit ${this.plan.name} again`);
       this.restartCount++;
       const next = this.spawnChild();
       // Died again: its own exit handler schedules the next attempt.

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, startCli } from '../helpers/cli-process.js';
+import { type CliProcess, freePort, startCli } from '../helpers/cli-process.js';
 import { type FleetProcess, startFleet } from '../helpers/fleet-process.js';
 import { waitFor } from '../helpers/poll.js';
 import { parseMetrics, samples, sampleValue } from '../helpers/prometheus.js';
@@ -92,5 +92,37 @@ describe('a fleet unit whose port is taken by another server', () => {
     };
     expect(info.prod_sn).not.toBe('122201000999');
     expect(sampleValue(await metrics(), 'lidar_fleet_unit_up', { unit: 'unit-1' })).toBe(1);
+  });
+});
+
+describe('a fleet stopped while it waits to start a unit again', () => {
+  it('says the unit ended and does not say it starts it again', async () => {
+    const dataRoot = mkdtempSync(join(tmpdir(), 'fleet-stop-'));
+    const port = await freePort('127.0.16.9');
+    const fleet = await startFleet([
+      '--count',
+      '1',
+      '--first-address',
+      '127.0.16.9',
+      '--port',
+      String(port),
+      '--data-root',
+      dataRoot,
+    ]);
+    try {
+      const [unit] = (await (await fetch(`${fleet.endpoint}/units`)).json()) as UnitListing[];
+      const exited = new Promise((resolve) => fleet.process.once('exit', resolve));
+      // The unit ends (as one signal to a service's processes ends them all), then the fleet is stopped
+      // within the first back-off, before any new start.
+      process.kill(unit!.pid!, 'SIGTERM');
+      await waitFor(() => /unit-1.*process ended/.test(fleet.output()), 10_000, 'the unit to end');
+      process.kill(fleet.process.pid!, 'SIGTERM');
+      await exited;
+      expect(fleet.output()).toMatch(/stopping the fleet/);
+      expect(fleet.output()).not.toMatch(/starting it again|starting unit-1 again/);
+    } finally {
+      await fleet.stop();
+      rmSync(dataRoot, { recursive: true, force: true });
+    }
   });
 });
