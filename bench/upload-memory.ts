@@ -1,7 +1,7 @@
 /**
  * Resident memory of a unit that takes the largest bodies it allows: the largest zone set zip (ZRB zones,
  * stored, up to the route's 32 MB) staged twice, then the largest firmware image (--firmware-max-bytes'
- * default). A body is bytes: nothing in the unit should cost more than a few copies of it (issue 57).
+ * default). A body is bytes: nothing in the unit should cost more than a few copies of it.
  * Run at the default log level (info), where every change a client makes is logged.
  */
 import { DEFAULT_FIRMWARE_MAX_BYTES } from '../src/core/firmware/firmware-manager.js';

@@ -7,16 +7,16 @@
  * by every store on the same database, a write invalidates its key, and nothing read inside a
  * transaction is cached, so a rolled-back write can never leave a stale value behind.
  */
-import type { SqliteDatabase } from './database.js';
+import type Database from 'better-sqlite3';
 import { type StorageGate, storageGateOf } from './storage-gate.js';
 
 /** JSON text per key (null: no such key), per database. */
-const readCaches = new WeakMap<SqliteDatabase, Map<string, string | null>>();
+const readCaches = new WeakMap<Database.Database, Map<string, string | null>>();
 
 export { KV_KEYS } from './kv-keys.js';
 
 /** Drops what was read of `db` (its connection moved to another file: src/store/pending-repair.ts). */
-export function forgetCachedReads(db: SqliteDatabase): void {
+export function forgetCachedReads(db: Database.Database): void {
   readCaches.get(db)?.clear();
 }
 
@@ -28,7 +28,7 @@ export class KvStore {
   private readonly cache: Map<string, string | null>;
   private readonly gate: StorageGate;
 
-  constructor(readonly db: SqliteDatabase) {
+  constructor(readonly db: Database.Database) {
     let cache = readCaches.get(db);
     if (!cache) readCaches.set(db, (cache = new Map()));
     this.cache = cache;
