@@ -133,13 +133,16 @@ export function storageCauseOf(error: unknown): StorageCause | undefined {
 const FREE_SPACE_HINT =
   'reads still work; free space (DELETE /api/v1/user/data removes the user data even now) and try again';
 
-/** The answer to a write the unit's storage refused: 507 for a full or read-only disk, 503 for an I/O error. */
-export function storageProblem(cause: StorageCause, code: string): ApiError {
+/**
+ * The answer to a write the unit's storage refused: 507 for a full or read-only disk, 503 for an I/O error.
+ * `hint`: what to do, when the store knows better than the general advice (a repair waiting for room).
+ */
+export function storageProblem(cause: StorageCause, code: string, hint?: string): ApiError {
   switch (cause) {
     case 'full':
       return new ApiError(
         'insufficient-storage',
-        `the unit's storage is full (${code}): the change was not stored; ${FREE_SPACE_HINT}`,
+        `the unit's storage is full (${code}): the change was not stored; ${hint ?? FREE_SPACE_HINT}`,
       );
     case 'read-only':
       return new ApiError(

@@ -24,6 +24,9 @@ const SQLITE_ERRORS: Record<StorageFault, { code: string; message: string }> = {
 const HELD_ERROR = {
   code: 'SQLITE_FULL',
   message: 'database or disk is full (no room to repair the damaged database: it is read-only until there is)',
+  hint:
+    'the damaged database waits for room to be repaired, and the unit is read-only until then (deletes too); ' +
+    'reads still work; free space on the data partition and the unit repairs it by itself',
 };
 
 export class StorageGate {
@@ -46,7 +49,8 @@ export class StorageGate {
 
   /** Throws the error the disk would give a write of this kind now; returns when it may go ahead. */
   check(kind: WriteKind): void {
-    if (this.held && kind !== 'record') throw Object.assign(new Error(HELD_ERROR.message), { code: HELD_ERROR.code });
+    if (this.held && kind !== 'record')
+      throw Object.assign(new Error(HELD_ERROR.message), { code: HELD_ERROR.code, hint: HELD_ERROR.hint });
     const fault = this.fault;
     if (fault === undefined || (fault === 'ENOSPC' && kind === 'frees')) return;
     const { code, message } = SQLITE_ERRORS[fault];

@@ -142,6 +142,8 @@ describe.skipIf(!isRoot)('a damaged database on a full disk', () => {
     const refused = await putUserData('while the disk is full');
     expect(refused.statusCode).toBe(507);
     expect(refused.json().type).toBe('urn:lidar-sensor:problem:insufficient-storage');
+    expect(refused.json().detail).toMatch(/waits for room to be repaired/);
+    expect((await unit!.app.inject({ method: 'DELETE', url: '/api/v1/user/data' })).statusCode).toBe(507);
     expect(readFileSync(db).equals(damagedBytes)).toBe(true);
     expect(namesIn(dir).filter((f) => f.startsWith('sensor.db.'))).toEqual([]);
     expect(lines.some((l) => /no room to repair/.test(l.msg))).toBe(true);

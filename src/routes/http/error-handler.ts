@@ -56,7 +56,10 @@ function validationErrors(error: FastifyError): FieldError[] {
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const cause = storageCauseOf(error);
-  if (cause) return storageProblem(cause, (error as { code: string }).code);
+  if (cause) {
+    const { code, hint } = error as { code: string; hint?: unknown };
+    return storageProblem(cause, code, typeof hint === 'string' ? hint : undefined);
+  }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const errors = validationErrors(fastifyError);
