@@ -42,8 +42,10 @@ async function check(): Promise<string | null> {
   const response = await httpGet(target.url);
   if (response.status !== 200) return `${target.url} answered ${response.status}`;
   if (target.kind === 'fleet') {
-    const units = JSON.parse(response.body) as { name: string; state: string }[];
-    const down = units.filter((u) => u.state !== 'running').map((u) => u.name);
+    const units = JSON.parse(response.body) as { name: string; state: string; problem?: string | null }[];
+    const down = units
+      .filter((u) => u.state !== 'running')
+      .map((u) => (u.problem ? `${u.name} (${u.state}: ${u.problem})` : u.name));
     if (down.length) return `units not running: ${down.join(', ')}`;
   }
   return null;

@@ -178,6 +178,9 @@ describe.skipIf(!isRoot)('a damaged database on a full disk', () => {
     expect((await read('/api/v1/sensor/config')).udp_port_lidar).toBe(7444);
     const alert = await configInvalid();
     expect(alert?.msg_verbose).toMatch(/no room to repair it/);
+    // What cannot be read is at its factory default meanwhile, and the alert says which.
+    expect(alert?.msg_verbose).toMatch(/At factory defaults until then: .*user data/);
+    expect(await read('/api/v1/user/data')).toBe('');
     expect((await putUserData('x')).statusCode).toBe(507);
     expect(namesIn(dir).filter((f) => f.includes('rebuil') || f.includes('salvage') || f.includes('damaged'))).toEqual(
       [],
