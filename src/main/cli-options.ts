@@ -115,6 +115,14 @@ export const CLI_OPTIONS = {
     help: 'largest firmware image an upload may hold (413 above it)',
     parse: p.number((n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer'),
   }),
+  alertCursorStart: option({
+    flag: 'alert-cursor-start',
+    group: 'unit',
+    default: '0',
+    valueName: 'CURSOR',
+    help: "the cursor a new unit's alert log starts at (0..4294967295): near the top to see the 2^32 wrap with real alerts; a log that already holds a cursor keeps it",
+    parse: p.wholeNumber(0, 2 ** 32 - 1),
+  }),
   firmwareBootAttempts: option({
     flag: 'firmware-boot-attempts',
     group: 'unit',
