@@ -284,6 +284,14 @@ export const CLI_OPTIONS = {
     help: 'time a request body gets after the headers before its rate is checked, and the window the rate is averaged over',
     parse: positiveSeconds,
   }),
+  stallTimeout: option({
+    flag: 'stall-timeout',
+    group: 'http',
+    default: seconds(DEFAULT_HTTP_LIMITS.stallTimeoutMs),
+    valueName: 'SECONDS',
+    help: 'a client that takes none of the bytes of its answer for this long (a live view on a sleeping laptop, a download nobody reads) is cut off',
+    parse: positiveSeconds,
+  }),
   replay: option({
     flag: 'replay',
     group: 'replay',
@@ -433,6 +441,7 @@ export function httpLimitsOf(options: OptionsOf<'http'>): HttpLimits {
     bodyMinRate: options.bodyMinRate,
     uploadMinRate: options.uploadMinRate,
     bodyGraceMs: Math.round(options.bodyGrace * 1000),
+    stallTimeoutMs: Math.round(options.stallTimeout * 1000),
   };
 }
 

@@ -83,6 +83,11 @@ export class ConnectionPolicy {
     return socket !== undefined && this.excess.has(socket);
   }
 
+  /** Every open connection, admitted or not. */
+  get sockets(): ReadonlySet<Socket> {
+    return this.open;
+  }
+
   /** Connections holding a slot (all peers). */
   get admitted(): number {
     return this.unit.all.size;
