@@ -94,7 +94,7 @@ describe('the live view holds a bounded number of bytes per viewer', () => {
     for (let i = 0; i < 20; i++) await stalledViewer(r);
     await waitFor(() => r.responses.length === 20 && r.hub.viewerCount === 20, 10_000, 'the viewers to connect');
     const before = process.memoryUsage();
-    // Ten seconds of 10 Hz pictures of 2048 columns: about 17 MB per viewer if every picture were kept.
+    // 25 seconds of pictures of 2048 columns (four a second): about 17 MB per viewer if every picture were kept.
     for (let n = 1; n <= 100; n++) r.send(picture(n));
     const after = process.memoryUsage();
     const held = r.responses.map((res) => res.writableLength);
