@@ -41,6 +41,9 @@ export interface PowerStateDependencies {
   activeConfig: () => Readonly<SensorConfig>;
 }
 
+/** What a unit shows from the moment a restart is announced: a firmware update's reboot is UPDATING. */
+const restartStatus = (reason: RebootReason) => (reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
+
 export class PowerState {
   private rebootMs: number;
   private rebootingUntil = 0;
@@ -92,9 +95,10 @@ export class PowerState {
    * reboot): from now the unit answers 503 with Retry-After, and a change queued behind the acknowledgement is
    * refused so when its turn comes, until the unit is back. `restart` follows once the answer is written.
    */
-  announceRestart(): void {
+  announceRestart(reason: RebootReason = 'restart'): void {
     if (this.deps.queue.fenced) return;
     this.rebootingUntil = Date.now() + this.rebootMs;
+    this.deps.run.setStatus(restartStatus(reason));
     this.deps.queue.fence(() => this.restarting());
   }
 
@@ -147,12 +151,13 @@ export class PowerState {
    */
   restart(reason: RebootReason = 'restart'): Promise<void> {
     const { hal, run, log, queue } = this.deps;
-    this.announceRestart();
+    this.announceRestart(reason);
     // Behind whatever the unit was doing when the restart was acknowledged: that finishes and is answered first.
     return queue.runPastFence(async () => {
       try {
         this.rebootingUntil = Date.now() + this.rebootMs;
-        run.setStatus(reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
+        // Again: a change the unit was still applying when the restart was announced ended in RUNNING.
+        run.setStatus(restartStatus(reason));
         log.info({ reason }, 'restarting the unit');
         // The answers decided so far (a change refused at the fence) are written before the connections close.
         await new Promise(setImmediate);

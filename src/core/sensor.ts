@@ -208,8 +208,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
     return this.power.thermalHeader;
   }
   /** A restart is acknowledged: 503 from now, and no change applied until the unit is back (power-state.ts). */
-  announceRestart(): void {
-    this.power.announceRestart();
+  announceRestart(reason: RebootReason = 'restart'): void {
+    this.power.announceRestart(reason);
   }
   /** Call after the response is sent. */
   restart(reason: RebootReason = 'restart'): Promise<void> {

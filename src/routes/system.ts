@@ -142,7 +142,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       gate.sendContinue(request, reply);
       const body = request.body instanceof Readable ? request.body : Readable.from([]);
       await sensor.firmware.install(body, contentLength(request));
-      sensor.announceRestart();
+      sensor.announceRestart('firmware-update');
       afterResponse(reply, () => sensor.restart('firmware-update'));
       return reply.code(204).send();
     },
