@@ -8,6 +8,8 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliProcess, freePort, startCli } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/poll.js';
+import { buildImage, generatedPayload } from '../../src/model/image-format.js';
+import { uploadFirmware } from '../firmware/http-upload.js';
 
 const CONFIG = '/api/v1/sensor/config';
 const SENSOR_INFO = '/api/v1/sensor/metadata/sensor_info';
@@ -155,5 +157,24 @@ describe('a restart is fenced until the unit is back', () => {
     expect(back.udp_port_imu).toBe(9100);
     const applied = await send(cli.baseUrl, 'POST', CONFIG, { udp_port_imu: 9300 });
     expect(applied.status).toBe(204);
+  }, 60_000);
+});
+
+describe("a firmware update's reboot is fenced until the unit is back", () => {
+  it('a change sent after the upload is answered 503 and not applied; the unit comes back on the new image', async () => {
+    const cli = await slowUnit(100, 1500);
+    const before = (await (await fetch(`${cli.baseUrl}${CONFIG}`)).json()) as Record<string, unknown>;
+    const rev = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';
+    const upload = await uploadFirmware(cli.baseUrl, buildImage(rev, generatedPayload('fence', 1000)));
+    const after = await send(cli.baseUrl, 'POST', CONFIG, { udp_port_imu: 9400 });
+    expectAnswered([
+      { request: 'POST /api/v1/system/firmware', status: upload.status, connection: String(upload.headers.connection) },
+      after,
+    ]);
+    expect([upload.status, after.status]).toEqual([204, 503]);
+    // Unchanged (the new image, firmware 3.2, adds Zone Monitor's parameters).
+    expect(await backUp(cli.baseUrl)).toMatchObject(before);
+    const firmware = (await (await fetch(`${cli.baseUrl}/api/v1/system/firmware`)).json()) as { fw: string };
+    expect(firmware.fw).toBe(rev);
   }, 60_000);
 });
