@@ -20,6 +20,7 @@ import { benchMemoryAndStartup } from './memory-startup.js';
 import { installCleanup, stopAll } from './processes.js';
 import { benchReinit } from './reinit.js';
 import { benchUploadMemory } from './upload-memory.js';
+import { benchStalledViewers } from './stalled-viewers.js';
 import { benchZoneMonitor } from './zone-monitor.js';
 import { machineFacts, mergeSections, renderMarkdown, unavailable, type BenchReport, type Section } from './report.js';
 
@@ -33,6 +34,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   faults: benchFaults,
   'fleet-models': benchFleetModels,
   'zone-monitor': benchZoneMonitor,
+  'stalled-viewers': benchStalledViewers,
 };
 
 function usage(): never {

@@ -302,9 +302,29 @@ const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
 
 let live = null;
 const liveState = { frames: 0, width: 0 };
+/** When the stream was cut (the unit cut a viewer that stopped reading, restarted, or the network failed). */
+let liveCutAt = null;
+const clock = (date) => date.toLocaleTimeString();
+/** Says what happened to the stream under the picture (a cut and the reconnection, pictures skipped). */
+function liveNote(text) {
+  $('live-note').textContent = text;
+  $('live-note').hidden = !text;
+}
+/** An event arrived: if the stream had been cut, it is back. */
+function liveBack() {
+  if (liveCutAt === null) return;
+  liveNote(`Cut off at ${clock(liveCutAt)}; reconnected at ${clock(new Date())}.`);
+  liveCutAt = null;
+}
 function watchLive() {
   if (live || document.hidden) return;
   live = new EventSource('/web/api/live-image');
+  for (const name of ['frame', 'idle', 'waiting']) live.addEventListener(name, liveBack);
+  // The unit sends only the newest picture to a connection slower than the stream, and says how many it skipped.
+  live.addEventListener('dropped', (event) => {
+    const { messages } = JSON.parse(event.data);
+    liveNote(`${messages} picture${messages === 1 ? '' : 's'} skipped: this connection is slower than the stream.`);
+  });
   live.addEventListener('frame', (event) => {
     const f = JSON.parse(event.data);
     liveState.frames++;
@@ -336,7 +356,17 @@ function watchLive() {
     $('live-offer').hidden = true;
   });
   live.addEventListener('unavailable', () => ($('image-state').textContent = 'This unit has no live view.'));
-  live.onerror = () => ($('image-state').textContent = 'Live view reconnecting…');
+  live.onerror = () => {
+    liveCutAt ??= new Date();
+    $('image-state').textContent = `Live view cut off at ${clock(liveCutAt)}; reconnecting…`;
+    $('image-state').dataset.state = 'cut-off';
+    // The browser retries by itself unless the unit answered with an error (503 while it restarts): then the
+    // page retries, as long as it is shown.
+    if (live.readyState === EventSource.CLOSED) {
+      live = null;
+      setTimeout(watchLive, 2000);
+    }
+  };
 }
 // Nobody watching costs the data plane nothing: a hidden page closes its stream.
 document.addEventListener('visibilitychange', () => {

@@ -19,6 +19,11 @@ export interface AlertLogOptions {
   realtimeNs?: () => bigint;
   /** A failed store write or a failing listener must not stop alerts from flowing; the owner logs it. */
   onError?: (error: unknown) => void;
+  /**
+   * The cursor a new log (nothing persisted yet) starts at; default 0. `--alert-cursor-start` sets it so that
+   * the 2^32 wrap can be reached with real entries instead of four billion alerts.
+   */
+  firstCursor?: number;
 }
 
 export const REINIT_CLEAR_REASON = 'the sensor reinitialized and the condition no longer holds.';
@@ -43,6 +48,7 @@ export class AlertLog implements AlertSink {
     this.store = options.store;
     this.realtimeNs = options.realtimeNs ?? systemRealtimeNs;
     this.onError = options.onError ?? ((error) => process.emitWarning(`alert log: ${String(error)}`));
+    this.nextCursor = options.firstCursor ?? 0;
     const persisted = this.store?.load();
     if (persisted) {
       this.nextCursor = persisted.nextCursor;

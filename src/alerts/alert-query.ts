@@ -1,21 +1,21 @@
 /**
  * GET /api/v1/sensor/alerts: query parsing, the cursor filter and the summary form.
  *
- * Cursor filter (spec alert rule 4), in unsigned 32-bit integers compared as plain numbers:
+ * Cursor filter (spec alert rule 4). Cursors are u32 and wrap at 2^32, so "before" and "after" are read round
+ * the wrap: a cursor is `behind` entries before next_cursor, behind = (next_cursor - cursor) mod 2^32.
  *
- *   no cursor given           → every log entry
- *   cursor >  next_cursor     → every log entry (the spec: "all 32 log entries are reported")
- *   cursor <= next_cursor     → the entries with  cursor <= entry.cursor < next_cursor
+ *   no cursor given                    → every log entry
+ *   behind = 0 (cursor = next_cursor)  → nothing: the client has seen everything
+ *   1 <= behind <= log length          → the entries from the cursor on (the last `behind` entries)
+ *   behind > log length                → every log entry: the cursor is older than the log (in the gap of a log
+ *                                        not yet full, or lost to the FIFO) or ahead of next_cursor
  *
- * Why this holds the spec's examples literally: the log always holds the entries just before
- * next_cursor, i.e. cursors (next_cursor - 32 .. next_cursor - 1) mod 2^32. Without a wrap inside
- * the log every entry is < next_cursor, so the rule is the familiar "entries at or after my saved
- * cursor"; a client that saved next_cursor gets exactly the new entries, and one whose cursor is
- * below (next_cursor - 32) mod 2^32 gets the whole log (the entries in between are lost to the FIFO).
- * Right after a wrap (next_cursor < 32) the entries logged before the wrap have cursors near 2^32,
- * above next_cursor, so a cursor <= next_cursor filters them out: cursor 0 with next_cursor 0
- * returns nothing although the log holds 32 entries, while cursor 4294967264 is above next_cursor
- * 0 and returns all 32 — the two cases of rule 4's example.
+ * A client that saves next_cursor and passes it back gets exactly the new entries, also when the log holds
+ * entries on both sides of the wrap (4294967294 with next_cursor 4 → 4294967294, 4294967295, 0 .. 3), and never
+ * an entry before its cursor again. The spec's examples hold: right after a wrap, cursor 0 with next_cursor 0
+ * returns nothing, cursor 4294967264 (32 behind) the 32 entries of the log, and a cursor ahead of next_cursor
+ * (behind > 32) the whole log. Read as plain numbers instead, "cursor > next_cursor → the whole log" would hand a
+ * client whose cursor lies just before the wrap entries it had already counted.
  *
  * Summary form (spec rule 5): the spec defines it as `active` entries holding cursor, id, realtime
  * and `log` entries holding active, cursor, id, realtime. Its reference response to
@@ -101,14 +101,21 @@ export function parseAlertQuery(query: Readonly<Record<string, unknown>>): Alert
   return cursor === undefined ? { mode } : { cursor, mode };
 }
 
+/** How many cursors `cursor` lies before `nextCursor`, round the 2^32 wrap (0: it is next_cursor). */
+export function cursorsBehind(cursor: number, nextCursor: number): number {
+  return (nextCursor - cursor + CURSOR_MODULUS) % CURSOR_MODULUS;
+}
+
 /** The log entries a client holding `cursor` is given (see the module comment). */
 export function selectLogEntries(
   log: readonly AlertEntry[],
   nextCursor: number,
   cursor: number | undefined,
 ): AlertEntry[] {
-  if (cursor === undefined || cursor > nextCursor) return [...log];
-  return log.filter((entry) => cursor <= entry.cursor && entry.cursor < nextCursor);
+  if (cursor === undefined) return [...log];
+  const behind = cursorsBehind(cursor, nextCursor);
+  if (behind > log.length) return [...log];
+  return log.filter((entry) => cursorsBehind(entry.cursor, nextCursor) <= behind);
 }
 
 /** The whole log in each form, per snapshot: a snapshot never changes, so neither does its answer. */

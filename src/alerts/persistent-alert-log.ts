@@ -7,9 +7,10 @@ import { SqliteAlertLogStore } from './alert-store-sqlite.js';
  * The unit's alert log: persisted in its database and mirrored to the server log (one line per
  * trigger or clear), so the diagnostics dump's recent log shows alerts in context.
  */
-export function createPersistentAlertLog(db: SqliteDatabase, log: Logger): AlertLog {
+export function createPersistentAlertLog(db: SqliteDatabase, log: Logger, firstCursor?: number): AlertLog {
   const alerts = new AlertLog({
     store: new SqliteAlertLogStore(db),
+    firstCursor,
     onError: (error) => log.error({ err: error }, 'alert log error'),
   });
   alerts.subscribe(() => {

@@ -36,6 +36,8 @@ export interface ConfigLifecycleDependencies {
   product: Pick<ProductModel, 'lidarModes'>;
   log: Logger;
   recording?: RecordingBinding;
+  /** A reset is a restart: from the moment it is stored nothing else may change the unit (PowerState.announceRestart). */
+  announceRestart: () => void;
   /** Parameters the unit's firmware does not have (udp_dest_zm, udp_port_zm before 3.2): never accepted. */
   absentParameters: () => ReadonlySet<string>;
 }
@@ -113,7 +115,8 @@ export class ConfigLifecycle {
 
   /**
    * `DELETE /api/v1/sensor/config`: defaults, no static IPv4 override, user data removed when its
-   * policy says so — one transaction. The restart that follows boots the defaults.
+   * policy says so — one transaction. The restart is announced in the same step, so no change queued behind the
+   * reset is applied over the defaults; the restart that follows (after the answer) boots them.
    */
   reset(): Promise<void> {
     const { db, store, kv, userData, configs } = this.deps;
@@ -125,6 +128,7 @@ export class ConfigLifecycle {
         userData.clearOnConfigDelete();
       })();
       configs.set('persisted', defaults);
+      this.deps.announceRestart();
     });
   }
 

@@ -41,6 +41,9 @@ export interface PowerStateDependencies {
   activeConfig: () => Readonly<SensorConfig>;
 }
 
+/** What a unit shows from the moment a restart is announced: a firmware update's reboot is UPDATING. */
+const restartStatus = (reason: RebootReason) => (reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
+
 export class PowerState {
   private rebootMs: number;
   private rebootingUntil = 0;
@@ -84,10 +87,24 @@ export class PowerState {
 
   /** Throws 503 while the unit is rebooting (an unreachable real unit), for the HTTP layer. */
   assertReachable(): void {
-    if (this.rebooting) {
-      const seconds = Math.max(1, Math.ceil((this.rebootingUntil - Date.now()) / 1000));
-      throw unavailable('the sensor is restarting', seconds);
-    }
+    if (this.rebooting) throw this.restarting();
+  }
+
+  /**
+   * The moment a restart is acknowledged (a DELETE of the configuration, a restart, a firmware update's
+   * reboot): from now the unit answers 503 with Retry-After, and a change queued behind the acknowledgement is
+   * refused so when its turn comes, until the unit is back. `restart` follows once the answer is written.
+   */
+  announceRestart(reason: RebootReason = 'restart'): void {
+    if (this.deps.queue.fenced) return;
+    this.rebootingUntil = Date.now() + this.rebootMs;
+    this.deps.run.setStatus(restartStatus(reason));
+    this.deps.queue.fence(() => this.restarting());
+  }
+
+  private restarting() {
+    const seconds = Math.max(1, Math.ceil((this.rebootingUntil - Date.now()) / 1000));
+    return unavailable('the sensor is restarting', seconds);
   }
 
   /** A telemetry sample: the thermal bytes follow the temperature, and the unit its shutdown alerts. */
@@ -118,38 +135,46 @@ export class PowerState {
     this.shutdownBy = cause;
     if (cause && !was) {
       log.error({ alert: cause }, 'shutdown level reached: the unit stops measuring (ERROR)');
-      void queue.run(() => this.shutDown()).catch((err: unknown) => log.error({ err }, 'shutdown failed'));
+      void queue.runPastFence(() => this.shutDown()).catch((err: unknown) => log.error({ err }, 'shutdown failed'));
     } else if (!cause && was) {
       log.info({ alert: was }, 'back within limits: the unit starts measuring again');
-      void queue.run(() => this.recover()).catch((err: unknown) => log.error({ err }, 'recovery failed'));
+      void queue.runPastFence(() => this.recover()).catch((err: unknown) => log.error({ err }, 'recovery failed'));
     }
   }
 
   /**
    * Restarts the unit: streams stop, the unit is unreachable for a moment (sim), then it boots
-   * the persisted configuration with a new initialization_id. Call after the response is sent.
+   * the persisted configuration with a new initialization_id. Call after the response is sent (announceRestart
+   * when it is decided).
    * After a firmware upload (reason 'firmware-update') the boot runs the new image on trial.
    * On a HAL whose reboot ends the process (linux) the service manager does the booting.
    */
   restart(reason: RebootReason = 'restart'): Promise<void> {
-    const { hal, run, log } = this.deps;
-    this.rebootingUntil = Date.now() + this.rebootMs;
-    run.setStatus(reason === 'firmware-update' ? 'UPDATING' : 'INITIALIZING');
-    log.info({ reason }, 'restarting the unit');
-    this.deps.events.emit('restart');
-    return this.deps.queue.run(async () => {
-      await hal.streams.apply(null);
-      // Powered down while rebooting: no motor, no lasers, so the power model draws nothing from the run.
-      hal.telemetry.applyRun(null);
-      crashPoint('reboot-before-boot');
-      if (hal.power.rebootMode === 'process-exit') return hal.power.reboot(reason);
+    const { hal, run, log, queue } = this.deps;
+    this.announceRestart(reason);
+    // Behind whatever the unit was doing when the restart was acknowledged: that finishes and is answered first.
+    return queue.runPastFence(async () => {
       try {
+        this.rebootingUntil = Date.now() + this.rebootMs;
+        // Again: a change the unit was still applying when the restart was announced ended in RUNNING.
+        run.setStatus(restartStatus(reason));
+        log.info({ reason }, 'restarting the unit');
+        // The answers decided so far (a change refused at the fence) are written before the connections close.
+        await new Promise(setImmediate);
+        this.deps.events.emit('restart');
+        await hal.streams.apply(null);
+        // Powered down while rebooting: no motor, no lasers, so the power model draws nothing from the run.
+        hal.telemetry.applyRun(null);
+        crashPoint('reboot-before-boot');
+        if (hal.power.rebootMode === 'process-exit') return hal.power.reboot(reason);
         await delay(Math.max(0, this.rebootingUntil - Date.now()));
         const config = this.deps.powerOn();
         run.renew();
         await this.boot(config);
       } finally {
         this.rebootingUntil = 0;
+        // Changes queued while the unit booted are applied now, on the unit that is back.
+        queue.lift();
       }
     });
   }

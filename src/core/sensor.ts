@@ -207,6 +207,10 @@ export class Sensor extends EventEmitter<SensorEvents> {
   get thermalHeader(): Readonly<ThermalHeader> {
     return this.power.thermalHeader;
   }
+  /** A restart is acknowledged: 503 from now, and no change applied until the unit is back (power-state.ts). */
+  announceRestart(reason: RebootReason = 'restart'): void {
+    this.power.announceRestart(reason);
+  }
   /** Call after the response is sent. */
   restart(reason: RebootReason = 'restart'): Promise<void> {
     return this.power.restart(reason);
@@ -250,7 +254,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
   persistActive(): Promise<void> {
     return this.configs.persistActive();
   }
-  /** `DELETE /api/v1/sensor/config`; call `restart()` once the response is sent. */
+  /** `DELETE /api/v1/sensor/config` (announces the restart); call `restart()` once the response is sent. */
   resetConfiguration(): Promise<void> {
     return this.configs.reset();
   }

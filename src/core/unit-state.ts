@@ -79,6 +79,7 @@ export function composeUnitState(deps: SensorDependencies, shared: UnitStateShar
     run,
     product,
     absentParameters: sensor.absentParameters,
+    announceRestart: () => power.announceRestart(),
   });
   const power: PowerState = new PowerState({
     ...deps,

@@ -115,6 +115,14 @@ export const CLI_OPTIONS = {
     help: 'largest firmware image an upload may hold (413 above it)',
     parse: p.number((n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer'),
   }),
+  alertCursorStart: option({
+    flag: 'alert-cursor-start',
+    group: 'unit',
+    default: '0',
+    valueName: 'CURSOR',
+    help: "the cursor a new unit's alert log starts at (0..4294967295): near the top to see the 2^32 wrap with real alerts; a log that already holds a cursor keeps it",
+    parse: p.wholeNumber(0, 2 ** 32 - 1),
+  }),
   firmwareBootAttempts: option({
     flag: 'firmware-boot-attempts',
     group: 'unit',
@@ -276,6 +284,14 @@ export const CLI_OPTIONS = {
     help: 'time a request body gets after the headers before its rate is checked, and the window the rate is averaged over',
     parse: positiveSeconds,
   }),
+  stallTimeout: option({
+    flag: 'stall-timeout',
+    group: 'http',
+    default: seconds(DEFAULT_HTTP_LIMITS.stallTimeoutMs),
+    valueName: 'SECONDS',
+    help: 'a client that takes none of the bytes of its answer for this long (a live view on a sleeping laptop, a download nobody reads) is cut off',
+    parse: positiveSeconds,
+  }),
   replay: option({
     flag: 'replay',
     group: 'replay',
@@ -425,6 +441,7 @@ export function httpLimitsOf(options: OptionsOf<'http'>): HttpLimits {
     bodyMinRate: options.bodyMinRate,
     uploadMinRate: options.uploadMinRate,
     bodyGraceMs: Math.round(options.bodyGrace * 1000),
+    stallTimeoutMs: Math.round(options.stallTimeout * 1000),
   };
 }
 

@@ -100,7 +100,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
         log,
         FIRMWARE_LINES[options.firmwareVersion ?? '3.1'],
       );
-    const alerts = createPersistentAlertLog(db, log);
+    const alerts = createPersistentAlertLog(db, log, options.alertCursorStart);
     const built = await createHal(options, identity, alerts, host, log);
     hal = options.wrapHal ? options.wrapHal(built) : built;
     sensor = await Sensor.start({

@@ -84,14 +84,18 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
 
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
   app.preparedAnswers?.leaveToRoutesWhen(() => !sensor.reachable());
-  app.addHook('onRequest', (_request, _reply, done) => {
+  const reachable = (_request: unknown, _reply: unknown, done: (error?: Error) => void) => {
     try {
       sensor.assertReachable();
       done();
     } catch (error) {
       done(error as Error);
     }
-  });
+  };
+  app.addHook('onRequest', reachable);
+  // Again once the body is in: a change whose body was still arriving when a restart was acknowledged is
+  // refused, not applied behind it.
+  app.addHook('preHandler', reachable);
   // A change the unit answered 2xx was stored: a storage episode (full disk, I/O errors) is over.
   app.addHook('onResponse', (request, reply, done) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300) sensor.storage.stored();

@@ -49,6 +49,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
   const tags = ['system'];
   const restart = async (_request: FastifyRequest, reply: FastifyReply) => {
+    sensor.announceRestart();
     afterResponse(reply, () => sensor.restart());
     return reply.code(204).send();
   };
@@ -141,6 +142,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       gate.sendContinue(request, reply);
       const body = request.body instanceof Readable ? request.body : Readable.from([]);
       await sensor.firmware.install(body, contentLength(request));
+      sensor.announceRestart('firmware-update');
       afterResponse(reply, () => sensor.restart('firmware-update'));
       return reply.code(204).send();
     },

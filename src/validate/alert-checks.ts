@@ -7,6 +7,9 @@ import { type CheckRun, expectThat, show, SkipCheck } from './check-run.js';
 import { DOCUMENT_KEYS, keyMismatch } from './spec-rules.js';
 import type { Json, UnitClient } from './unit-client.js';
 
+/** Cursors wrap at 2^32 (rule 4): "before" and "ahead" are counted round it. */
+const CURSORS = 2 ** 32;
+
 /** GET /api/v1/sensor/alerts as the checks read it once. */
 interface Alerts {
   active: Json[];
@@ -32,7 +35,7 @@ export function nextCursorProblems(answers: { query: string; log: Json[]; next_c
   for (const { query, log, next_cursor } of answers) {
     const where = `GET /api/v1/sensor/alerts${query}`;
     const last = log.at(-1)?.cursor;
-    if (typeof last === 'number' && next_cursor !== (last + 1) % 2 ** 32)
+    if (typeof last === 'number' && next_cursor !== (last + 1) % CURSORS)
       problems.push(`${where}: next_cursor ${next_cursor} after a last entry with cursor ${last}`);
     if (next_cursor !== first) problems.push(`${where}: next_cursor ${next_cursor}, ${first} without a query`);
   }
@@ -43,7 +46,7 @@ export function nextCursorProblems(answers: { query: string; log: Json[]; next_c
 async function logChecks(run: CheckRun, alerts: Alerts): Promise<void> {
   const next = alerts.next_cursor;
   await run.check('alerts.next-cursor', 'alerts next_cursor is an integer 0..2^32-1', () =>
-    expectThat(Number.isInteger(next) && next >= 0 && next < 2 ** 32, show(next)),
+    expectThat(Number.isInteger(next) && next >= 0 && next < CURSORS, show(next)),
   );
   await run.check('alerts.log-length', 'the alert log holds at most 32 entries (FIFO)', () =>
     expectThat(alerts.log.length <= 32, `${alerts.log.length} entries`),
@@ -52,14 +55,14 @@ async function logChecks(run: CheckRun, alerts: Alerts): Promise<void> {
     alerts.log.forEach((entry, i) => {
       if (i > 0)
         expectThat(
-          entry.cursor === ((alerts.log[i - 1].cursor as number) + 1) % 2 ** 32,
+          entry.cursor === ((alerts.log[i - 1].cursor as number) + 1) % CURSORS,
           `cursor ${entry.cursor} after ${alerts.log[i - 1].cursor}`,
         );
     });
     const last = alerts.log.at(-1);
     if (last)
       expectThat(
-        (last.cursor as number) === (next + 2 ** 32 - 1) % 2 ** 32,
+        (last.cursor as number) === (next + CURSORS - 1) % CURSORS,
         `last cursor ${last.cursor}, next_cursor ${next}`,
       );
     return `${alerts.log.length} entries, next_cursor ${next}`;
@@ -95,21 +98,50 @@ async function cursorChecks(run: CheckRun, client: UnitClient, alerts: Alerts): 
     expectThat(answer.next_cursor !== next || answer.log.length === 0, `${answer.log.length} entries returned`);
     return newer.length ? 'new alerts arrived meanwhile' : undefined;
   });
-  await run.check('alerts.cursor-ahead', 'a cursor above next_cursor returns the whole log (rule 4)', async () => {
-    if (next >= 2 ** 32 - 1) throw new SkipCheck('next_cursor at the top of the range');
-    const answer = await client.fresh<{ log: Json[]; next_cursor: number }>(`/api/v1/sensor/alerts?cursor=${next + 1}`);
+  await run.check('alerts.cursor-ahead', 'a cursor ahead of next_cursor returns the whole log (rule 4)', async () => {
+    const ahead = (next + 1) % CURSORS;
+    const answer = await client.fresh<{ log: Json[]; next_cursor: number }>(`/api/v1/sensor/alerts?cursor=${ahead}`);
     const whole = await client.fresh<{ log: Json[] }>('/api/v1/sensor/alerts');
     expectThat(answer.log.length === whole.log.length, `${answer.log.length} of ${whole.log.length} entries`);
   });
-  await run.check('alerts.cursor-filter', 'cursor=c returns exactly the log entries with cursor ≥ c', async () => {
-    if (alerts.log.length < 2) throw new SkipCheck(`the log holds ${alerts.log.length} entries; need two`);
-    const from = alerts.log[1].cursor as number;
-    const answer = await client.fresh<{ log: Json[] }>(`/api/v1/sensor/alerts?cursor=${from}`);
-    expectThat(
-      answer.log.every((e) => (e.cursor as number) >= from) && answer.log[0]?.cursor === from,
-      `first ${show(answer.log[0]?.cursor)}`,
-    );
-  });
+  await run.check(
+    'alerts.cursor-behind',
+    'a cursor k before next_cursor, counted round the 2^32 wrap, returns exactly the last k log entries (rules 3, 4)',
+    async () => {
+      if (alerts.log.length === 0) throw new SkipCheck('the log is empty');
+      const logged = alerts.log.map((e) => e.cursor as number);
+      // Every depth the log holds: where the log straddles 2^32, some of them lie on the other side of it.
+      const depths = logged.map((_, i) => i + 1);
+      const problems: string[] = [];
+      for (const k of depths) {
+        const cursor = (next - k + CURSORS) % CURSORS;
+        const answer = await client.fresh<{ log: Json[]; next_cursor: number }>(
+          `/api/v1/sensor/alerts?cursor=${cursor}`,
+        );
+        if (answer.next_cursor !== next) return 'new alerts arrived meanwhile';
+        const got = answer.log.map((e) => e.cursor as number);
+        const want = logged.slice(logged.length - k);
+        if (got.join() !== want.join())
+          problems.push(`cursor=${cursor} (${k} before ${next}): ${show(got)}, want ${show(want)}`);
+      }
+      expectThat(problems.length === 0, problems.join('; '));
+      return `cursors ${(next - 1 + CURSORS) % CURSORS} back to ${logged[0]} with next_cursor ${next}`;
+    },
+  );
+  await run.check(
+    'alerts.cursor-gap',
+    'a cursor older than the log (in its gap, or lost to the FIFO) returns the whole log (rule 4)',
+    async () => {
+      if (alerts.log.length === 0) throw new SkipCheck('the log is empty');
+      const cursor = (next - alerts.log.length - 1 + CURSORS) % CURSORS;
+      const answer = await client.fresh<{ log: Json[]; next_cursor: number }>(`/api/v1/sensor/alerts?cursor=${cursor}`);
+      if (answer.next_cursor !== next) return 'new alerts arrived meanwhile';
+      expectThat(
+        answer.log.length === alerts.log.length,
+        `cursor=${cursor}: ${answer.log.length} of ${alerts.log.length} entries`,
+      );
+    },
+  );
   await run.check(
     'alerts.next-cursor-log',
     'next_cursor is one past the last log entry returned, with and without a cursor query (rule 3)',

@@ -9,7 +9,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ALERT_CATALOGUE } from '../../src/model/alert-catalogue.js';
-import { openDatabase } from '../../src/store/database.js';
 import { createTestSensor, removeDir } from '../helpers/test-sensor.js';
 import { AlertModel } from './reference-model.js';
 import type { AlertEntry } from '../../src/alerts/alert-entry.js';
@@ -70,15 +69,6 @@ const startCursor = fc.oneof(
   fc.integer({ min: 0, max: MOD - 1 }),
 );
 
-/** A data directory whose alert log resumes at `nextCursor` (as after a long life of the unit). */
-function dataDirAt(nextCursor: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'alerts-prop-'));
-  const db = openDatabase(dir);
-  db.prepare('INSERT INTO alert_state (id, next_cursor, overflowed) VALUES (1, ?, 0)').run(nextCursor);
-  db.close();
-  return dir;
-}
-
 function url(cursor: number | undefined, mode: string | undefined, modeFirst: boolean): string {
   const parts = [
     cursor === undefined ? undefined : `cursor=${cursor}`,
@@ -100,9 +90,10 @@ describe('GET /api/v1/sensor/alerts against the reference model', () => {
     let wrapsCrossed = 0;
     await fc.assert(
       fc.asyncProperty(startCursor, fc.array(step, { minLength: 1, maxLength: 60 }), async (start, steps) => {
-        const dir = dataDirAt(start);
+        const dir = mkdtempSync(join(tmpdir(), 'alerts-prop-'));
         dirs.push(dir);
-        const unit = await createTestSensor({ dataDir: dir });
+        // The log starts where the run starts, as --alert-cursor-start makes a unit's log start.
+        const unit = await createTestSensor({ dataDir: dir, unit: { alertCursorStart: start } });
         try {
           const model = new AlertModel(start);
           /** Trigger entries seen so far, by cursor, to check clear entries against. */

@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/store/database.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
 import type { AlertEntry } from '../../src/alerts/alert-entry.js';
 
@@ -27,15 +26,15 @@ afterEach(async () => {
   dirs.splice(0).forEach(removeDir);
 });
 
-async function unitAt(nextCursor?: number, options: Parameters<typeof createTestSensor>[0] = {}): Promise<TestSensor> {
+/** A new unit whose alert log starts at `firstCursor` (--alert-cursor-start), as after a long life of alerts. */
+async function unitAt(firstCursor?: number, options: Parameters<typeof createTestSensor>[0] = {}): Promise<TestSensor> {
   const dataDir = mkdtempSync(join(tmpdir(), 'alerts-spec-'));
   dirs.push(dataDir);
-  if (nextCursor !== undefined) {
-    const db = openDatabase(dataDir);
-    db.prepare('INSERT INTO alert_state (id, next_cursor, overflowed) VALUES (1, ?, 0)').run(nextCursor);
-    db.close();
-  }
-  const unit = await createTestSensor({ ...options, dataDir });
+  const unit = await createTestSensor({
+    ...options,
+    dataDir,
+    unit: { ...options.unit, alertCursorStart: firstCursor },
+  });
   units.push(unit);
   return unit;
 }
@@ -55,19 +54,28 @@ function logEvents(unit: TestSensor, count: number, id = LIDAR_UNREACHABLE): voi
   }
 }
 
+/** The cursors of the log entries `query` answers. */
+async function cursorsFor(unit: TestSensor, query: string): Promise<number[]> {
+  return (await get(unit, query)).log.map((e) => e.cursor);
+}
+
+/** `count` consecutive cursors from `first`, round the 2^32 wrap. */
+const cursorRun = (first: number, count: number) => Array.from({ length: count }, (_, i) => (first + i) % 2 ** 32);
+
 describe('rule 4: the cursor wraps at 2^32', () => {
   it('right after a wrap, cursor 0 returns nothing and cursor 4294967264 returns all 32 entries', async () => {
     const unit = await unitAt(4294967264);
     logEvents(unit, 32);
     const all = await get(unit);
     expect(all.next_cursor).toBe(0);
-    expect(all.log.map((e) => e.cursor)).toEqual(Array.from({ length: 32 }, (_, i) => 4294967264 + i));
+    expect(all.log.map((e) => e.cursor)).toEqual(cursorRun(4294967264, 32));
 
     expect((await get(unit, '?cursor=0')).log).toEqual([]);
     expect((await get(unit, '?cursor=4294967264')).log).toEqual(all.log);
-    // cursor > next_cursor: all 32.
+    // Ahead of next_cursor: all 32.
     expect((await get(unit, '?cursor=1')).log).toEqual(all.log);
-    expect((await get(unit, '?cursor=4294967295')).log).toEqual(all.log);
+    // One before next_cursor, round the wrap: the last entry only.
+    expect(await cursorsFor(unit, '?cursor=4294967295')).toEqual([4294967295]);
   });
 
   it('a client that passes back next_cursor gets exactly the new entries, across the wrap', async () => {
@@ -78,12 +86,64 @@ describe('rule 4: the cursor wraps at 2^32', () => {
     logEvents(unit, 5);
     const next = await get(unit, `?cursor=${first.next_cursor}`);
     expect(next.next_cursor).toBe(2);
-    // 4294967293..4294967295 are above next_cursor 2, so the literal rule reports the whole log.
-    expect(next.log.map((e) => e.cursor)).toEqual([
-      4294967290, 4294967291, 4294967292, 4294967293, 4294967294, 4294967295, 0, 1,
-    ]);
+    expect(next.log.map((e) => e.cursor)).toEqual([4294967293, 4294967294, 4294967295, 0, 1]);
     logEvents(unit, 2);
-    expect((await get(unit, '?cursor=2')).log.map((e) => e.cursor)).toEqual([2, 3]);
+    expect(await cursorsFor(unit, `?cursor=${next.next_cursor}`)).toEqual([2, 3]);
+  });
+
+  it('every query of the rules, with ten real entries on both sides of 2^32 (the log not yet full)', async () => {
+    const unit = await unitAt(4294967290);
+    logEvents(unit, 10);
+    const all = await get(unit);
+    expect(all.next_cursor).toBe(4);
+    expect(all.log.map((e) => e.cursor)).toEqual(cursorRun(4294967290, 10));
+    const table: [query: string, cursors: number[]][] = [
+      ['', cursorRun(4294967290, 10)],
+      // Inside the log: from the cursor on, never an entry before it.
+      ['?cursor=4294967290', cursorRun(4294967290, 10)],
+      ['?cursor=4294967294', cursorRun(4294967294, 6)],
+      ['?cursor=4294967295', cursorRun(4294967295, 5)],
+      ['?cursor=0', [0, 1, 2, 3]],
+      ['?cursor=3', [3]],
+      // At next_cursor: nothing new.
+      ['?cursor=4', []],
+      // Ahead of next_cursor: the whole log.
+      ['?cursor=5', cursorRun(4294967290, 10)],
+      ['?cursor=2147483648', cursorRun(4294967290, 10)],
+      // In the gap (within 32 of next_cursor, before the oldest entry) and older: the whole log.
+      ['?cursor=4294967289', cursorRun(4294967290, 10)],
+      ['?cursor=4294967268', cursorRun(4294967290, 10)],
+      ['?cursor=4294967000', cursorRun(4294967290, 10)],
+    ];
+    for (const [query, cursors] of table) {
+      expect({ query, cursors: await cursorsFor(unit, query) }).toEqual({ query, cursors });
+      const summary = await get(unit, `${query ? `${query}&` : '?'}mode=summary`);
+      expect({ query, summary: summary.log.map((e) => e.cursor) }).toEqual({ query, summary: cursors });
+    }
+  });
+
+  it('an overflowed log across the wrap: a cursor lost to the FIFO gets the whole log, one inside it the rest', async () => {
+    const unit = await unitAt(4294967280);
+    logEvents(unit, 40);
+    const all = await get(unit);
+    expect(all.next_cursor).toBe(24);
+    expect(all.log.map((e) => e.cursor)).toEqual(cursorRun(4294967288, 32));
+    expect(await cursorsFor(unit, '?cursor=4294967284')).toEqual(cursorRun(4294967288, 32));
+    expect(await cursorsFor(unit, '?cursor=4294967287')).toEqual(cursorRun(4294967288, 32));
+    expect(await cursorsFor(unit, '?cursor=4294967288')).toEqual(cursorRun(4294967288, 32));
+    expect(await cursorsFor(unit, '?cursor=4294967293')).toEqual(cursorRun(4294967293, 27));
+    expect(await cursorsFor(unit, '?cursor=20')).toEqual([20, 21, 22, 23]);
+    expect(await cursorsFor(unit, '?cursor=24')).toEqual([]);
+    expect(await cursorsFor(unit, '?cursor=25')).toEqual(cursorRun(4294967288, 32));
+  });
+
+  it('a log started near the top (--alert-cursor-start) survives a power cycle where it was, and the option no longer moves it', async () => {
+    const unit = await unitAt(4294967290);
+    logEvents(unit, 8);
+    const again = await unit.reopen();
+    units.push(again);
+    expect((await get(again)).next_cursor).toBe(2);
+    expect(await cursorsFor(again, '?cursor=4294967295')).toEqual([4294967295, 0, 1]);
   });
 
   it('without a wrap: cursor = next_cursor → nothing; a lower one → the entries from it; below next_cursor − 32 → the whole log', async () => {

@@ -7,10 +7,12 @@
  * - the log is the last 32 events; an event's cursor is its absolute number mod 2^32; next_cursor
  *   is the absolute number of the next event mod 2^32;
  * - no cursor: the whole log;
- * - cursor > next_cursor (as plain numbers): the whole log (rule 4, second sentence);
  * - otherwise the client's cursor names the most recent position P <= now whose number mod 2^32 is
- *   the cursor, i.e. P = total − (next_cursor − cursor); the answer is the log events numbered >= P.
- *   (cursor 0 with next_cursor 0 after a wrap gives P = total: nothing.)
+ *   the cursor. When P is one of the log's events or now (the client saved next_cursor), the answer is
+ *   the log events numbered >= P (cursor 0 with next_cursor 0 after a wrap gives P = now: nothing);
+ *   when P is older than the log's oldest event (the gap of a log not yet full, events lost to the
+ *   FIFO, or a cursor ahead of next_cursor, which names a position four billion events ago), the
+ *   whole log (rule 4, second sentence).
  */
 const MOD = 2 ** 32;
 const LOG_SIZE = 32;
@@ -57,10 +59,10 @@ export class AlertModel {
     const nextCursor = this.total % MOD;
     const log = this.events.slice(-LOG_SIZE);
     let shown: ModelEvent[];
-    if (cursor === undefined || cursor > nextCursor) {
+    const position = cursor === undefined ? undefined : this.total - ((nextCursor - cursor + MOD) % MOD);
+    if (position === undefined || position < this.total - log.length) {
       shown = log;
     } else {
-      const position = this.total - (nextCursor - cursor);
       shown = log.filter((e) => e.n >= position);
     }
     return {

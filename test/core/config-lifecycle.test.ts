@@ -10,7 +10,7 @@ import { ConfigState, ConfigStore, defaultConfig, type SensorConfig } from '../.
 import { ConfigLifecycle } from '../../src/core/config-lifecycle.js';
 import type { RecordingBinding } from '../../src/core/sensor-types.js';
 import { SerialQueue } from '../../src/core/serial-queue.js';
-import { ApiError, findProduct } from '../../src/model/index.js';
+import { ApiError, findProduct, unavailable } from '../../src/model/index.js';
 import { KV_KEYS, KvStore, openDatabase, type SqliteDatabase } from '../../src/store/index.js';
 import { silentLog } from './part-fakes.js';
 
@@ -32,13 +32,15 @@ function setUp(options: { failReinit?: boolean; recording?: RecordingBinding } =
       configs.set('active', candidate);
     },
   };
+  const queue = new SerialQueue();
   const lifecycle = new ConfigLifecycle({
     db,
     configs,
     store,
     kv,
     userData,
-    queue: new SerialQueue(),
+    queue,
+    announceRestart: () => queue.fence(() => unavailable('the sensor is restarting')),
     run,
     product: findProduct('OS-1-128')!,
     log: silentLog,
@@ -47,7 +49,7 @@ function setUp(options: { failReinit?: boolean; recording?: RecordingBinding } =
   });
   // What a power cycle would read back.
   const stored = () => new ConfigStore(db!).load();
-  return { lifecycle, ran, kv, userData, stored };
+  return { lifecycle, ran, kv, userData, stored, queue };
 }
 
 describe('ConfigLifecycle', () => {
@@ -121,6 +123,27 @@ describe('ConfigLifecycle', () => {
     expect(lifecycle.get('active').lidar_mode).toBe('2048x10');
     expect(lifecycle.powerOn()).toEqual(defaultConfig());
     expect(lifecycle.get('active')).toEqual(defaultConfig());
+  });
+
+  it('a reset fences the queue: a change queued behind it is refused (503) and the stored defaults hold', async () => {
+    const { lifecycle, ran, stored, queue } = setUp();
+    const reset = lifecycle.reset();
+    const behind = lifecycle.change(lifecycle.check({ udp_port_imu: 9002 }, 'staged'), { reinit: true, persist: true });
+    await reset;
+    const refusal = await behind.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect((refusal as ApiError).status).toBe(503);
+    expect((refusal as ApiError).headers?.['Retry-After']).toBe('1');
+    expect(ran).toEqual([]);
+    expect(stored()).toEqual(defaultConfig());
+    expect(lifecycle.get('staged')).toEqual(defaultConfig());
+    // Once the restart has lifted the fence, changes are applied again.
+    queue.lift();
+    await lifecycle.change(lifecycle.check({ udp_port_imu: 9002 }, 'staged'), { reinit: true, persist: true });
+    expect(stored().udp_port_imu).toBe(9002);
   });
 
   it("a replaying unit boots the recording's values, stores them, and refuses what the recording cannot do (409)", async () => {

@@ -63,13 +63,13 @@ function setUp(options: { rebootMode?: 'in-process' | 'process-exit'; trial?: bo
 
 describe('PowerState', () => {
   it('a restart makes the unit unreachable (503 with Retry-After), then boots it with a new id', async () => {
-    const { power, run, calls, told, queue, firmware, powerOns } = setUp();
+    const { power, run, calls, told, queue, firmware, powerOns, events } = setUp();
     await run.bringUp(defaultConfig());
     const before = run.initializationId;
+    const statuses: string[] = [];
+    events.on('status', (status) => statuses.push(status));
     const restarted = power.restart();
     expect(power.rebooting).toBe(true);
-    expect(run.status).toBe('INITIALIZING');
-    expect(told).toContain('restart');
     let refusal: unknown;
     try {
       power.assertReachable();
@@ -81,6 +81,8 @@ describe('PowerState', () => {
     expect((refusal as ApiError).headers?.['Retry-After']).toBe('1');
     await restarted;
     await queue.idle();
+    expect(told).toContain('restart');
+    expect(statuses).toEqual(['INITIALIZING', 'RUNNING']);
     expect(power.rebooting).toBe(false);
     expect(() => power.assertReachable()).not.toThrow();
     expect(calls.applied[1]).toBeNull();
@@ -90,6 +92,20 @@ describe('PowerState', () => {
     expect(firmware.confirmed).toBe(1);
     expect(run.initializationId).not.toBe(before);
     expect(run.status).toBe('RUNNING');
+  });
+
+  it('a restart fences the queue from its announcement: a change queued meanwhile is refused (503), one after it applied', async () => {
+    const { power, run, queue } = setUp();
+    await run.bringUp(defaultConfig());
+    power.announceRestart();
+    const refused = queue.run(() => 'applied').catch((error: unknown) => error);
+    const restarted = power.restart();
+    const after = queue.run(() => 'applied');
+    expect(await refused).toBeInstanceOf(ApiError);
+    expect(((await refused) as ApiError).status).toBe(503);
+    await restarted;
+    expect(await after).toBe('applied');
+    expect(queue.fenced).toBe(false);
   });
 
   it('a reboot that ends the process hands over to the HAL and boots nothing itself', async () => {

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PTP_PROFILES } from '../../src/hal/ptp-profiles.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';
+import { waitFor } from '../helpers/poll.js';
 
 const PROFILE = '/api/v1/time/ptp/profile';
 
@@ -89,6 +90,8 @@ describe('PTP profile', () => {
   it('is not reset by DELETE /api/v1/sensor/config (it is not part of the configuration)', async () => {
     await put('"gptp"');
     expect((await unit.app.inject({ method: 'DELETE', url: '/api/v1/sensor/config' })).statusCode).toBe(204);
+    // The unit answers 503 from the reset's 204 until its restart is done.
+    await waitFor(() => unit.sensor.reachable(), 10_000, 'the unit back from the restart');
     await unit.sensor.settled();
     expect(await profile()).toBe('gptp');
   });

@@ -282,11 +282,26 @@ describe('lidar-sensor validate names each fault class the fault plane injects',
   });
 });
 
+interface AlertsAnswer {
+  log: { cursor: number }[];
+  next_cursor: number;
+}
+
 /**
  * A unit whose alert answers are rewritten on the way: `next_cursor` shifted by `shift` on the answers `affects`
  * picks (by their query). Everything else passes through unchanged.
  */
-async function cursorOffProxy(target: string, shift: number, affects: (query: URLSearchParams) => boolean) {
+function cursorOffProxy(target: string, shift: number, affects: (query: URLSearchParams) => boolean) {
+  return alertsRewritingProxy(target, (alerts, query) =>
+    affects(query) ? { ...alerts, next_cursor: alerts.next_cursor + shift } : alerts,
+  );
+}
+
+/** A unit whose alert answers `rewrite` changes on the way. Everything else passes through unchanged. */
+async function alertsRewritingProxy(
+  target: string,
+  rewrite: (alerts: AlertsAnswer, query: URLSearchParams) => AlertsAnswer,
+) {
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', target);
     const chunks: Buffer[] = [];
@@ -299,9 +314,8 @@ async function cursorOffProxy(target: string, shift: number, affects: (query: UR
       body: chunks.length ? Buffer.concat(chunks) : undefined,
     });
     let body = Buffer.from(await upstream.arrayBuffer());
-    if (url.pathname === '/api/v1/sensor/alerts' && upstream.status === 200 && affects(url.searchParams)) {
-      const alerts = JSON.parse(body.toString()) as { next_cursor: number };
-      body = Buffer.from(JSON.stringify({ ...alerts, next_cursor: alerts.next_cursor + shift }));
+    if (url.pathname === '/api/v1/sensor/alerts' && upstream.status === 200) {
+      body = Buffer.from(JSON.stringify(rewrite(JSON.parse(body.toString()) as AlertsAnswer, url.searchParams)));
     }
     const headers = Object.fromEntries(
       [...upstream.headers].filter(
@@ -347,6 +361,52 @@ describe('lidar-sensor validate checks next_cursor against the log it returns', 
       );
     } finally {
       await proxy.close();
+    }
+  });
+});
+
+describe('lidar-sensor validate checks the cursor rules round the 2^32 wrap', () => {
+  it('passes a unit whose log holds entries on both sides of 2^32, and fails one that compares cursors as plain numbers', async () => {
+    const cli = await unit(['--alert-cursor-start', '4294967293']);
+    // Six real entries: three alerts raised and cleared by the fault plane, cursors 4294967293 .. 2.
+    for (const id of ['OVERTEMP_WARNING', 'ETHERNET_LINK_BAD', 'OVERTEMP_WARNING']) {
+      const before = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/alerts`)).json()) as AlertsAnswer;
+      await addFault(cli.control, {
+        selector: { plane: 'unit' },
+        action: { type: 'alert', id },
+        lifetime: { duration_ms: 100 },
+      });
+      await waitFor(
+        async () => {
+          const alerts = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/alerts`)).json()) as AlertsAnswer;
+          return alerts.log.length >= before.log.length + 2;
+        },
+        10_000,
+        `${id} raised and cleared`,
+      );
+    }
+    const alerts = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/alerts`)).json()) as AlertsAnswer;
+    expect([alerts.log.map((e) => e.cursor), alerts.next_cursor]).toEqual([
+      [4294967293, 4294967294, 4294967295, 0, 1, 2],
+      3,
+    ]);
+    const healthy = await validate(cli.baseUrl);
+    expect(failed(healthy), healthy.stdout).toEqual([]);
+    expect(healthy.stdout).toMatch(/^PASS alerts\.cursor-behind .+cursors 2 back to 4294967293 with next_cursor 3/m);
+
+    // The defect of issue 58: "cursor > next_cursor → the whole log", with cursors compared as plain numbers.
+    const plainNumbers = await alertsRewritingProxy(cli.baseUrl, (answer, query) => {
+      const cursor = query.has('cursor') ? Number(query.get('cursor')) : undefined;
+      if (cursor === undefined || cursor <= answer.next_cursor) return answer;
+      return { ...answer, log: alerts.log };
+    });
+    try {
+      const outcome = await validate(plainNumbers.url);
+      expect(outcome.code, outcome.stdout).toBe(1);
+      expect(failed(outcome)).toEqual(['alerts.cursor-behind']);
+      expect(outcome.stdout).toMatch(/^FAIL alerts\.cursor-behind .+cursor=4294967295 \(4 before 3\)/m);
+    } finally {
+      await plainNumbers.close();
     }
   });
 });

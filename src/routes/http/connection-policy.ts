@@ -11,7 +11,8 @@
  *   `reclaim`) is cut instead: a stalled body is not work.
  * - Only when every slot in the way is busy with real work is the newcomer refused: it is marked
  *   `excess`, and its first request is answered 503 + Retry-After and the connection closed.
- * - `closeAll` ends every connection (a reboot): answers already written are flushed first.
+ * - `closeAll` ends every connection (a reboot): answers already written are flushed first. A new connection
+ *   that has not yet brought a request is closed after answering its first, which may be on its way.
  *
  * Connections are kept in insertion-ordered maps, re-inserted when they turn idle, so "oldest idle"
  * is the first entry: admission costs O(1) however many connections an attacker opens.
@@ -32,6 +33,8 @@ interface Slot {
   readonly peer: string;
   /** Requests in progress on this connection (pipelining can make it more than one). */
   busy: number;
+  /** Whether a request has started on it: a connection without one may have its first on the way. */
+  used: boolean;
   released: boolean;
 }
 
@@ -59,6 +62,8 @@ export class ConnectionPolicy {
   private readonly excess = new WeakSet<Socket>();
   /** Every socket the server accepted, admitted or not: what a reboot closes. */
   private readonly open = new Set<Socket>();
+  /** New connections a reboot met before their first request: closed once it is answered. */
+  private readonly closeAfterAnswer = new WeakSet<Socket>();
   /** Idle connections closed to admit newcomers since start. */
   evicted = 0;
   /** Stalling bodies cut to admit newcomers since start. */
@@ -83,6 +88,11 @@ export class ConnectionPolicy {
     return socket !== undefined && this.excess.has(socket);
   }
 
+  /** Every open connection, admitted or not. */
+  get sockets(): ReadonlySet<Socket> {
+    return this.open;
+  }
+
   /** Connections holding a slot (all peers). */
   get admitted(): number {
     return this.unit.all.size;
@@ -95,7 +105,11 @@ export class ConnectionPolicy {
    */
   closeAll(): void {
     for (const socket of this.open) {
-      socket.destroySoon();
+      const slot = this.slots.get(socket);
+      // A new connection whose first request may be on its way: closed now, its client would get no answer at
+      // all. It is answered (503 while the unit restarts), then closed.
+      if (slot && !slot.used && !slot.released) this.closeAfterAnswer.add(socket);
+      else socket.destroySoon();
     }
   }
 
@@ -114,7 +128,7 @@ export class ConnectionPolicy {
       return;
     }
     this.peers.set(peer, group);
-    const slot: Slot = { socket, peer, busy: 0, released: false };
+    const slot: Slot = { socket, peer, busy: 0, used: false, released: false };
     this.slots.set(socket, slot);
     for (const g of [this.unit, group]) {
       g.all.add(slot);
@@ -174,8 +188,10 @@ export class ConnectionPolicy {
   }
 
   private requestStarted(req: IncomingMessage, res: ServerResponse): void {
+    if (this.closeAfterAnswer.has(req.socket)) res.shouldKeepAlive = false;
     const slot = this.slots.get(req.socket);
     if (!slot || slot.released) return;
+    slot.used = true;
     slot.busy += 1;
     this.unit.idle.delete(slot);
     this.peers.get(slot.peer)?.idle.delete(slot);

@@ -14,12 +14,15 @@
  *   only when every slot in the way is busy does a connection get 503 + Retry-After on its first
  *   request, then close. Far above the cap (a flood) the kernel's backlog and Node's own cap refuse.
  * - An error answered before the body was read closes the connection (no half-read keep-alive).
+ * - A client that takes none of the bytes waiting for it for `stallTimeoutMs` (a live view on a laptop gone to
+ *   sleep, a download nobody reads) is cut (stalled-writes.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, unavailable, unsupportedMediaType } from '../../model/index.js';
 import { sendProblem } from './problem.js';
 import { BodyRateWatch } from './body-rate.js';
 import { ConnectionPolicy } from './connection-policy.js';
+import { StalledWriteWatch } from './stalled-writes.js';
 
 export interface HttpLimits {
   headersTimeoutMs: number;
@@ -35,6 +38,8 @@ export interface HttpLimits {
   uploadMinRate: number;
   /** Grace after a request's headers before its body's rate is checked, and the length of each window. */
   bodyGraceMs: number;
+  /** How long a client may take none of the bytes waiting for it before its connection is cut (stalled-writes.ts). */
+  stallTimeoutMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
@@ -47,12 +52,14 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   bodyMinRate: 1024,
   uploadMinRate: 16 * 1024,
   bodyGraceMs: 2_000,
+  stallTimeoutMs: 15_000,
 };
 
 /** What the HTTP layer hands back for the unit's life cycle (a reboot closes every connection). */
 export interface HttpConnections {
   policy: ConnectionPolicy;
   bodyRate: BodyRateWatch;
+  stalled: StalledWriteWatch;
 }
 
 /** Connections beyond the cap that still get a 503 answer; above that Node closes them unanswered. */
@@ -117,8 +124,10 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): Htt
     },
     (socket) => bodyRate.reclaim(socket),
   );
+  const stalled = new StalledWriteWatch(() => policy.sockets, limits.stallTimeoutMs);
   app.addHook('onClose', (_app, done) => {
     bodyRate.close();
+    stalled.close();
     done();
   });
   // The hook below answers a socket refused a slot, and looks at every request that announces a body (even an
@@ -194,5 +203,5 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): Htt
     if (hasBody(request) && !request.raw.complete) reply.header('connection', 'close');
     done(null, payload);
   });
-  return { policy, bodyRate };
+  return { policy, bodyRate, stalled };
 }

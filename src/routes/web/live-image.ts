@@ -2,6 +2,12 @@
  * The live view's stream: Server-Sent Events carrying the data plane's pictures (src/udp/worker/preview-tap.ts)
  * to every page that watches. The tap runs while at least one page is connected and stops when the last
  * one leaves. One JSON encoding per picture, shared by every viewer.
+ *
+ * Each viewer gets what it can take: while more than VIEWER_BUFFER_BYTES wait to be sent to it, the newest
+ * message is held back (replacing the one held before, which is dropped) and goes out when the client has
+ * taken its bytes. So a viewer that does not keep up skips pictures and the unit holds at most that many
+ * bytes plus one message for it, however long it lags. One that takes nothing at all is cut off by the HTTP
+ * layer (src/routes/http/stalled-writes.ts); the page says so and reconnects.
  */
 import type { ServerResponse } from 'node:http';
 import type { StreamsHal } from '../../hal/index.js';
@@ -37,8 +43,40 @@ function idleEvent(state: StreamState | undefined): string {
   return `event: idle\ndata: ${JSON.stringify(silence ?? { code: 'unknown', reason: null })}\n\n`;
 }
 
+/** Bytes that may wait for one viewer before its messages are held back: a few pictures of the largest mode. */
+export const VIEWER_BUFFER_BYTES = 512 * 1024;
+
+/** One page watching, and the newest message held back while it is behind. */
+class Viewer {
+  private held: string | null = null;
+  /** Messages replaced while held back, not yet told to the page. */
+  private dropped = 0;
+
+  constructor(readonly res: ServerResponse) {
+    res.on('drain', () => this.flush());
+  }
+
+  send(message: string): void {
+    if (this.held === null && this.res.writableLength < VIEWER_BUFFER_BYTES) {
+      this.res.write(message);
+      return;
+    }
+    if (this.held !== null) this.dropped++;
+    this.held = message;
+  }
+
+  private flush(): void {
+    if (this.held === null || this.res.writableLength >= VIEWER_BUFFER_BYTES) return;
+    // The page learns how many pictures it missed, then gets the newest.
+    if (this.dropped > 0) this.res.write(`event: dropped\ndata: {"messages":${this.dropped}}\n\n`);
+    this.res.write(this.held);
+    this.held = null;
+    this.dropped = 0;
+  }
+}
+
 export class LiveImageHub {
-  private readonly viewers = new Set<ServerResponse>();
+  private readonly viewers = new Map<ServerResponse, Viewer>();
   private unwatch: (() => void) | null = null;
   /** The last message sent, so a page that joins gets a picture (or the reason there is none) at once. */
   private last: string | null = null;
@@ -59,7 +97,7 @@ export class LiveImageHub {
       'x-accel-buffering': 'no',
     });
     res.write('retry: 2000\n\n');
-    this.viewers.add(res);
+    this.viewers.set(res, new Viewer(res));
     res.once('close', () => this.remove(res));
     if (!this.lidar.watchPreview) {
       res.write('event: unavailable\ndata: {}\n\n');
@@ -74,7 +112,7 @@ export class LiveImageHub {
   }
 
   close(): void {
-    for (const res of this.viewers) res.end();
+    for (const res of this.viewers.keys()) res.end();
     this.viewers.clear();
     this.unwatch?.();
     this.unwatch = null;
@@ -94,6 +132,6 @@ export class LiveImageHub {
     const event = liveImageEvent(frame);
     const message = event ? `event: frame\ndata: ${JSON.stringify(event)}\n\n` : idleEvent(this.lidar.streamState?.());
     this.last = event ? message : null;
-    for (const res of this.viewers) res.write(message);
+    for (const viewer of this.viewers.values()) viewer.send(message);
   }
 }
