@@ -264,7 +264,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   async close(): Promise<void> {
     await this.queue.idle();
     this.telemetry.stop();
-    await this.network.close();
-    await this.hal.close();
+    // Together: closing the HAL cancels the system tools a network reset may be waiting on, so the
+    // stop never waits out a hung hook or daemon.
+    await Promise.all([this.network.close(), this.hal.close()]);
   }
 }

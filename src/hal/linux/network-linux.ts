@@ -50,6 +50,8 @@ export class LinuxNetwork implements NetworkHal {
   private interfacePromise: Promise<string> | undefined;
   /** The override this process applied, for interfaces whose name leaves no room for the label. */
   private applied: string | null = null;
+  /** Aborted by close: a stop never waits on ip, ethtool or the hook (each is bounded anyway). */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: LinuxNetworkOptions) {}
 
@@ -125,27 +127,29 @@ export class LinuxNetwork implements NetworkHal {
   async applySpeedOverride(speed: SpeedOverride): Promise<void> {
     const name = await this.interfaceName();
     const settings = speed === null ? ['autoneg', 'on'] : ['speed', String(speed), 'duplex', 'full', 'autoneg', 'off'];
-    await runCommand(['ethtool', '-s', name, ...settings]);
+    await runCommand(['ethtool', '-s', name, ...settings], { signal: this.closing.signal });
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closing.abort();
+  }
 
   private async kernelAddresses(name: string): Promise<KernelAddress[]> {
-    const output = await runCommand(['ip', '-j', '-4', 'addr', 'show', 'dev', name]);
+    const output = await runCommand(['ip', '-j', '-4', 'addr', 'show', 'dev', name], { signal: this.closing.signal });
     // `ip -j` prints an array of links, each with addr_info (iproute2's JSON output).
     const links = JSON.parse(output) as { addr_info?: KernelAddress[] }[];
     return links.flatMap((l) => l.addr_info ?? []);
   }
 
   private async ip(args: string[]): Promise<void> {
-    await runCommand(['ip', ...args]);
+    await runCommand(['ip', ...args], { signal: this.closing.signal });
     this.options.log.info({ command: `ip ${args.join(' ')}` }, 'network interface changed');
   }
 
   private async runHook(args: string[]): Promise<void> {
     if (!this.options.networkHook) return;
     try {
-      await runCommand([this.options.networkHook, ...args], { timeoutMs: 30_000 });
+      await runCommand([this.options.networkHook, ...args], { timeoutMs: 30_000, signal: this.closing.signal });
     } catch (error) {
       this.options.log.error({ err: error }, 'the network hook failed');
     }
