@@ -136,12 +136,12 @@ export class LinuxTime implements TimeHal {
   }
 
   async applyPtpProfile(profile: PtpProfile): Promise<void> {
+    const { ptp4lConfig, ptp4lRestartCommand } = this.options;
+    // The file first: a profile ptp4l's configuration refused is not the one the unit reports.
+    const changed = ptp4lConfig ? await writeProfileToPtp4lConfig(ptp4lConfig, profile) : false;
     this.profile = profile;
     this.ptpReads.invalidate();
     this.readingsChanged();
-    const { ptp4lConfig, ptp4lRestartCommand } = this.options;
-    if (!ptp4lConfig) return;
-    const changed = await writeProfileToPtp4lConfig(ptp4lConfig, profile);
     if (changed && ptp4lRestartCommand?.length) {
       // ptp4l re-reads its configuration only at start; a failed restart leaves the old profile running until the next one.
       runCommand(ptp4lRestartCommand, { timeoutMs: 15_000, signal: this.closing.signal }).catch((error: unknown) =>
