@@ -1,7 +1,8 @@
 /**
  * The Ethernet interface of a real unit.
- * - Which interface: the configured one (--interface), else the one holding the listen address,
- *   else the interface of the default route (/proc/net/route), else the first non-loopback one.
+ * - Which interface: the configured one (--interface), else the one holding the listen address (or,
+ *   once the override replaced it, our override), else the interface of the default route
+ *   (/proc/net/route), else the first non-loopback one.
  * - Facts: carrier, speed, duplex and MAC from /sys/class/net/<if>; addresses from the kernel
  *   (getifaddrs through os.networkInterfaces, link-local ones included); the OS host name.
  * - Static IPv4 override, with iproute2: the other global IPv4 addresses are removed first (removing
@@ -167,13 +168,19 @@ export class LinuxNetwork implements NetworkHal {
 
 const cidrOf = (a: KernelAddress) => `${a.local}/${a.prefixlen}`;
 
-/** The configured interface, else the one holding the listen address, else the default route's, else the first non-loopback. */
+/**
+ * The configured interface, else the one holding the listen address, else the one holding our override, else the
+ * default route's, else the first non-loopback.
+ */
 export async function resolveInterface(configured: string | undefined, listenAddress: string): Promise<string> {
   const interfaces = networkInterfaces();
   if (configured) return configured;
   for (const [name, addresses] of Object.entries(interfaces)) {
     if (addresses?.some((a) => a.address === listenAddress && !a.internal)) return name;
   }
+  // The listen address may be gone because our own override replaced it: the override's label names the interface.
+  const overridden = Object.keys(interfaces).find((key) => key.endsWith(':ovr'));
+  if (overridden) return overridden.slice(0, -':ovr'.length);
   const byDefaultRoute = await readDefaultRouteInterface();
   if (byDefaultRoute && interfaces[byDefaultRoute]) return byDefaultRoute;
   // Interfaces without any address yet are only listed in sysfs.
