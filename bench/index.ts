@@ -19,6 +19,7 @@ import { benchHttp } from './http.js';
 import { benchMemoryAndStartup } from './memory-startup.js';
 import { installCleanup, stopAll } from './processes.js';
 import { benchReinit } from './reinit.js';
+import { benchStalledDaemons } from './stalled-daemons.js';
 import { benchZoneMonitor } from './zone-monitor.js';
 import { machineFacts, mergeSections, renderMarkdown, unavailable, type BenchReport, type Section } from './report.js';
 
@@ -31,6 +32,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   faults: benchFaults,
   'fleet-models': benchFleetModels,
   'zone-monitor': benchZoneMonitor,
+  'stalled-daemons': benchStalledDaemons,
 };
 
 function usage(): never {

@@ -5,8 +5,8 @@
  * The bound is hard: at its deadline the caller gets its error at once, and the child is ended apart
  * from that answer. SIGTERM first; a child that ignores it (pmc blocked in a send to a ptp4l that
  * never reads its socket restarts the send after its own SIGTERM handler ran) gets SIGKILL after a
- * grace period. A caller's signal (the unit shutting down) ends the child the same way, and so does
- * the server's exit: no child outlives the unit to sit on a daemon's socket.
+ * grace period. A caller's signal (the unit shutting down) ends the child at once (SIGTERM, then SIGKILL
+ * without grace), and so does the server's exit: no child outlives the unit to sit on a daemon's socket.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 
@@ -76,13 +76,16 @@ export function runCommand(command: readonly string[], options: CommandOptions =
       if (error) reject(error);
       else resolve(stdout);
     };
-    const endWith = (reason: string) => {
+    const endWith = (reason: string, grace = graceMs) => {
       settle(fail(reason, stderr, true));
-      end(child, graceMs);
+      end(child, grace);
     };
+    // A cancelled command (the unit is stopping) gets no grace: its caller is gone and the stop waits for no one.
+    // A caller's own deadline (AbortSignal.timeout) is a timeout like ours.
     const onAbort = () => {
       const reason: unknown = options.signal?.reason;
-      endWith(`cancelled: ${reason instanceof Error ? reason.message : String(reason)}; ended`);
+      const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
+      endWith(`cancelled: ${reason instanceof Error ? reason.message : String(reason)}; ended`, timedOut ? graceMs : 0);
     };
     const deadline = setTimeout(() => endWith(`did not finish within ${timeoutMs} ms; ended`), timeoutMs);
     options.signal?.addEventListener('abort', onAbort, { once: true });
