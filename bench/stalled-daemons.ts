@@ -44,7 +44,7 @@ export async function benchStalledDaemons(ctx: BenchContext): Promise<Section> {
     if (!existsSync(tool)) return unavailable('Hung time daemons', 'ms', `${tool} is not installed`);
   const figures: Figure[] = [];
   const rows: TableRow[] = [];
-  const rounds = ctx.quick ? 2 : 4;
+  const rounds = ctx.quick ? 2 : 3;
   for (const hung of [['ptp4l'], ['chronyd'], ['ptp4l', 'chronyd']]) {
     const dir = ctx.dataDir(`stalled-${hung.join('-')}`);
     const socket = (daemon: string) => join(dir, `${daemon}.sock`);

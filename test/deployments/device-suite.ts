@@ -435,7 +435,8 @@ export function describeDeviceInstall(target: DeviceTarget): void {
         // A hung ptp4l: its read-only socket taken by one that is never read, so pmc blocks once its queue is full.
         const stalled =
           "perl -MSocket -e 'socket(my $s, PF_UNIX, SOCK_DGRAM, 0) or die; bind($s, pack_sockaddr_un($ARGV[0])) or die; chmod 0666, $ARGV[0]; sleep' /run/ptp4lro";
-        await sh(`systemctl stop ptp4l && rm -f /run/ptp4lro && systemd-run --unit ptp4l-stalled ${stalled}`);
+        // ptp4l keeps running; its socket's path now leads to the hung one (ptp4l makes it again when restarted).
+        await sh(`rm -f /run/ptp4lro && systemd-run --unit ptp4l-stalled ${stalled}`);
         await waitFor(
           async () => (await sh('test -S /run/ptp4lro && echo yes || true')) === 'yes',
           30_000,
@@ -451,17 +452,27 @@ export function describeDeviceInstall(target: DeviceTarget): void {
             expect(all.ptp).toEqual(ptp);
           }
           // A stop while a read hangs on the socket: no SIGKILL at TimeoutStopSec, no pmc left.
-          const inFlight = api('/time/ptp').catch(() => undefined);
-          await waitFor(async () => (await sh('pgrep -x pmc || true')) !== '', 30_000, 'a pmc asking the hung ptp4l');
+          // Asked again until a read is out (the core answers from its last reading for a second).
+          const asked: Promise<unknown>[] = [];
+          await waitFor(
+            async () => {
+              asked.push(api('/time/ptp').catch(() => undefined));
+              return (await sh('pgrep -x pmc || true')) !== '';
+            },
+            30_000,
+            'a pmc asking the hung ptp4l',
+            200,
+          );
           const started = Date.now();
           await sh('systemctl stop lidar-sensor');
           figures.stopWithPtp4lHungSeconds = ((Date.now() - started) / 1000).toFixed(2);
-          await inFlight;
+          await Promise.all(asked);
           expect(await sh('systemctl show --property Result --value lidar-sensor')).toBe('success');
           expect(await sh('pgrep -x pmc || true')).toBe('');
         } finally {
-          await sh('systemctl stop ptp4l-stalled; rm -f /run/ptp4lro; systemctl start lidar-sensor');
-          await sh('systemd-run --unit ptp4l /usr/sbin/ptp4l -f /etc/linuxptp/ptp4l.conf -S -i eth0 -m');
+          await sh(
+            'systemctl stop ptp4l-stalled; rm -f /run/ptp4lro; systemctl restart ptp4l; systemctl start lidar-sensor',
+          );
         }
         await waitFor(answers, 60_000 * patience, 'the unit to answer again');
       },

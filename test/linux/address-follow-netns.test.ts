@@ -3,11 +3,11 @@
  * static IPv4 override moves that address: the built server runs with --hal linux in one namespace, a client
  * in the other talks HTTP to it and receives its lidar datagrams, noting the source address of each. Through
  * the override, a restart with the same arguments, the removal of the override and another restart, the unit
- * answers HTTP and sends its data from wherever its address went, and only from there. Root only.
+ * answers HTTP and mDNS and sends its data from wherever its address went, and only from there. Root only.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkLocalFromMac } from '../../src/model/ipv4.js';
 import { CLI_PATH } from '../helpers/cli-process.js';
@@ -20,6 +20,9 @@ if (skipReason) console.log(`skipping the bound-address namespace tests: ${skipR
 const BOUND = '192.0.2.2';
 const OVERRIDE = '192.0.2.50/24';
 const LIDAR_PORT = 7502;
+const SERIAL = '122201000125';
+/** The mDNS test's querier: a legacy unicast query to the unit's port 5353 and the answer as a JSON line. */
+const QUERIER = resolve(import.meta.dirname, '../discovery/mdns-querier.mjs');
 const json = 'application/json';
 
 /** Receives datagrams on a port and prints a line each time their source address changes. */
@@ -56,6 +59,13 @@ describe.skipIf(skipReason)('a unit bound to its address follows its IPv4 overri
       .pop()
       ?.replace(/^from /, '');
 
+  /** The A record the unit's mDNS responder at `address` gives for its host name, asked from `from`. */
+  function mdnsAddress(from: string, address: string): unknown {
+    const out = pair.exec(pair.a, [process.execPath, QUERIER, 'legacy', from, address, `os-${SERIAL}.local`, 'A']);
+    const reply = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { answers?: { data: unknown }[] };
+    return reply.answers?.[0]?.data;
+  }
+
   async function answersOn(address: string): Promise<{ addr: string; override: string | null }> {
     return waitFor(
       async () => {
@@ -72,7 +82,7 @@ describe.skipIf(skipReason)('a unit bound to its address follows its IPv4 overri
     server = pair.spawn(pair.b, [
       process.execPath,
       CLI_PATH,
-      ...linuxUnitArgs(pair.b, { serial: '122201000125', host: BOUND, dataDir }),
+      ...linuxUnitArgs(pair.b, { serial: SERIAL, host: BOUND, dataDir }),
     ]);
   }
 
@@ -108,6 +118,7 @@ describe.skipIf(skipReason)('a unit bound to its address follows its IPv4 overri
       throw new Error(`lidar data still from ${udpSource()}: ${server?.output()}`);
     });
     expect((await get(BOUND, '/system/network/ipv4')).status).toBe(0);
+    await waitFor(() => mdnsAddress('192.0.2.1', '192.0.2.50') === '192.0.2.50', 15_000, 'mDNS on 192.0.2.50');
   });
 
   it('starts again with the same arguments on the address the override moved it to, saying so', async () => {
@@ -128,6 +139,7 @@ describe.skipIf(skipReason)('a unit bound to its address follows its IPv4 overri
     const config = await send(address, 'POST', '/sensor/config', { udp_dest: '169.254.0.1' });
     expect(config.status, config.body).toBe(204);
     await waitFor(() => udpSource() === address, 30_000, `lidar data from ${address}`);
+    await waitFor(() => mdnsAddress('169.254.0.1', address) === address, 15_000, `mDNS on ${address}`);
     await stop();
     await start();
     expect(await answersOn(address)).toMatchObject({ addr: linkLocal, override: null });

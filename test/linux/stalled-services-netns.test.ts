@@ -100,8 +100,17 @@ describe.skipIf(skipReason)('a unit whose ptp4l and chronyd hang (network namesp
   });
 
   it('stops on SIGTERM while a read hangs, and nothing it started outlives it', async () => {
-    const inFlight = get('/api/v1/time/ptp');
-    await waitFor(() => toolsOnStalledSockets().length > 0, HANG_MS, 'a pmc to be asking the stalled ptp4l');
+    // Asked again until a read is out (the core answers from its last reading for a second).
+    const asked: Promise<unknown>[] = [];
+    await waitFor(
+      () => {
+        asked.push(get('/api/v1/time/ptp'));
+        return toolsOnStalledSockets().some((tool) => tool.includes('pmc'));
+      },
+      HANG_MS,
+      'a pmc to be asking the stalled ptp4l',
+      200,
+    );
     const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
     server.child.kill('SIGTERM');
     const code = await Promise.race([
@@ -109,7 +118,7 @@ describe.skipIf(skipReason)('a unit whose ptp4l and chronyd hang (network namesp
       new Promise<'running'>((r) => setTimeout(() => r('running'), STOP_TIMEOUT_MS)),
     ]);
     expect(code, `the unit still ran ${STOP_TIMEOUT_MS} ms after SIGTERM: ${server.output()}`).toBe(0);
-    await inFlight;
+    await Promise.all(asked);
     await waitFor(() => toolsOnStalledSockets().length === 0, HANG_MS, 'the pmc of the stopped unit to end').catch(
       () => {
         throw new Error(`outlived the unit: ${toolsOnStalledSockets().join('; ')}`);

@@ -6,7 +6,8 @@
  * from that answer. SIGTERM first; a child that ignores it (pmc blocked in a send to a ptp4l that
  * never reads its socket restarts the send after its own SIGTERM handler ran) gets SIGKILL after a
  * grace period. A caller's signal (the unit shutting down) ends the child at once (SIGTERM, then SIGKILL
- * without grace), and so does the server's exit: no child outlives the unit to sit on a daemon's socket.
+ * without grace), and so does the server's exit for a command that takes one: no reader outlives the unit
+ * to sit on a daemon's socket.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 
@@ -33,7 +34,7 @@ export interface CommandOptions {
 
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
-/** Children still running: killed when the server exits, whatever awaited them. */
+/** Cancellable children still running: killed when the server exits, whatever awaited them. */
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
@@ -63,8 +64,11 @@ export function runCommand(command: readonly string[], options: CommandOptions =
   killRunningAtExit();
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    running.add(child);
-    child.once('exit', () => running.delete(child));
+    // Only a cancellable command dies with the server: a firmware or power hook runs to its end.
+    if (options.signal) {
+      running.add(child);
+      child.once('exit', () => running.delete(child));
+    }
     let stdout = '';
     let stderr = '';
     let settled = false;
