@@ -32,7 +32,9 @@ async function stalledSocket(path: string): Promise<void> {
 
 async function timed(url: string): Promise<number> {
   const started = performance.now();
-  const res = await fetch(url, { signal: AbortSignal.timeout(HANG_MS) });
+  // Connection: close: a stop waits for a keep-alive connection busy at that moment (up to its idle timeout),
+  // which would hide what the daemons cost.
+  const res = await fetch(url, { headers: { connection: 'close' }, signal: AbortSignal.timeout(HANG_MS) });
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
   return performance.now() - started;
