@@ -21,6 +21,7 @@ import { installCleanup, stopAll } from './processes.js';
 import { benchReinit } from './reinit.js';
 import { benchUploadMemory } from './upload-memory.js';
 import { benchStalledViewers } from './stalled-viewers.js';
+import { benchStalledDaemons } from './stalled-daemons.js';
 import { benchZoneMonitor } from './zone-monitor.js';
 import { machineFacts, mergeSections, renderMarkdown, unavailable, type BenchReport, type Section } from './report.js';
 
@@ -35,6 +36,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   'fleet-models': benchFleetModels,
   'zone-monitor': benchZoneMonitor,
   'stalled-viewers': benchStalledViewers,
+  'stalled-daemons': benchStalledDaemons,
 };
 
 function usage(): never {

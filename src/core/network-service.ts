@@ -22,6 +22,7 @@ import {
 } from '../model/index.js';
 import type { NetworkFacts, NetworkHal, SpeedOverride } from '../hal/index.js';
 import { KV_KEYS, type KvStore } from '../store/index.js';
+import type { AddressMove, BoundAddress } from './bound-address.js';
 import { SerialQueue } from './serial-queue.js';
 
 /** How long after answering the unit resets its network ("a sub-second delay"). */
@@ -50,6 +51,10 @@ export interface NetworkServiceDependencies {
   kv: KvStore;
   product: ProductModel;
   log: Logger;
+  /** The specific address the unit is bound to: it follows the interface when a reset moves it away. */
+  bound?: BoundAddress;
+  /** Told after a reset moved the bound address (the listener, mDNS and the data plane move with it). */
+  onAddressMoved?: (move: AddressMove) => void;
 }
 
 const isLinkLocalCidr = (cidr: string) => isLinkLocal(parseCidr(cidr)?.address ?? 0);
@@ -59,6 +64,8 @@ export class NetworkService {
   private readonly kv: KvStore;
   private readonly product: ProductModel;
   private readonly log: Logger;
+  private readonly bound: BoundAddress | undefined;
+  private readonly onAddressMoved: (move: AddressMove) => void;
   private readonly resets = new SerialQueue();
   private readonly pending = new Map<NodeJS.Timeout, { done: Promise<void>; settle: () => void }>();
   /** The speed the interface was last set to; the hardware negotiates normally at boot. */
@@ -70,6 +77,8 @@ export class NetworkService {
     this.kv = deps.kv;
     this.product = deps.product;
     this.log = deps.log;
+    this.bound = deps.bound;
+    this.onAddressMoved = deps.onAddressMoved ?? (() => undefined);
   }
 
   async network(): Promise<NetworkDocument> {
@@ -166,6 +175,7 @@ export class NetworkService {
     return this.resets.run(async () => {
       try {
         await this.hal.applyIpv4Override(this.override());
+        await this.followBoundAddress();
         const speed = this.product.automotiveEthernet ? this.storedSpeedOverride() : null;
         if (speed !== this.appliedSpeed) {
           await this.hal.applySpeedOverride(speed);
@@ -175,6 +185,15 @@ export class NetworkService {
         this.log.error({ err: error }, 'applying the network settings failed');
       }
     });
+  }
+
+  /** A unit bound to an address the reset took away answers on the interface's new one. */
+  private async followBoundAddress(): Promise<void> {
+    if (!this.bound) return;
+    const move = this.bound.follow(await this.hal.facts(), this.override());
+    if (!move) return;
+    this.log.warn(move, `the unit's address ${move.from} is gone (${move.reason}): it now answers on ${move.to}`);
+    this.onAddressMoved(move);
   }
 
   private ipv4From(facts: NetworkFacts): Ipv4Document {

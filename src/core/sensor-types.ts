@@ -10,6 +10,7 @@ import type { Hal } from '../hal/index.js';
 import type { SensorIdentity } from '../model/index.js';
 import type { SqliteDatabase } from '../store/index.js';
 import type { FirmwarePolicy } from './firmware/firmware-trust.js';
+import type { AddressMove } from './bound-address.js';
 import type { SensorStatus } from './status.js';
 
 export interface SensorDependencies {
@@ -68,4 +69,6 @@ export interface SensorEvents {
   status: [SensorStatus];
   /** Before the unit restarts (simulated reboot begins). */
   restart: [];
+  /** The network settings moved the address the unit is bound to: its listener and mDNS move there. */
+  address: [AddressMove];
 }

@@ -19,6 +19,7 @@ import type { CoreFaultControls } from './fault-controls.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
 import { FirmwareOffer } from './firmware-offer.js';
 import { SensorMetadata } from './metadata.js';
+import { type AddressMove, BoundAddress } from './bound-address.js';
 import { NetworkService } from './network-service.js';
 import type { PowerState } from './power-state.js';
 import { type LivePreview, livePreview } from './live-preview.js';
@@ -59,6 +60,10 @@ export class Sensor extends EventEmitter<SensorEvents> {
   private readonly run: UnitRun;
   private readonly configs: ConfigLifecycle;
   private readonly power: PowerState;
+  /** The specific address the unit listens on and sends from (deps.bindAddress), following the interface. */
+  private readonly bound: BoundAddress;
+  /** Set once the boot ran: a move before it needs no second run (the boot's run sends from the new address). */
+  private booted = false;
 
   private constructor(
     deps: SensorDependencies,
@@ -72,6 +77,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.db = deps.db;
     this.log = deps.log;
     this.storage = new StorageState(deps.log.child({ component: 'storage' }));
+    this.bound = new BoundAddress(deps.bindAddress);
     const kv = new KvStore(deps.db);
     this.userData = new UserDataStore(kv);
     this.metadata = new SensorMetadata(this);
@@ -93,6 +99,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
         identity: () => this.identity,
         zoneMonitorOffered: () => this.zoneMonitorOffered,
         absentParameters: () => this.absentParameters,
+        dataSource: () => this.bound.current,
       },
     ));
     this.time = new TimeService({ hal: deps.hal.time, kv, activeConfig: () => this.config('active'), log: deps.log });
@@ -101,6 +108,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
       kv,
       product: this.product,
       log: deps.log.child({ component: 'network' }),
+      bound: this.bound,
+      onAddressMoved: (move) => this.addressMoved(move),
     });
     // A reboot powers the unit on again with its persisted network settings (DELETE config removed the override).
     this.on('restart', () => {
@@ -134,8 +143,26 @@ export class Sensor extends EventEmitter<SensorEvents> {
     const sensor = new Sensor(deps, firmware);
     await Promise.all([sensor.time.restore(), sensor.network.restore()]);
     await sensor.queue.run(() => sensor.power.boot(sensor.configs.bootConfig()));
+    sensor.booted = true;
     sensor.telemetry.start();
     return sensor;
+  }
+
+  /** The specific address the unit is bound to now (it follows its interface), or undefined for a wildcard one. */
+  get boundAddress(): string | undefined {
+    return this.bound.current;
+  }
+
+  /**
+   * The data plane sends from the new address from the next run on: the active configuration runs again (a new
+   * initialization_id, as after a real unit's network reset); the entry point moves the listener and mDNS.
+   */
+  private addressMoved(move: AddressMove): void {
+    this.emit('address', move);
+    if (!this.booted) return;
+    void this.queue
+      .run(() => this.run.reinit(this.config('active')))
+      .catch((error: unknown) => this.log.error({ err: error }, 'the data streams could not move to the new address'));
   }
 
   /** Which HAL the unit runs on (diagnostics). */
@@ -268,7 +295,8 @@ export class Sensor extends EventEmitter<SensorEvents> {
   async close(): Promise<void> {
     await this.queue.idle();
     this.telemetry.stop();
-    await this.network.close();
-    await this.hal.close();
+    // Together: closing the HAL cancels the system tools a network reset may be waiting on, so the
+    // stop never waits out a hung hook or daemon.
+    await Promise.all([this.network.close(), this.hal.close()]);
   }
 }

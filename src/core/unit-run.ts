@@ -26,7 +26,8 @@ export interface UnitRunDependencies {
   log: Logger;
   /** True while a shutdown alert holds the unit in ERROR (power-state.ts): it runs no streams. */
   shutDown: () => boolean;
-  bindAddress?: string;
+  /** The local address the data streams are sent from now (it follows the bound address), or undefined. */
+  dataSource?: () => string | undefined;
   recording?: RecordingBinding;
   /** Zone Monitor's live zones rendered for a frame width, or null where the unit offers none (firmware < 3.2). */
   zonePlan?: (columnsPerFrame: number) => ZoneMonitorPlan | null;
@@ -62,7 +63,7 @@ export class UnitRun {
 
   /** The address this unit's lidar and IMU datagrams to `destination` leave from (bound as the data plane binds). */
   dataSourceTowards(destination: string): Promise<string> {
-    return udpSourceAddress(destination, this.deps.bindAddress);
+    return udpSourceAddress(destination, this.deps.dataSource?.());
   }
 
   /** What `config` streams in this initialization (null: nothing), as the data plane runs it. */
@@ -71,7 +72,7 @@ export class UnitRun {
       initId: this.initId,
       product: this.deps.product,
       serialNumber: serialToBigInt(this.deps.serialNumber()),
-      bindAddress: this.deps.bindAddress,
+      bindAddress: this.deps.dataSource?.(),
       timestampOffsetNs: this.deps.hal.time.timestampOffsetNs(config),
     });
   }

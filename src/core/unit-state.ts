@@ -34,6 +34,8 @@ export interface UnitStateView {
   identity(): SensorIdentity;
   zoneMonitorOffered(): boolean;
   absentParameters(): ReadonlySet<string>;
+  /** The local address the data streams leave from now (bound-address.ts). */
+  dataSource(): string | undefined;
 }
 
 export interface UnitState {
@@ -68,6 +70,7 @@ export function composeUnitState(deps: SensorDependencies, shared: UnitStateShar
     configs: state,
     events,
     shutDown: () => power.shutdownAlert !== undefined,
+    dataSource: () => sensor.dataSource(),
   });
   const configs: ConfigLifecycle = new ConfigLifecycle({
     ...deps,

@@ -11,6 +11,7 @@ import type { RecentLog } from '../core/diagnostics/index.js';
 import { mdnsEnabled, type Sensor } from '../core/index.js';
 import type { FaultInjectionOptions } from '../faults/index.js';
 import type { ReplaySetup } from './replay-setup.js';
+import { moveListener } from './listener-move.js';
 import { createUnit, StartupError } from './unit.js';
 import { FirmwarePolicy, loadTrustStore } from '../core/index.js';
 import { dataBindAddress, udpSourceCandidates } from '../udp/index.js';
@@ -116,22 +117,40 @@ export async function startServer(
   });
   try {
     if (replay) logReplay(logger, replay);
-    const url = await unit.app.listen({ host: options.host, port: options.port });
+    // A start whose persisted network settings moved the address it is bound to answers where the address went.
+    const host = unit.sensor.boundAddress ?? options.host;
+    if (host !== options.host)
+      logger.warn(
+        { configured: options.host, listening: host },
+        `--host ${options.host} is no longer an address of this machine (the unit's static IPv4 override moved it): listening on ${host} instead`,
+      );
+    const url = await unit.app.listen({ host, port: options.port });
     const { address, port } = unit.app.server.address() as AddressInfo;
     const listening = `${address.includes(':') ? `[${address}]` : address}:${port}`;
-    if (runsInContainer()) logDataSource(logger, options.host);
+    if (runsInContainer()) logDataSource(logger, host);
     const log = logger.child({ component: 'mdns' });
     // Discovery is a convenience: a unit that cannot advertise (port 5353 taken exclusively) still serves.
-    const mdns = mdnsEnabled(options.mdns, options.host)
-      ? await import('../core/discovery/index.js')
-          .then(({ startMdnsAdvertiser }) =>
-            startMdnsAdvertiser({ sensor: unit.sensor, host: options.host, port, log }),
-          )
-          .catch((err: unknown) => {
-            log.warn({ err }, 'mdns advertisement could not start');
-            return null;
-          })
-      : null;
+    const advertise = (on: string) =>
+      mdnsEnabled(options.mdns, options.host)
+        ? import('../core/discovery/index.js')
+            .then(({ startMdnsAdvertiser }) => startMdnsAdvertiser({ sensor: unit.sensor, host: on, port, log }))
+            .catch((err: unknown) => {
+              log.warn({ err }, 'mdns advertisement could not start');
+              return null;
+            })
+        : Promise.resolve(null);
+    let mdns = await advertise(host);
+    let moving = Promise.resolve();
+    unit.sensor.on('address', (move) => {
+      moving = moving
+        .then(async () => {
+          await moveListener(unit.app.server, move.to, port);
+          await mdns?.close();
+          mdns = await advertise(move.to);
+          logger.info({ from: move.from, to: move.to, port }, `listening on ${move.to}:${port}`);
+        })
+        .catch((err: unknown) => logger.error({ err, to: move.to }, 'the listener could not move to the new address'));
+    });
     return {
       app: unit.app,
       sensor: unit.sensor,
@@ -139,6 +158,7 @@ export async function startServer(
       listening,
       controlUrl: unit.controlUrl,
       async close() {
+        await moving;
         await mdns?.close();
         await unit.close();
       },

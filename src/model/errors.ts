@@ -29,6 +29,7 @@ export type ProblemType =
   | 'unavailable'
   | 'insufficient-storage'
   | 'storage-io-error'
+  | 'system-file'
   | 'internal';
 
 const TITLES: Record<ProblemType, [status: number, title: string]> = {
@@ -54,6 +55,9 @@ const TITLES: Record<ProblemType, [status: number, title: string]> = {
   // An I/O error of the unit's storage is no mistake of the client's and no bug (500 keeps meaning a bug):
   // the unit cannot store now, the flash may recover, and clients already retry a 503 after Retry-After.
   'storage-io-error': [503, 'Storage I/O error'],
+  // A file one of the system's services owns (ptp4l's configuration) refused the write: neither the client's
+  // mistake nor the unit's own storage, which keeps taking writes. Retrying helps once the site fixes the file.
+  'system-file': [503, 'A system file could not be written'],
   internal: [500, 'Internal error'],
 };
 
@@ -109,6 +113,21 @@ export const unsupportedMediaType = (detail: string) => new ApiError('unsupporte
 /** The sensor is (re)initializing or rebooting: try again shortly. */
 export const unavailable = (detail: string, retryAfterSeconds = 1) =>
   new ApiError('unavailable', detail, undefined, { 'Retry-After': String(retryAfterSeconds) });
+
+/**
+ * A write to a file a system service owns failed (`what` names the file's role, e.g. "ptp4l's configuration"):
+ * the answer says which file and why, and carries no `code` of its own, so the unit's storage state never
+ * takes it for its own storage refusing.
+ */
+export function systemFileProblem(what: string, path: string, error: unknown): ApiError {
+  const why = error instanceof Error ? error.message : String(error);
+  return new ApiError(
+    'system-file',
+    `${what} ${path} could not be written (${why}): nothing was changed; the unit's own storage is not affected`,
+    undefined,
+    { 'Retry-After': '5' },
+  );
+}
 
 /** Why a write could not be stored, as the disk or SQLite said it (`code`). */
 export type StorageCause = 'full' | 'read-only' | 'io';

@@ -15,6 +15,7 @@ export {
   unavailable,
   storageCauseOf,
   storageProblem,
+  systemFileProblem,
   unsupportedMediaType,
 } from './errors.js';
 export type { FieldError, ProblemType, StorageCause } from './errors.js';

@@ -89,7 +89,7 @@ const PROBLEM_MEANING: Record<number, string> = {
   413: 'The request body is too large',
   415: 'The request body has a refused Content-Type, charset (JSON is UTF-8) or Content-Encoding',
   429: 'Too many requests; retry after Retry-After seconds',
-  503: 'The unit is restarting or cannot take more connections, or its storage failed with an I/O error while writing (type urn:lidar-sensor:problem:storage-io-error: the change may not be stored, read it back); retry after Retry-After seconds',
+  503: 'The unit is restarting or cannot take more connections, or its storage failed with an I/O error while writing (type urn:lidar-sensor:problem:storage-io-error: the change may not be stored, read it back), or a file one of its system services owns could not be written (type urn:lidar-sensor:problem:system-file: the detail names the file and why; nothing changed); retry after Retry-After seconds',
   507: "The unit's storage is full or read-only (type urn:lidar-sensor:problem:insufficient-storage): the change was not stored; reads still work, and deleting the user data frees space",
 };
 

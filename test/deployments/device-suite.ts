@@ -83,15 +83,38 @@ export function describeDeviceInstall(target: DeviceTarget): void {
     expect(response.status, `GET ${path}`).toBe(200);
     return (await response.json()) as T;
   }
-  /** A request from inside the unit, on loopback: what still reaches it while its Ethernet address is elsewhere. */
-  async function onLoopback(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+  /**
+   * A request from inside the unit to one of its own addresses: what still reaches it while its Ethernet address
+   * is one the host has no route to. Status 0 when nothing answers there.
+   */
+  async function fromInside(
+    address: string,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: string }> {
     const init = JSON.stringify({
       method,
       headers: { 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const script = `fetch('http://127.0.0.1/api/v1${path}', ${init}).then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })))`;
+    const script = `fetch('http://${address}/api/v1${path}', { ...${init}, signal: AbortSignal.timeout(10000) }).then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })), (e) => console.log(JSON.stringify({ status: 0, body: String(e) })))`;
     return JSON.parse(await docker(['exec', name, BUNDLED_NODE, '-e', script])) as { status: number; body: string };
+  }
+  /** A request from inside the unit, on loopback: what still reaches a unit listening on every address. */
+  const onLoopback = (method: string, path: string, body?: unknown) => fromInside('127.0.0.1', method, path, body);
+  /** The service's ExecStart line as installed. */
+  async function installedExecStart(): Promise<string> {
+    const unitFile = await sh('systemctl show --property FragmentPath --value lidar-sensor');
+    return sh(`sed -n 's/^ExecStart=//p' ${unitFile}`);
+  }
+  /** Runs the service with its ExecStart edited (a site drop-in), restarted; `undefined` removes the drop-in. */
+  async function withExecStart(edit: ((line: string) => string) | undefined): Promise<void> {
+    const dropIn = `${FACTORY_DROP_IN_DIR}/exec-start.conf`;
+    const script = edit
+      ? `printf '[Service]\\nExecStart=\\nExecStart=%s\\n' '${edit(await installedExecStart())}' > ${dropIn}`
+      : `rm -f ${dropIn}`;
+    await sh(`${script} && systemctl daemon-reload && systemctl restart lidar-sensor`);
   }
   async function answers(): Promise<boolean> {
     return api('/sensor/metadata/sensor_info')
@@ -405,6 +428,170 @@ export function describeDeviceInstall(target: DeviceTarget): void {
         await waitFor(answers, 60_000 * patience, 'the unit to answer as its own model again');
       },
     );
+
+    it.skipIf(emulated)(
+      'answers /api/v1/time with PTP DISABLED while ptp4l hangs, and stops within its stop timeout all the same',
+      async () => {
+        // A hung ptp4l: its read-only socket taken by one that is never read, so pmc blocks once its queue is full.
+        const stalled =
+          "perl -MSocket -e 'socket(my $s, PF_UNIX, SOCK_DGRAM, 0) or die; bind($s, pack_sockaddr_un($ARGV[0])) or die; chmod 0666, $ARGV[0]; sleep' /run/ptp4lro";
+        // ptp4l keeps running; its socket's path now leads to the hung one (ptp4l makes it again when restarted).
+        await sh(`rm -f /run/ptp4lro && systemd-run --unit ptp4l-stalled ${stalled}`);
+        await waitFor(
+          async () => (await sh('test -S /run/ptp4lro && echo yes || true')) === 'yes',
+          30_000,
+          'the stalled socket',
+        );
+        try {
+          for (let round = 0; round < 3; round++) {
+            const [all, ptp] = await Promise.all([
+              json<{ ptp: unknown }>('/time'),
+              json<{ port_data_set: { port_state: string } }>('/time/ptp'),
+            ]);
+            expect(ptp.port_data_set.port_state).toBe('DISABLED');
+            expect(all.ptp).toEqual(ptp);
+          }
+          // A stop while a read hangs on the socket: no SIGKILL at TimeoutStopSec, no pmc left.
+          // Asked again until a read is out (the core answers from its last reading for a second).
+          const asked: Promise<unknown>[] = [];
+          await waitFor(
+            async () => {
+              asked.push(api('/time/ptp').catch(() => undefined));
+              return (await sh('pgrep -x pmc || true')) !== '';
+            },
+            30_000,
+            'a pmc asking the hung ptp4l',
+            200,
+          );
+          const started = Date.now();
+          await sh('systemctl stop lidar-sensor');
+          figures.stopWithPtp4lHungSeconds = ((Date.now() - started) / 1000).toFixed(2);
+          await Promise.all(asked);
+          expect(await sh('systemctl show --property Result --value lidar-sensor')).toBe('success');
+          expect(await sh('pgrep -x pmc || true')).toBe('');
+        } finally {
+          await sh(
+            'systemctl stop ptp4l-stalled; rm -f /run/ptp4lro; systemctl restart ptp4l; systemctl start lidar-sensor',
+          );
+        }
+        await waitFor(answers, 60_000 * patience, 'the unit to answer again');
+      },
+    );
+
+    it.skipIf(emulated)(
+      'bound to its own address (--host), moves its listener and data source with its IPv4 override and back',
+      async () => {
+        const dockerCidr = await sh("ip -4 -o addr show dev eth0 scope global | awk '{print $4}'");
+        const dockerAddress = dockerCidr.split('/')[0];
+        const gateway = await sh("ip route show default | awk '{print $3}'");
+        await withExecStart((line) => line.replace('--host 0.0.0.0', `--host ${dockerAddress}`));
+        await waitFor(answers, 60_000 * patience, `the unit bound to ${dockerAddress} to answer`);
+        expect(await sh('ss -Hltn "sport = :80" | awk \'{print $4}\'')).toBe(`${dockerAddress}:80`);
+        // Its lidar data to a receiver on the unit itself, which notes the source of each datagram.
+        const receiver = `${BUNDLED_NODE} -e "const s = require('node:dgram').createSocket('udp4'); s.on('message', (m, r) => require('node:fs').writeFileSync('/run/lidar-source', r.address)); s.bind(7502)"`;
+        await sh(`rm -f /run/lidar-source && systemd-run --unit lidar-receiver ${receiver}`);
+        const source = () => sh('cat /run/lidar-source 2>/dev/null || true');
+        const override = '192.0.2.77/24';
+        try {
+          const config = await api('/sensor/config', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ udp_dest: dockerAddress, udp_port_lidar: 7502 }),
+          });
+          expect(config.status).toBe(204);
+          await waitFor(async () => (await source()) === dockerAddress, 30_000, `lidar data from ${dockerAddress}`);
+          const put = await api('/system/network/ipv4/override', {
+            method: 'PUT',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(override),
+          });
+          expect(put.status).toBe(200);
+          const onOverride = await waitFor(
+            async () => {
+              const res = await fromInside('192.0.2.77', 'GET', '/system/network/ipv4');
+              return res.status === 200 ? res : undefined;
+            },
+            30_000 * patience,
+            'the unit to answer on 192.0.2.77',
+          );
+          expect(JSON.parse(onOverride.body)).toMatchObject({ addr: override, override });
+          expect(await sh('ss -Hltn "sport = :80" | awk \'{print $4}\'')).toBe('192.0.2.77:80');
+          const reconfigured = await fromInside('192.0.2.77', 'POST', '/sensor/config', { udp_dest: '192.0.2.77' });
+          expect(reconfigured.status).toBe(204);
+          await waitFor(async () => (await source()) === '192.0.2.77', 30_000, 'lidar data from 192.0.2.77');
+          // Restarted with the same arguments: --host is gone from the machine, the unit answers where it went.
+          await sh('systemctl restart lidar-sensor');
+          await waitFor(
+            async () => (await fromInside('192.0.2.77', 'GET', '/system/network/ipv4/override')).status === 200,
+            60_000 * patience,
+            'the restarted unit to answer on 192.0.2.77',
+          );
+          expect(await sh('journalctl -u lidar-sensor -o cat --no-pager')).toContain(
+            `--host ${dockerAddress} is no longer an address of this machine`,
+          );
+          // Removed: back to dynamic addressing, the link-local address (no DHCP client here), and the unit with it.
+          expect((await fromInside('192.0.2.77', 'DELETE', '/system/network/ipv4/override')).status).toBe(204);
+          const linkLocal = await waitFor(
+            async () => /169\.254\.\d+\.\d+/.exec(await sh('ip -4 -o addr show dev eth0'))?.[0],
+            30_000 * patience,
+            'a link-local address on eth0',
+          );
+          await waitFor(
+            async () => (await fromInside(linkLocal, 'GET', '/system/network/ipv4')).status === 200,
+            30_000 * patience,
+            `the unit to answer on ${linkLocal}`,
+          );
+          expect(await sh('ss -Hltn "sport = :80" | awk \'{print $4}\'')).toBe(`${linkLocal}:80`);
+          figures.boundAddressMoves = `${dockerAddress} -> 192.0.2.77 -> (restart) 192.0.2.77 -> ${linkLocal}`;
+          // What the site's DHCP client would do: Docker's address and route back.
+          await sh(
+            `ip addr del ${linkLocal}/16 dev eth0 && ip addr add ${dockerCidr} dev eth0 && ip route replace default via ${gateway}`,
+          );
+        } finally {
+          await sh('systemctl stop lidar-receiver || true');
+          await withExecStart(undefined);
+        }
+        await waitFor(answers, 60_000 * patience, 'the unit answering on its Docker address again');
+        const reset = await api('/sensor/config', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ udp_dest: '', udp_port_lidar: 7502 }),
+        });
+        expect(reset.status).toBe(204);
+      },
+    );
+
+    it("refuses a PTP profile its ptp4l configuration cannot take, naming the file, and keeps its own storage's state", async () => {
+      // The configuration on a file system the service may not write (ProtectSystem=strict makes /etc read-only).
+      const config = '/etc/lidar-sensor/ptp4l-profile.conf';
+      await withExecStart((line) => line.replace(/--ptp4l-config \S+/, `--ptp4l-config ${config}`));
+      try {
+        await waitFor(answers, 60_000 * patience, 'the unit to answer');
+        const before = await json<string>('/time/ptp/profile');
+        const put = await api('/time/ptp/profile', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify('gptp'),
+        });
+        expect(put.status).toBe(503);
+        const problem = (await put.json()) as { type: string; detail: string };
+        expect(problem.type).toBe('urn:lidar-sensor:problem:system-file');
+        expect(problem.detail).toContain(config);
+        expect(problem.detail).toContain('EROFS');
+        expect(await json<string>('/time/ptp/profile')).toBe(before);
+        const metrics = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+        expect(metrics).toMatch(/storage_refusing_writes\{cause="read-only"\} 0/);
+        const write = await api('/user/data', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify('stored while ptp4l.conf is read-only'),
+        });
+        expect(write.status).toBe(204);
+      } finally {
+        await withExecStart(undefined);
+      }
+      await waitFor(answers, 60_000 * patience, 'the unit to answer as installed again');
+    });
 
     it('restarts through systemd on POST /api/v1/system/restart: a new main PID, then it answers again', async () => {
       const before = await mainPid();

@@ -41,6 +41,29 @@ export interface Side {
   iface: string;
 }
 
+/**
+ * The options of a real unit (--hal linux) on a side's veth, listening on port 80 as a unit does: a real
+ * unit starts only with factory data, so the first start programs `serial`, as a factory would.
+ */
+export function linuxUnitArgs(side: Side, unit: { serial: string; host: string; dataDir: string }): string[] {
+  return [
+    '--hal',
+    'linux',
+    '--serial',
+    unit.serial,
+    '--host',
+    unit.host,
+    '--port',
+    '80',
+    '--interface',
+    side.iface,
+    '--data-dir',
+    unit.dataDir,
+    '--log-level',
+    'warn',
+  ];
+}
+
 export interface SpawnedProcess {
   child: ChildProcess;
   output(): string;
@@ -143,12 +166,13 @@ export class NetnsPair {
   async fetch(
     side: Side,
     url: string,
-    init: { method?: string; body?: string; contentType?: string } = {},
+    /** `timeoutMs`: how long the client waits before it gives up (status 0); default 3 s. */
+    init: { method?: string; body?: string; contentType?: string; timeoutMs?: number } = {},
   ): Promise<{ status: number; body: string }> {
     const script = `
-      const [url, method, body, type] = process.argv.slice(1);
+      const [url, method, body, type, timeoutMs] = process.argv.slice(1);
       try {
-        const res = await fetch(url, { method, body: body === '' ? undefined : body, headers: type ? { 'content-type': type } : {}, signal: AbortSignal.timeout(3000) });
+        const res = await fetch(url, { method, body: body === '' ? undefined : body, headers: type ? { 'content-type': type } : {}, signal: AbortSignal.timeout(Number(timeoutMs)) });
         console.log(JSON.stringify({ status: res.status, body: await res.text() }));
       } catch (error) {
         console.log(JSON.stringify({ status: 0, body: String(error) }));
@@ -163,6 +187,7 @@ export class NetnsPair {
       init.method ?? 'GET',
       init.body ?? '',
       init.contentType ?? '',
+      String(init.timeoutMs ?? 3000),
     ]);
     const code = await new Promise<number | null>((resolve) => spawned.child.once('exit', resolve));
     const line = spawned.output().trim().split('\n').pop() ?? '';

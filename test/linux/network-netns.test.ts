@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkLocalFromMac } from '../../src/model/ipv4.js';
-import { NetnsPair, netnsSkipReason, type SpawnedProcess } from '../helpers/netns.js';
+import { linuxUnitArgs, NetnsPair, netnsSkipReason, type SpawnedProcess } from '../helpers/netns.js';
 import { waitFor } from '../helpers/poll.js';
 
 const skipReason = netnsSkipReason();
@@ -30,21 +30,7 @@ describe.skipIf(skipReason)('static IPv4 override on a real interface (network n
       '--import',
       resolve(REPO, 'node_modules/tsx/dist/esm/index.mjs'),
       resolve(REPO, 'src/main/cli.ts'),
-      '--hal',
-      'linux',
-      // A real unit starts only with factory data: the first start programs it, as a factory would.
-      '--serial',
-      '122201000123',
-      '--host',
-      '0.0.0.0',
-      '--port',
-      '80',
-      '--interface',
-      pair.b.iface,
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'warn',
+      ...linuxUnitArgs(pair.b, { serial: '122201000123', host: '0.0.0.0', dataDir }),
     ]);
     const started = server;
     // Ask only once the kernel has the address: a client that ARPs for a missing one waits out its timeout.

@@ -62,3 +62,27 @@ it('hands a fresh value over without a promise, and nothing once it is stale or 
   forever.invalidate();
   expect(forever.fresh()).toBeUndefined();
 });
+
+it('shares a read in flight only until its deadline: a later caller starts its own, and the stale read never overwrites it', async () => {
+  let now = 0;
+  const releases: ((value: string) => void)[] = [];
+  const cache = new TtlCache(
+    () => new Promise<string>((resolve) => releases.push(resolve)),
+    0,
+    () => now,
+    3000,
+  );
+  const stuck = cache.get();
+  now += 2999;
+  cache.get(); // still within the deadline: the same read
+  expect(releases).toHaveLength(1);
+  now += 1;
+  const fresh = cache.get();
+  expect(releases).toHaveLength(2);
+  releases[1]('second');
+  expect(await fresh).toBe('second');
+  releases[0]('first, late');
+  expect(await stuck).toBe('first, late');
+  expect(cache.peek()).toBe('second');
+  await cache.settled();
+});

@@ -69,9 +69,13 @@ export interface ChronycOptions {
   /** chronyc's `-h`: a host or the path of chronyd's Unix command socket; default chronyc's own default. */
   host?: string;
   timeoutMs?: number;
+  /** Cancels the read (the unit is stopping, or the caller's own bound ran out). */
+  signal?: AbortSignal;
 }
 
 export async function readChronyTracking(options: ChronycOptions = {}): Promise<ChronyTracking> {
   const command = ['chronyc', '-n', '-c', ...(options.host ? ['-h', options.host] : []), 'tracking'];
-  return parseChronyTracking(await runCommand(command, { timeoutMs: options.timeoutMs ?? 3000 }));
+  return parseChronyTracking(
+    await runCommand(command, { timeoutMs: options.timeoutMs ?? 3000, signal: options.signal }),
+  );
 }

@@ -1,7 +1,8 @@
 /**
  * The Ethernet interface of a real unit.
- * - Which interface: the configured one (--interface), else the one holding the listen address,
- *   else the interface of the default route (/proc/net/route), else the first non-loopback one.
+ * - Which interface: the configured one (--interface), else the one holding the listen address (or,
+ *   once the override replaced it, our override), else the interface of the default route
+ *   (/proc/net/route), else the first non-loopback one.
  * - Facts: carrier, speed, duplex and MAC from /sys/class/net/<if>; addresses from the kernel
  *   (getifaddrs through os.networkInterfaces, link-local ones included); the OS host name.
  * - Static IPv4 override, with iproute2: the other global IPv4 addresses are removed first (removing
@@ -50,6 +51,8 @@ export class LinuxNetwork implements NetworkHal {
   private interfacePromise: Promise<string> | undefined;
   /** The override this process applied, for interfaces whose name leaves no room for the label. */
   private applied: string | null = null;
+  /** Aborted by close: a stop never waits on ip, ethtool or the hook (each is bounded anyway). */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: LinuxNetworkOptions) {}
 
@@ -125,27 +128,29 @@ export class LinuxNetwork implements NetworkHal {
   async applySpeedOverride(speed: SpeedOverride): Promise<void> {
     const name = await this.interfaceName();
     const settings = speed === null ? ['autoneg', 'on'] : ['speed', String(speed), 'duplex', 'full', 'autoneg', 'off'];
-    await runCommand(['ethtool', '-s', name, ...settings]);
+    await runCommand(['ethtool', '-s', name, ...settings], { signal: this.closing.signal });
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closing.abort();
+  }
 
   private async kernelAddresses(name: string): Promise<KernelAddress[]> {
-    const output = await runCommand(['ip', '-j', '-4', 'addr', 'show', 'dev', name]);
+    const output = await runCommand(['ip', '-j', '-4', 'addr', 'show', 'dev', name], { signal: this.closing.signal });
     // `ip -j` prints an array of links, each with addr_info (iproute2's JSON output).
     const links = JSON.parse(output) as { addr_info?: KernelAddress[] }[];
     return links.flatMap((l) => l.addr_info ?? []);
   }
 
   private async ip(args: string[]): Promise<void> {
-    await runCommand(['ip', ...args]);
+    await runCommand(['ip', ...args], { signal: this.closing.signal });
     this.options.log.info({ command: `ip ${args.join(' ')}` }, 'network interface changed');
   }
 
   private async runHook(args: string[]): Promise<void> {
     if (!this.options.networkHook) return;
     try {
-      await runCommand([this.options.networkHook, ...args], { timeoutMs: 30_000 });
+      await runCommand([this.options.networkHook, ...args], { timeoutMs: 30_000, signal: this.closing.signal });
     } catch (error) {
       this.options.log.error({ err: error }, 'the network hook failed');
     }
@@ -163,13 +168,19 @@ export class LinuxNetwork implements NetworkHal {
 
 const cidrOf = (a: KernelAddress) => `${a.local}/${a.prefixlen}`;
 
-/** The configured interface, else the one holding the listen address, else the default route's, else the first non-loopback. */
+/**
+ * The configured interface, else the one holding the listen address, else the one holding our override, else the
+ * default route's, else the first non-loopback.
+ */
 export async function resolveInterface(configured: string | undefined, listenAddress: string): Promise<string> {
   const interfaces = networkInterfaces();
   if (configured) return configured;
   for (const [name, addresses] of Object.entries(interfaces)) {
     if (addresses?.some((a) => a.address === listenAddress && !a.internal)) return name;
   }
+  // The listen address may be gone because our own override replaced it: the override's label names the interface.
+  const overridden = Object.keys(interfaces).find((key) => key.endsWith(':ovr'));
+  if (overridden) return overridden.slice(0, -':ovr'.length);
   const byDefaultRoute = await readDefaultRouteInterface();
   if (byDefaultRoute && interfaces[byDefaultRoute]) return byDefaultRoute;
   // Interfaces without any address yet are only listed in sysfs.

@@ -130,6 +130,8 @@ export interface PmcOptions {
   /** The management messages' transportSpecific (pmc -t): 1 under the gPTP-based profiles. */
   transportSpecific?: number;
   timeoutMs?: number;
+  /** Cancels the query (the unit is stopping, or the caller's own bound ran out). */
+  signal?: AbortSignal;
 }
 
 /** Asks the local ptp4l for the five data sets in one pmc run. */
@@ -147,6 +149,7 @@ export async function queryPtpDataSets(options: PmcOptions = {}): Promise<PtpDat
   ];
   const output = await runCommand([...command, ...PTP_DATA_SET_IDS.map((id) => `GET ${id}`)], {
     timeoutMs: options.timeoutMs ?? 3000,
+    signal: options.signal,
   });
   return parsePtpDataSets(output);
 }

@@ -9,7 +9,8 @@
  * ptp4l reads its configuration at start: a profile change takes effect when ptp4l restarts
  * (the Linux HAL runs the configured restart command, e.g. `systemctl restart ptp4l`).
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { systemFileProblem } from '../../model/index.js';
 import { isPtpProfile, ptp4lSettings, type PtpProfile } from '../ptp-profiles.js';
 
 export const BLOCK_BEGIN = '# BEGIN lidar-sensor PTP profile (managed: rewritten by PUT /api/v1/time/ptp/profile)';
@@ -39,19 +40,29 @@ export function withProfileBlock(existing: string, profile: PtpProfile): string 
   return text + renderProfileBlock(profile);
 }
 
-/** Rewrites the file's managed block. Returns whether the file changed (a restart of ptp4l is needed). */
+const WHAT = "ptp4l's configuration";
+
+/**
+ * Rewrites the file's managed block. Returns whether the file changed (a restart of ptp4l is needed). A file
+ * that cannot be read or written is a `system-file` problem naming it and why, never the unit's storage.
+ */
 export async function writeProfileToPtp4lConfig(path: string, profile: PtpProfile): Promise<boolean> {
   let existing = '';
   try {
     existing = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw systemFileProblem(WHAT, path, error);
   }
   const next = withProfileBlock(existing, profile);
   if (next === existing) return false;
   const temporary = `${path}.tmp-${process.pid}`;
-  await writeFile(temporary, next, { mode: 0o644 });
-  await rename(temporary, path);
+  try {
+    await writeFile(temporary, next, { mode: 0o644 });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw systemFileProblem(WHAT, path, error);
+  }
   return true;
 }
 

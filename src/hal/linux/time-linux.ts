@@ -5,6 +5,10 @@
  * - PTP: the five management data sets from ptp4l through pmc (pmc.ts). The device core reuses a
  *   reading for a second (`readingsTtlMs`), so a fleet of pollers doesn't spawn a pmc per request.
  *   When ptp4l doesn't answer: the local view with port_state DISABLED (no PTP port is running) and a warning.
+ * - Every read is bounded (DAEMON_READ_BOUND_MS): a daemon that takes a request and never answers (a hung
+ *   ptp4l or chronyd whose socket is never read) reads as one that is not running once the bound runs out,
+ *   the tool's child is ended (run-command.ts), and a read past its bound is never handed to later callers.
+ *   Closing cancels the reads in flight instead of waiting for them.
  * - Profile: written into ptp4l's configuration file (ptp4l-config.ts), then ptp4l is restarted with
  *   the configured command when the file changed.
  * - Timestamp clocks: internal oscillator = CLOCK_MONOTONIC (since the OS booted, i.e. power-on);
@@ -50,6 +54,9 @@ export interface LinuxTimeOptions {
  */
 export const READINGS_TTL_MS = 1000;
 
+/** The longest a tracking or PTP read takes, both of pmc's transportSpecific tries together. */
+export const DAEMON_READ_BOUND_MS = 3000;
+
 export class LinuxTime implements TimeHal {
   private readonly realtime = new RealtimeAnchor();
   private profile: PtpProfile = DEFAULT_PTP_PROFILE;
@@ -58,8 +65,10 @@ export class LinuxTime implements TimeHal {
    * Concurrent callers share one pmc and one chronyc (a time-to-live of 0: nothing is reused after
    * the read; the device core keeps readings). The newest data sets are the PTP mode's timestamp clock.
    */
-  private readonly ptpReads = new TtlCache(() => this.queryPtp(), 0);
-  private readonly trackingReads = new TtlCache(() => this.queryTracking(), 0);
+  private readonly ptpReads = new TtlCache(() => this.queryPtp(), 0, Date.now, DAEMON_READ_BOUND_MS);
+  private readonly trackingReads = new TtlCache(() => this.queryTracking(), 0, Date.now, DAEMON_READ_BOUND_MS);
+  /** Aborted by close: the reads in flight end their children and settle at once. */
+  private readonly closing = new AbortController();
   private lastPtpReadAt = 0;
   private readingsChanged: () => void = () => undefined;
   private readonly warned = new Set<string>();
@@ -101,7 +110,11 @@ export class LinuxTime implements TimeHal {
 
   private async queryTracking(): Promise<ChronyTracking> {
     try {
-      const tracking = await readChronyTracking({ host: this.options.chronycHost });
+      const tracking = await readChronyTracking({
+        host: this.options.chronycHost,
+        timeoutMs: DAEMON_READ_BOUND_MS,
+        signal: this.closing.signal,
+      });
       this.warned.delete('chrony');
       return tracking;
     } catch (error) {
@@ -123,15 +136,15 @@ export class LinuxTime implements TimeHal {
   }
 
   async applyPtpProfile(profile: PtpProfile): Promise<void> {
+    const { ptp4lConfig, ptp4lRestartCommand } = this.options;
+    // The file first: a profile ptp4l's configuration refused is not the one the unit reports.
+    const changed = ptp4lConfig ? await writeProfileToPtp4lConfig(ptp4lConfig, profile) : false;
     this.profile = profile;
     this.ptpReads.invalidate();
     this.readingsChanged();
-    const { ptp4lConfig, ptp4lRestartCommand } = this.options;
-    if (!ptp4lConfig) return;
-    const changed = await writeProfileToPtp4lConfig(ptp4lConfig, profile);
     if (changed && ptp4lRestartCommand?.length) {
       // ptp4l re-reads its configuration only at start; a failed restart leaves the old profile running until the next one.
-      runCommand(ptp4lRestartCommand, { timeoutMs: 15_000 }).catch((error: unknown) =>
+      runCommand(ptp4lRestartCommand, { timeoutMs: 15_000, signal: this.closing.signal }).catch((error: unknown) =>
         this.options.log.error({ err: error }, 'restarting ptp4l for the new PTP profile failed'),
       );
     }
@@ -141,17 +154,21 @@ export class LinuxTime implements TimeHal {
     return idleTimingInputs();
   }
 
+  /** Never waits on a daemon: the reads in flight are cancelled and settle with the not-synchronised view. */
   async close(): Promise<void> {
-    await Promise.all([this.ptpReads.settled(), this.trackingReads.settled()]);
+    this.closing.abort();
   }
 
   private async queryPtp(): Promise<PtpDataSets> {
     const expected = transportSpecific(this.profile);
+    const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(DAEMON_READ_BOUND_MS)]);
     const ask = (transport: number) =>
       queryPtpDataSets({
         socketPath: this.options.ptp4lSocket,
         clientSocket: this.options.pmcClientSocket,
         transportSpecific: transport,
+        timeoutMs: DAEMON_READ_BOUND_MS,
+        signal,
       });
     let dataSets: PtpDataSets;
     try {

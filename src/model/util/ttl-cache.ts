@@ -3,15 +3,20 @@
  * within `ttlMs` gets the same object, and concurrent callers share one read in flight. A fleet of
  * pollers then costs one daemon query per period, not one per request. `fresh()` hands the value over
  * without a promise while it is fresh, for hot paths that answer from it synchronously.
+ *
+ * `shareMs` bounds the sharing: a read in flight longer than that (a daemon that stopped answering) is
+ * not handed to later callers, who start their own; whatever the late read brings never replaces a
+ * value read after it started.
  */
 export class TtlCache<T> {
-  private value: { at: number; data: T } | undefined;
-  private inFlight: Promise<T> | undefined;
+  private value: { at: number; startedAt: number; data: T } | undefined;
+  private inFlight: { promise: Promise<T>; startedAt: number } | undefined;
 
   constructor(
     private readonly read: () => Promise<T>,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    private readonly shareMs = Number.POSITIVE_INFINITY,
   ) {}
 
   /** The value while it is fresh, else undefined (then `get` reads it). */
@@ -25,14 +30,21 @@ export class TtlCache<T> {
   /** The value while it is fresh; otherwise the read that brings it. */
   get(): Promise<T> {
     const value = this.value;
-    if (value && this.now() - value.at < this.ttlMs) return Promise.resolve(value.data);
-    this.inFlight ??= this.read()
+    const now = this.now();
+    if (value && now - value.at < this.ttlMs) return Promise.resolve(value.data);
+    if (this.inFlight && now - this.inFlight.startedAt < this.shareMs) return this.inFlight.promise;
+    const read = { startedAt: now, promise: this.read() };
+    read.promise = read.promise
       .then((data) => {
-        this.value = { at: this.now(), data };
+        if (!this.value || this.value.startedAt <= read.startedAt)
+          this.value = { at: this.now(), startedAt: read.startedAt, data };
         return data;
       })
-      .finally(() => (this.inFlight = undefined));
-    return this.inFlight;
+      .finally(() => {
+        if (this.inFlight === read) this.inFlight = undefined;
+      });
+    this.inFlight = read;
+    return read.promise;
   }
 
   /** The last value read, however old, without reading. */
@@ -46,7 +58,7 @@ export class TtlCache<T> {
   }
 
   settled(): Promise<void> {
-    return (this.inFlight ?? Promise.resolve()).then(
+    return (this.inFlight?.promise ?? Promise.resolve()).then(
       () => undefined,
       () => undefined,
     );
