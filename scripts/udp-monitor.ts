@@ -12,24 +12,32 @@
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { crc64BigInt } from '../src/udp/packets/crc64.js';
+import { COLUMNS_PER_PACKET } from '../src/udp/packets/lidar-profiles.js';
+// The replay's layouts cover every profile a unit sends, LEGACY (a replayed firmware 2.x recording) included.
+import { readLidarHeader } from '../src/udp/replay/lidar-header.js';
 import {
-  COLUMNS_PER_PACKET,
-  PROFILE_LAYOUTS,
-  lidarPacketBytes,
-  type ProfileLayout,
-} from '../src/udp/packets/lidar-profiles.js';
-import { LIDAR_PROFILES, type LidarProfile } from '../src/model/index.js';
+  type RecordedLayout,
+  type RecordedProfile,
+  columnValid,
+  isLegacy,
+  recordedColumnBytes,
+  recordedLayout,
+  recordedPacketBytes,
+} from '../src/udp/replay/recorded-layout.js';
+import { LIDAR_PROFILES } from '../src/model/index.js';
 
-const USAGE = `usage: udp-monitor [--port 7502] [--imu-port 7503] [--bind 0.0.0.0] [--sensor HOST[:PORT]] [--configure] [--duration SECONDS]
+const PROFILES: readonly RecordedProfile[] = [...LIDAR_PROFILES, 'LEGACY'];
+
+const USAGE = `usage: udp-monitor [--port 7502] [--imu-port 7503] [--bind 127.0.0.1] [--sensor HOST[:PORT]] [--configure] [--duration SECONDS]
   --port       lidar UDP port to listen on (default 7502)
   --imu-port   IMU UDP port to listen on (default 7503; 0 = do not listen)
-  --bind       local address to listen on (default 0.0.0.0)
+  --bind       local address to listen on (default 127.0.0.1; 0.0.0.0 for a sensor on the network)
   --sensor     the sensor's HTTP address: read its metadata to know profile, pixels and column window
   --configure  with --sensor: POST udp_dest "@auto" and the two ports, so the sensor sends here
   --duration   stop after this many seconds (default: run until Ctrl-C)`;
 
 interface Format {
-  profile: LidarProfile;
+  profile: RecordedProfile;
   pixels: number;
   /** Valid columns a complete frame has; undefined = learn it from the largest frame seen. */
   windowColumns?: number;
@@ -42,7 +50,7 @@ interface Format {
 interface Metadata {
   sensor_info: { initialization_id: number };
   lidar_data_format: {
-    udp_profile_lidar: LidarProfile;
+    udp_profile_lidar: RecordedProfile;
     pixels_per_column: number;
     column_window: [number, number];
     columns_per_frame: number;
@@ -55,13 +63,16 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+const isLoopback = (host: string) => host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+
 function parse() {
   try {
     const { values } = parseArgs({
       options: {
         port: { type: 'string', default: '7502' },
         'imu-port': { type: 'string', default: '7503' },
-        bind: { type: 'string', default: '0.0.0.0' },
+        // Loopback unless told: a tool run to look at a local unit opens no port to the network.
+        bind: { type: 'string', default: '127.0.0.1' },
         sensor: { type: 'string' },
         configure: { type: 'boolean', default: false },
         duration: { type: 'string' },
@@ -80,6 +91,10 @@ function parse() {
     if (duration !== undefined && !(duration > 0)) fail('--duration must be a positive number of seconds');
     if (values.configure && !values.sensor) fail('--configure needs --sensor');
     const sensor = values.sensor && (values.sensor.includes('://') ? values.sensor : `http://${values.sensor}`);
+    if (values.configure && sensor && values.bind === '127.0.0.1' && !isLoopback(new URL(sensor).hostname))
+      fail(
+        "--configure with a sensor on the network: it sends to this host's network address; pass --bind 0.0.0.0 (or that address)",
+      );
     return { port, imuPort, bind: values.bind, sensor, configure: values.configure, duration };
   } catch (err) {
     fail((err as Error).message);
@@ -104,18 +119,19 @@ async function readFormat(sensor: string): Promise<Format> {
 /** Every (profile, pixels) whose packets have this size; several when the size alone is ambiguous. */
 function candidatesForSize(size: number): Format[] {
   const found: Format[] = [];
-  for (const profile of LIDAR_PROFILES) {
+  for (const profile of PROFILES) {
     for (const pixels of [16, 32, 64, 128])
-      if (lidarPacketBytes(PROFILE_LAYOUTS[profile], pixels) === size) found.push({ profile, pixels });
+      if (recordedPacketBytes(recordedLayout(profile), pixels) === size) found.push({ profile, pixels });
   }
   return found;
 }
 
 /** The candidate whose header and footer check out (FUSA: zero footer; others: CRC-64/XZ). */
 function guessFormat(packet: Buffer): Format | undefined {
-  const fits = candidatesForSize(packet.length).filter(({ profile }) => {
-    const fusa = PROFILE_LAYOUTS[profile].header === 'FUSA';
-    return fusa
+  const fits = candidatesForSize(packet.length).filter(({ profile, pixels }) => {
+    const layout = recordedLayout(profile);
+    if (isLegacy(layout)) return legacyStatusesOk(packet, pixels);
+    return layout.header === 'FUSA'
       ? packet[0] === 1 && packet.subarray(packet.length - 32).every((b) => b === 0)
       : packet.readUInt16LE(0) === 1 && crcOk(packet);
   });
@@ -127,17 +143,28 @@ function guessFormat(packet: Buffer): Format | undefined {
 
 const crcOk = (p: Buffer) => crc64BigInt(p, 0, p.length - 8) === p.readBigUInt64LE(p.length - 8);
 
-interface Header {
-  frameId: number;
-  initId: number;
-  serial: bigint;
-  alertFlags: number;
+/** LEGACY packets have no header: every column's status word is 0 (no data) or 0xFFFFFFFF (valid). */
+function legacyStatusesOk(p: Buffer, pixels: number): boolean {
+  const columnBytes = recordedColumnBytes(recordedLayout('LEGACY'), pixels);
+  for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
+    const status = p.readUInt32LE(columnBytes * (c + 1) - 4);
+    if (status !== 0 && status !== 0xffffffff) return false;
+  }
+  return true;
 }
 
-function header(p: Buffer, layout: ProfileLayout): Header {
-  return layout.header === 'FUSA'
-    ? { initId: p.readUIntLE(1, 3), frameId: p.readUInt32LE(4), alertFlags: p[8], serial: BigInt(p.readUIntLE(11, 5)) }
-    : { frameId: p.readUInt16LE(2), initId: p.readUIntLE(4, 3), serial: BigInt(p.readUIntLE(7, 5)), alertFlags: p[12] };
+interface Header {
+  frameId: number;
+  /** null for LEGACY packets, which carry no identity or alert flags. */
+  initId: number | null;
+  serial: bigint | null;
+  alertFlags: number | null;
+}
+
+function header(p: Buffer, layout: RecordedLayout): Header {
+  const { frameId, initId, serial } = readLidarHeader(p, layout);
+  const alertFlags = isLegacy(layout) ? null : layout.header === 'FUSA' ? p[8] : p[12];
+  return { frameId, initId, serial, alertFlags };
 }
 
 /** Counters of one reporting interval. */
@@ -190,7 +217,7 @@ async function main() {
       interval.badSize++;
       return;
     }
-    if (p.length !== lidarPacketBytes(PROFILE_LAYOUTS[format.profile], format.pixels)) {
+    if (p.length !== recordedPacketBytes(recordedLayout(format.profile), format.pixels)) {
       // The sensor was reconfigured (or sends something else): recognise the new format by its packets.
       const guess = guessFormat(p);
       if (!guess) {
@@ -200,7 +227,7 @@ async function main() {
       format = guess;
       frame = undefined;
     }
-    const layout = PROFILE_LAYOUTS[format.profile];
+    const layout = recordedLayout(format.profile);
     interval.lidarPackets++;
     if (layout.header === 'STANDARD' && !crcOk(p)) interval.badCrc++;
     const h = header(p, layout);
@@ -216,8 +243,7 @@ async function main() {
       finishFrame();
       frame = { id: h.frameId, valid: 0 };
     }
-    const columnBytes = 12 + layout.bytesPerChannel * format.pixels;
-    for (let i = 0; i < COLUMNS_PER_PACKET; i++) if (p.readUInt16LE(32 + i * columnBytes + 10) & 1) frame.valid++;
+    for (let c = 0; c < COLUMNS_PER_PACKET; c++) if (columnValid(p, layout, format.pixels, c)) frame.valid++;
   });
   lidar.on('error', (err) => fail(`lidar socket: ${err.message}`));
   await bind(lidar, args.port, args.bind);
@@ -253,9 +279,12 @@ async function main() {
     const fmt = format
       ? `${format.profile} ${format.pixels}ch${format.mode ? ` ${format.mode}` : ''}${format.alsoFits ? ` (or ${format.alsoFits}: use --sensor)` : ''}`
       : 'waiting for packets';
-    const id = last
-      ? `init_id ${last.initId} sn ${last.serial} alert_flags 0x${last.alertFlags.toString(16).padStart(2, '0')}`
-      : '';
+    const id =
+      last && last.initId !== null
+        ? `init_id ${last.initId} sn ${last.serial} alert_flags 0x${(last.alertFlags ?? 0).toString(16).padStart(2, '0')}`
+        : last
+          ? '(LEGACY packets carry no init_id, serial or alert flags)'
+          : '';
     const problems = [i.badSize && `${i.badSize} of unexpected size`, i.badCrc && `${i.badCrc} bad CRC`]
       .filter(Boolean)
       .join(', ');

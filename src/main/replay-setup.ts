@@ -12,6 +12,7 @@ import {
   recordedLiveZoneIds,
   recordedProduct,
   type Recording,
+  RecordingError,
   recordingFaults,
 } from '../udp/replay/index.js';
 import { createRecordingBinding, recordedParameters } from './recording-binding.js';
@@ -30,12 +31,25 @@ export interface ReplaySetup {
 /** The `--replay*` options (src/main/cli-options.ts). */
 export type ReplayOptions = OptionsOf<'replay'>;
 
+/**
+ * A start after the last replayed packet leaves a unit that answers HTTP and streams nothing, pass after pass,
+ * with no word: refused at start, naming where the recording ends.
+ */
+function refuseStartPastEnd(recording: Recording, startS: number): void {
+  const lastNs = recording.packets.at(-1)?.timeNs ?? 0;
+  if (startS * 1e9 > lastNs)
+    throw new RecordingError(
+      `--replay-start ${startS} s is past the end of the recording (its last packet is at ${(lastNs / 1e9).toFixed(3)} s)`,
+    );
+}
+
 /** Throws RecordingError when the recording cannot be replayed. */
 export function prepareReplay(options: ReplayOptions): ReplaySetup {
   if (!options.replay) throw new Error('prepareReplay needs options.replay');
   // Absolute paths: the emitter worker loads the file again by name.
   const file = resolve(options.replay);
   const recording = loadRecording(file, options.metadata ? resolve(options.metadata) : undefined);
+  refuseStartPastEnd(recording, options.replayStartS);
   const product = recordedProduct(recording.metadata);
   const identity = recordedIdentity(recording.metadata, product);
   const recorded = recordedParameters(recording.metadata.configParams, recording.profile);

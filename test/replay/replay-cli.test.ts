@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
-import { OS0_CRC, OS1_FUSA } from './helpers/pcap-reference.js';
+import { OS0_CRC, OS1_FUSA, OS2_LEGACY } from './helpers/pcap-reference.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'replay-cli-'));
 
@@ -86,5 +86,13 @@ describe('lidar-sensor --replay refuses bad files at start', () => {
     const r = await start(['--replay', `${OS0_CRC}.pcap`, '--replay-rate', '0']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--replay-rate must be a number 0\.01\.\.100/);
+  });
+
+  // A start past the last packet would leave the unit serving HTTP and streaming nothing, with no word.
+  it('a --replay-start past the end of the recording', async () => {
+    expectOneLineRefusal(
+      await start(['--replay', `${OS2_LEGACY}.pcap`, '--replay-start', '0.05']),
+      /^lidar-sensor: cannot replay: --replay-start 0\.05 s is past the end of the recording \(its last packet is at 0\.04\d s\)/,
+    );
   });
 });

@@ -10,6 +10,7 @@ import { StreamClock } from './helpers/stream-clock.js';
 import { checkLidarStream, expectationsFrom, packetsInWindow, type StreamMetadata } from './helpers/stream-checks.js';
 import { UdpCapture, drain } from './helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';
+import { RECORDINGS } from '../helpers/recordings.js';
 
 const running: CliProcess[] = [];
 const captures: UdpCapture[] = [];
@@ -22,6 +23,36 @@ async function metadata(cli: CliProcess) {
   const res = await fetch(`${cli.baseUrl}/api/v1/sensor/metadata`);
   expect(res.status).toBe(200);
   return (await res.json()) as StreamMetadata;
+}
+
+/** udp-monitor on a free port, configuring `cli` to send there, for 3 s; its exit code and output. */
+async function runMonitor(cli: CliProcess) {
+  const probe = await UdpCapture.listen();
+  const port = probe.port;
+  await probe.close();
+  const monitor = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      resolve(import.meta.dirname, '../../scripts/udp-monitor.ts'),
+      '--port',
+      String(port),
+      '--imu-port',
+      '0',
+      '--sensor',
+      cli.baseUrl,
+      '--configure',
+      '--duration',
+      '3',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  monitor.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  monitor.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((r) => monitor.once('exit', r));
+  return { code, out };
 }
 
 describe('the CLI as a simulated sensor', () => {
@@ -64,37 +95,26 @@ describe('the CLI as a simulated sensor', () => {
   it('udp-monitor shows complete frames, the init id and the profile of the data flowing', async () => {
     const cli = await startCli({ host: '127.0.0.1' });
     running.push(cli);
-    const probe = await UdpCapture.listen();
-    const port = probe.port;
-    await probe.close();
-    const monitor = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        resolve(import.meta.dirname, '../../scripts/udp-monitor.ts'),
-        '--port',
-        String(port),
-        '--imu-port',
-        '0',
-        '--sensor',
-        cli.baseUrl,
-        '--configure',
-        '--duration',
-        '3',
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    monitor.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    monitor.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const code = await new Promise<number | null>((r) => monitor.once('exit', r));
+    const { code, out } = await runMonitor(cli);
     expect(code, out).toBe(0);
     const md = await metadata(cli);
     expect(out).toContain(`init_id ${md.sensor_info.initialization_id}`);
     expect(out).toContain('RNG19_RFL8_SIG16_NIR16 128ch 1024x10');
     expect(out).toMatch(/frames [1-9]\d* complete/);
+    // Loopback unless told: the monitor opens no port to the network by default.
+    expect(out).toMatch(/^listening on 127\.0\.0\.1:\d+ \(lidar\)/m);
+  }, 40_000);
+
+  it('udp-monitor reads the LEGACY packets of a replayed firmware 2.x recording', async () => {
+    const cli = await startCli({
+      host: '127.0.0.1',
+      args: ['--replay', `${RECORDINGS}OS-2-32-U0_v2.0.0_1024x10.pcap`, '--replay-loop'],
+    });
+    running.push(cli);
+    const { code, out } = await runMonitor(cli);
+    expect(code, out).toBe(0);
+    expect(out).toContain('expecting LEGACY, 32 channels, 1024x20');
+    expect(out).toMatch(/lidar [1-9]\d* pkt\/s.*\| LEGACY 32ch 1024x20 \(LEGACY packets carry no init_id/);
+    expect(out).not.toMatch(/of unexpected size/);
   }, 40_000);
 });
