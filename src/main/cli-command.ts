@@ -70,7 +70,7 @@ async function main(): Promise<number> {
     if (explained !== undefined) {
       process.stderr.write(`lidar-sensor: ${explained}\n`);
       logger.flush?.();
-      return 2;
+      return error instanceof StartupError ? error.exitStatus : 2;
     }
     throw error;
   }

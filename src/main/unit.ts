@@ -31,7 +31,21 @@ import { dataBindAddress } from '../udp/index.js';
 import { FactoryDataError, resolveFactoryData } from './factory-identity.js';
 import { announceRebuilt, announceWaitingRepair } from './store-recovery-alerts.js';
 
-export class StartupError extends Error {}
+/** A start that cannot go on: one line for the operator, and the exit status the command ends with. */
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly exitStatus = 2,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The unit cannot start until someone gives it its factory data (sysexits' EX_CONFIG). Starting it again changes
+ * nothing, so the service does not (deploy/lidar-sensor.service: RestartPreventExitStatus).
+ */
+export const EXIT_NEEDS_FACTORY_DATA = 78;
 
 /**
  * What the option table's `unit` and `linux` groups say (src/main/cli-options.ts: product, serial, HAL, firmware
@@ -227,7 +241,7 @@ function resolveIdentity(
       macAddress: factory.macAddress,
     };
   } catch (error) {
-    if (error instanceof FactoryDataError) throw new StartupError(error.message);
+    if (error instanceof FactoryDataError) throw new StartupError(error.message, EXIT_NEEDS_FACTORY_DATA);
     throw error;
   }
 }

@@ -54,6 +54,8 @@ export function describeDeviceInstall(target: DeviceTarget): void {
   const { arch, emulated } = target;
   const name = `${PREFIX}-device-${arch}`;
   const figures: Record<string, string> = {};
+  /** What the device showed at its first boot, before it had factory data. */
+  const firstBoot = { installSaid: '', show: '', status: '', journalLines: '' };
   /** How many times longer than natively a step may take: qemu-user runs every instruction through its translator. */
   const patience = emulated ? 5 : 1;
 
@@ -191,20 +193,36 @@ export function describeDeviceInstall(target: DeviceTarget): void {
         const dir = `/etc/systemd/system/${limit.unit}.d`;
         await sh(`mkdir -p ${dir} && printf "[Service]\\n${limit.setting}\\n" > ${dir}/emulation.conf`);
       }
-      // The unit's identity is factory data, written once: a real unit never invents a serial. Programmed the way
-      // docs/deployments.md says, the serial given to the service's first start.
-      await sh(
-        `mkdir -p ${FACTORY_DROP_IN_DIR} && printf "[Service]\\nEnvironment=SENSOR_SERIAL=${FACTORY_SERIAL}\\n" > ${FACTORY_DROP_IN_DIR}/factory.conf`,
-      );
+      // First boot: the package goes on a device that has no factory data yet. A real unit never invents a serial,
+      // so its service stops once, saying so where the device's owner looks, and does not start again by itself.
       const installStarted = Date.now();
-      await sh(`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/${deb} >/dev/null`);
+      const install = await sh(
+        `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/${deb} 2>&1 || true`,
+      );
       figures.installSeconds = ((Date.now() - installStarted) / 1000).toFixed(1);
+      firstBoot.installSaid = install;
+      // 'failed' is where systemd leaves a unit it will not restart; one it restarts shows 'activating'.
+      await waitFor(
+        async () => (await sh('systemctl show --property ActiveState --value lidar-sensor')) === 'failed',
+        60_000 * patience,
+        'the service without factory data to stop',
+      );
+      firstBoot.show = await sh('systemctl show --property ExecMainStatus,NRestarts,Result lidar-sensor');
+      firstBoot.status = await sh('systemctl status --no-pager --lines 5 lidar-sensor || true');
+      firstBoot.journalLines = await sh(
+        'journalctl -u lidar-sensor --no-pager -o cat | grep -c "no factory data" || true',
+      );
+      // The serial given the way docs/deployments.md says (its first-boot steps): a drop-in, then a start.
+      const serialGiven = Date.now();
+      await sh(
+        `mkdir -p ${FACTORY_DROP_IN_DIR} && printf "[Service]\\nEnvironment=SENSOR_SERIAL=${FACTORY_SERIAL}\\n" > ${FACTORY_DROP_IN_DIR}/factory.conf && systemctl daemon-reload && systemctl start lidar-sensor`,
+      );
       expect(await packageStatus('libatomic1')).toBe('install ok installed');
       figures.bundledNode = await sh(`${BUNDLED_NODE} -p 'process.version + " " + process.arch'`);
       const address = await docker(['inspect', '--format', '{{.NetworkSettings.IPAddress}}', name]);
       base = `http://${address}`;
       await waitFor(answers, 60_000 * patience, 'the installed service to answer on port 80');
-      figures.installToAnswerSeconds = ((Date.now() - installStarted) / 1000).toFixed(1);
+      figures.serialToAnswerSeconds = ((Date.now() - serialGiven) / 1000).toFixed(1);
     });
 
     afterAll(async () => {
@@ -228,6 +246,16 @@ export function describeDeviceInstall(target: DeviceTarget): void {
     it('puts the command on the PATH, on its own Node.js', async () => {
       expect(await sh('lidar-sensor --version')).toMatch(/^\d+\.\d+\.\d+$/);
       expect(await sh('lidar-sensor recording --help')).toMatch(/^Usage: lidar-sensor recording info/);
+    });
+
+    it('on first boot without factory data stops once, with its one line in systemctl status and the journal', () => {
+      expect(firstBoot.show).toContain('ExecMainStatus=78');
+      expect(firstBoot.show).toContain('NRestarts=0');
+      expect(firstBoot.status).toMatch(/Active: failed .*\n(.*\n)*.*status=78/);
+      expect(firstBoot.status).toMatch(/lidar-sensor: no factory data \(\/var\/lib\/lidar-sensor\/factory\.json\)/);
+      expect(firstBoot.journalLines).toBe('1');
+      // The install still succeeds, and says what to do.
+      expect(firstBoot.installSaid).toMatch(/A new unit needs its factory data once/);
     });
 
     it('takes its identity from the factory data its first start wrote', async () => {

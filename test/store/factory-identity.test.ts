@@ -9,6 +9,8 @@ import { createUnit, StartupError } from '../../src/main/unit.js';
 import { openDatabase } from '../../src/store/database.js';
 import { KV_KEYS, KvStore } from '../../src/store/kv-store.js';
 import { createTestSensor, removeDir } from '../helpers/test-sensor.js';
+import { runCli } from '../helpers/cli-process.js';
+import { ROOT } from '../docs/repository-files.js';
 
 const dirs: string[] = [];
 const fresh = () => {
@@ -58,6 +60,16 @@ describe('factory data', () => {
     await expect(start).rejects.toThrow(StartupError);
     await expect(start).rejects.toThrow(/no factory data .*factory\.json.*does not invent a serial/);
     expect(existsSync(join(dir, 'factory.json'))).toBe(false);
+  });
+
+  // The device's service does not start it again for this status (deploy/lidar-sensor.service): a first boot
+  // without factory data stops once, with its one line, instead of a restart a second on the device's flash.
+  it('the command of a real unit without factory data ends with one line and exit status 78, not 2', async () => {
+    const dir = fresh();
+    const r = await runCli(['--hal', 'linux', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir]);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^lidar-sensor: no factory data .*--serial/)]);
+    expect(r.code).toBe(78);
+    expect(readFileSync(join(ROOT, 'deploy/lidar-sensor.service'), 'utf8')).toMatch(/^RestartPreventExitStatus=78$/m);
   });
 
   it('a real unit with damaged factory data refuses to start, and names the damage', async () => {
