@@ -22,7 +22,8 @@ const cli = join(root, 'dist', 'cli.js');
 const built = existsSync(cli) ? statSync(cli).mtimeMs : -Infinity;
 
 if (newestInput > built) {
-  process.stderr.write('lidar-sensor: sources changed since the last build; compiling (npm run build)…\n');
+  const why = existsSync(cli) ? 'sources changed since the last build' : 'no build yet';
+  process.stderr.write(`lidar-sensor: ${why}; compiling (npm run build)…\n`);
   // The same two steps as `npm run build`: tsc, then the bundle of the CLI and the worker.
   const steps = [
     [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],

@@ -78,7 +78,7 @@ function formatValue(value: unknown): string {
   return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }
 
-function describeRule(r: RuleView): string {
+export function describeRule(r: RuleView): string {
   const { plane, ...where } = r.selector;
   const target = Object.values(where).join(' ');
   const { type, ...params } = r.action;
@@ -91,7 +91,9 @@ function describeRule(r: RuleView): string {
       .join(' ') || 'until removed';
   const ended = r.reason ? `  ended: ${r.reason}` : '';
   const what = `${String(plane)}${target ? ` ${target}` : ''}  ${String(type)}${args ? ` ${args}` : ''}`;
-  return `${r.id.padEnd(5)} ${what}  [${life}]  applied ${r.applied} of ${r.seen} seen${ended}`;
+  // Packet and request rules see traffic and act on some of it; a unit rule acts on the unit and sees nothing.
+  const applied = plane === 'unit' ? `applied ${r.applied}` : `applied ${r.applied} of ${r.seen} seen`;
+  return `${r.id.padEnd(5)} ${what}  [${life}]  ${applied}${ended}`;
 }
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<unknown> {

@@ -460,6 +460,7 @@ export function helpText(program = 'lidar-sensor'): string {
     `  ${program} faults --help           the fault-injection client (add, list, remove, clear rules)`,
     `  ${program} fleet --help            many simulated units from one command (docs/fleet.md)`,
     `  ${program} recording info FILE   what a recording holds (sensor, profile, mode, packets, frames, gaps)`,
+    `  ${program} validate URL          checks a unit, real or simulated, against the interface (docs/validate.md)`,
   ].join('\n');
 }
 

@@ -46,7 +46,7 @@ const KINDS: { kind: string; match: RegExp; checkedBy: string }[] = [
   },
   {
     kind: 'OpenAPI tool',
-    match: /^(?:npx\s+openapi-typescript|openapi-python-client|npx\s+@redocly\/cli)\s/,
+    match: /^(?:npx\s+--yes\s+openapi-typescript|openapi-python-client|npx\s+--yes\s+@redocly\/cli)\s/,
     checkedBy:
       'not run (third-party, fetched at run time); the document they read is validated by test/openapi and scripts/openapi-third-party.sh',
   },

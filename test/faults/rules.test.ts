@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { actionNames, validateFaultRule } from '../../src/faults/rule-validation.js';
 import { parseScenario } from '../../src/faults/scenario.js';
 import { UdpFaultFilter } from '../../src/udp/worker/udp-fault-filter.js';
-import { ruleFromArgs } from '../../src/faults/faults-cli.js';
+import { describeRule, ruleFromArgs } from '../../src/faults/faults-cli.js';
 import { pathPattern } from '../../src/faults/fault-plane.js';
 
 const pointers = (input: unknown) =>
@@ -177,5 +177,26 @@ describe('helpers', () => {
       lifetime: { count: 2 },
     });
     expect(() => ruleFromArgs(['tcp', 'drop'], {})).toThrow(/PLANE/);
+  });
+
+  // A unit rule acts on the unit, not on packets or requests passing by: "applied 1 of 0 seen" said nonsense.
+  it('faults list counts what a rule saw only where it sees something', () => {
+    const unit = {
+      id: 'f1',
+      selector: { plane: 'unit' },
+      action: { type: 'link_down' },
+      lifetime: {},
+      applied: 1,
+      seen: 0,
+    };
+    expect(describeRule(unit)).toMatch(/\[until removed\] {2}applied 1$/);
+    const udp = {
+      ...unit,
+      selector: { plane: 'udp', stream: 'lidar' },
+      action: { type: 'drop' },
+      applied: 3,
+      seen: 60,
+    };
+    expect(describeRule(udp)).toMatch(/applied 3 of 60 seen$/);
   });
 });

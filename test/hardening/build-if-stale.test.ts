@@ -53,4 +53,14 @@ describe('build-if-stale', () => {
     expect(run.stderr).toBe('');
     removeDir(root);
   });
+
+  // A fresh clone has no build at all: "sources changed since the last build" named a build that never was.
+  it('a clone without a build says it builds for the first time', () => {
+    const root = project(true);
+    removeDir(join(root, 'dist'));
+    const run = spawnSync(process.execPath, [join(root, 'scripts', 'build-if-stale.mjs')], { encoding: 'utf8' });
+    expect(run.stderr).toMatch(/^lidar-sensor: no build yet; compiling \(npm run build\)/);
+    expect(run.stderr).not.toContain('changed');
+    removeDir(root);
+  });
 });
