@@ -82,3 +82,23 @@ export function withoutComment(line: string): string {
 export function commentOf(line: string): string {
   return line.slice(withoutComment(line).length).replace(/^\s*#\s*/, '');
 }
+
+export interface SampleOutput {
+  page: string;
+  /** The last command of the shell block the sample follows. */
+  command: string;
+  /** The sample as the page shows it. */
+  text: string;
+}
+
+/**
+ * Every ```text block that follows a shell block (blank lines between allowed) is the output the page promises for
+ * that block's last command: test/docs/doc-outputs.test.ts runs the command and compares.
+ */
+export function sampleOutputs(pages: readonly string[] = PAGES): SampleOutput[] {
+  return pages.flatMap((page) => {
+    const text = readFileSync(join(ROOT, page), 'utf8');
+    const pairs = text.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```\n(?:[ \t]*\n)*^```text\n([\s\S]*?)^```/gm);
+    return [...pairs].map((m) => ({ page, command: commandsOf(m[1].split('\n')).at(-1) ?? '', text: m[2] }));
+  });
+}
