@@ -3,6 +3,7 @@
  * flows from a (real or simulated) sensor.
  *
  *   npm run udp-monitor -- --port 7502 --imu-port 7503 --sensor 127.0.0.1:8080 --configure
+ *   npm run udp-monitor -- --zone-port 7504 --sensor 127.0.0.1:8080 --configure   (firmware 3.2: zone states too)
  *
  * Once a second it prints the packet and frame rates, how many frames were complete (every column of
  * the window valid), the init id, serial number and profile, the source address, CRC failures and the
@@ -25,12 +26,15 @@ import {
   recordedPacketBytes,
 } from '../src/udp/replay/recorded-layout.js';
 import { LIDAR_PROFILES } from '../src/model/index.js';
+import { ZONE_PACKET_BYTES, ZONE_SLOTS, ZONE_STATE_BYTES, ZONE_STATES_OFFSET } from '../src/udp/packets/zone-packet.js';
+import { type ZoneStateView, zoneStateView } from '../src/udp/worker/zone-state-view.js';
 
 const PROFILES: readonly RecordedProfile[] = [...LIDAR_PROFILES, 'LEGACY'];
 
-const USAGE = `usage: udp-monitor [--port 7502] [--imu-port 7503] [--bind 127.0.0.1] [--sensor HOST[:PORT]] [--configure] [--duration SECONDS]
+const USAGE = `usage: udp-monitor [--port 7502] [--imu-port 7503] [--zone-port 0] [--bind 127.0.0.1] [--sensor HOST[:PORT]] [--configure] [--duration SECONDS]
   --port       lidar UDP port to listen on (default 7502)
   --imu-port   IMU UDP port to listen on (default 7503; 0 = do not listen)
+  --zone-port  zone packet port (firmware 3.2 Zone Monitor) to listen on: prints each live zone's state (default 0 = do not listen)
   --bind       local address to listen on (default 127.0.0.1; 0.0.0.0 for a sensor on the network)
   --sensor     the sensor's HTTP address: read its metadata to know profile, pixels and column window
   --configure  with --sensor: POST udp_dest "@auto" and the two ports, so the sensor sends here
@@ -71,6 +75,7 @@ function parse() {
       options: {
         port: { type: 'string', default: '7502' },
         'imu-port': { type: 'string', default: '7503' },
+        'zone-port': { type: 'string', default: '0' },
         // Loopback unless told: a tool run to look at a local unit opens no port to the network.
         bind: { type: 'string', default: '127.0.0.1' },
         sensor: { type: 'string' },
@@ -87,6 +92,9 @@ function parse() {
     const imuPort = Number(values['imu-port']);
     if (!Number.isInteger(port) || port < 1 || port > 65535) fail('--port must be an integer 1..65535');
     if (!Number.isInteger(imuPort) || imuPort < 0 || imuPort > 65535) fail('--imu-port must be an integer 0..65535');
+    const zonePort = Number(values['zone-port']);
+    if (!Number.isInteger(zonePort) || zonePort < 0 || zonePort > 65535)
+      fail('--zone-port must be an integer 0..65535');
     const duration = values.duration === undefined ? undefined : Number(values.duration);
     if (duration !== undefined && !(duration > 0)) fail('--duration must be a positive number of seconds');
     if (values.configure && !values.sensor) fail('--configure needs --sensor');
@@ -95,7 +103,7 @@ function parse() {
       fail(
         "--configure with a sensor on the network: it sends to this host's network address; pass --bind 0.0.0.0 (or that address)",
       );
-    return { port, imuPort, bind: values.bind, sensor, configure: values.configure, duration };
+    return { port, imuPort, zonePort, bind: values.bind, sensor, configure: values.configure, duration };
   } catch (err) {
     fail((err as Error).message);
   }
@@ -177,6 +185,25 @@ class Interval {
   framesIncomplete = 0;
 }
 
+/** The live zones of a zone packet (docs/udp-packets.md, Zone packets), each with its state. */
+function zoneStates(p: Buffer): ZoneStateView[] {
+  const states: ZoneStateView[] = [];
+  for (let slot = 0; slot < ZONE_SLOTS; slot++) {
+    const o = ZONE_STATES_OFFSET + slot * ZONE_STATE_BYTES;
+    if (!(p[o] & 1)) continue;
+    states.push(
+      zoneStateView({
+        id: p[o + 1],
+        errorFlags: p[o + 2],
+        triggered: (p[o + 3] & 0x80) !== 0,
+        count: p.readUInt32LE(o + 8),
+        occlusionCount: p.readUInt32LE(o + 12),
+      }),
+    );
+  }
+  return states;
+}
+
 /** Binds with a receive buffer for bursts of the largest packets (the kernel caps it at net.core.rmem_max). */
 function bind(socket: dgram.Socket, port: number, address: string): Promise<void> {
   return new Promise((resolve) =>
@@ -255,13 +282,29 @@ async function main() {
   imu?.on('error', (err) => fail(`IMU socket: ${err.message}`));
   if (imu) await bind(imu, args.imuPort, args.bind);
 
+  let zonePackets = 0;
+  let zones: ZoneStateView[] | undefined;
+  const zoneSocket = args.zonePort ? dgram.createSocket('udp4') : undefined;
+  zoneSocket?.on('message', (p) => {
+    if (p.length !== ZONE_PACKET_BYTES) return;
+    zonePackets++;
+    zones = zoneStates(p);
+  });
+  zoneSocket?.on('error', (err) => fail(`zone socket: ${err.message}`));
+  if (zoneSocket) await bind(zoneSocket, args.zonePort, args.bind);
+
   // Listen first, then tell the sensor where to send: no port-unreachable alert for our own start-up.
   if (args.sensor) {
     if (args.configure) {
       const res = await fetch(`${args.sensor}/api/v1/sensor/config`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ udp_dest: '@auto', udp_port_lidar: args.port, udp_port_imu: args.imuPort }),
+        body: JSON.stringify({
+          udp_dest: '@auto',
+          udp_port_lidar: args.port,
+          udp_port_imu: args.imuPort,
+          ...(args.zonePort ? { udp_dest_zm: '@auto', udp_port_zm: args.zonePort } : {}),
+        }),
       });
       if (res.status !== 204) throw new Error(`configuring the sensor failed (${res.status}): ${await res.text()}`);
     }
@@ -285,16 +328,21 @@ async function main() {
         : last
           ? '(LEGACY packets carry no init_id, serial or alert flags)'
           : '';
+    const zoneText = !zoneSocket
+      ? ''
+      : ` | zones ${zonePackets} pkt/s${zones ? `: ${zones.map((z) => `${z.id} ${z.state} (${z.count})`).join(', ') || 'none live'}` : ''}`;
+    zonePackets = 0;
     const problems = [i.badSize && `${i.badSize} of unexpected size`, i.badCrc && `${i.badCrc} bad CRC`]
       .filter(Boolean)
       .join(', ');
     process.stdout.write(
-      `${time} lidar ${i.lidarPackets} pkt/s, frames ${i.framesComplete} complete / ${i.framesIncomplete} incomplete | imu ${i.imuPackets} pkt/s | ${fmt} ${id}${from ? ` from ${from}` : ''}${problems ? ` | ${problems}` : ''}\n`,
+      `${time} lidar ${i.lidarPackets} pkt/s, frames ${i.framesComplete} complete / ${i.framesIncomplete} incomplete | imu ${i.imuPackets} pkt/s | ${fmt} ${id}${from ? ` from ${from}` : ''}${zoneText}${problems ? ` | ${problems}` : ''}\n`,
     );
     if (args.duration !== undefined && Date.now() - started >= args.duration * 1000) {
       clearInterval(timer);
       lidar.close();
       imu?.close();
+      zoneSocket?.close();
     }
   }, 1000);
 }

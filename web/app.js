@@ -337,6 +337,8 @@ function watchLive() {
       `Streaming: initialization ${f.initId}, ${f.packetsSent.toLocaleString()} lidar packets sent, up to ${(f.rangeScaleMm / 1000).toFixed(1)} m.`;
     $('image-state').dataset.state = 'streaming';
     $('live-offer').hidden = true;
+    zoneStates = new Map((f.zones ?? []).map((z) => [z.id, z]));
+    showZoneStates();
   });
   // Sent at once when the unit sends nothing, with the reason (udp_dest, STANDBY, port 0, a fault).
   live.addEventListener('idle', (event) => {
@@ -605,25 +607,48 @@ function followUpdate(previousFw) {
 }
 
 // ---------------------------------------------------------------- zones
-/** Zone Monitor (firmware 3.2): the active set's zones, live ones marked. The card stays hidden without a set. */
+/**
+ * Zone Monitor (firmware 3.2 only: the card stays hidden where the firmware has none): the active set's zones, and
+ * each live zone's state as the unit's zone packets carry it, from the live view's stream (showZoneStates).
+ */
+let zoneStates = new Map();
 async function refreshZones() {
   const res = await api('/web/api/zones');
-  const set = res.ok ? res.body : null;
-  document.getElementById('zones').hidden = !set;
-  if (!set) return;
-  document.getElementById('zone-set-label').textContent = set.label;
+  document.getElementById('zones').hidden = !res.ok;
+  if (!res.ok) return;
+  const set = res.body;
+  document.getElementById('zone-set-label').textContent = set ? set.label : 'no zone set active';
   // What watches the zones here: a unit without zone hardware says so beside its zones.
-  document.getElementById('zone-watcher').textContent = set.watcher.hardware ? '' : set.watcher.detail;
+  document.getElementById('zone-watcher').textContent = !set
+    ? 'Upload and apply a zone set (docs/zone-monitor.md) to watch zones.'
+    : set.watcher.hardware
+      ? ''
+      : set.watcher.detail;
   const list = document.getElementById('zone-list');
   list.replaceChildren(
-    ...set.zones.map((z) => {
+    ...(set?.zones ?? []).map((z) => {
       const item = document.createElement('li');
       item.dataset.zone = String(z.id);
       item.dataset.live = String(z.live);
-      item.textContent = `${z.id}${z.label ? ` ${z.label}` : ''}: ${z.mode}, ${z.point_count} points, ${z.frame_count} frames${z.live ? ' — live' : ''}`;
+      const state = document.createElement('span');
+      state.className = 'zone-state';
+      const text = document.createElement('span');
+      text.textContent = `${z.id}${z.label ? ` ${z.label}` : ''}: ${z.mode}, ${z.point_count} points, ${z.frame_count} frames${z.live ? ' — live' : ''}`;
+      item.append(state, text);
       return item;
     }),
   );
+  showZoneStates();
+}
+/** Marks each listed zone with its state from the last zone packet: clear, triggered, obstructed or invalid. */
+function showZoneStates() {
+  for (const item of document.querySelectorAll('#zone-list li')) {
+    const s = zoneStates.get(Number(item.dataset.zone));
+    const state = s?.state ?? (item.dataset.live === 'true' ? 'waiting' : 'not live');
+    item.dataset.state = state;
+    item.querySelector('.zone-state').textContent = state;
+    item.title = s ? `${s.count} returns in the zone in the last frame` : '';
+  }
 }
 
 // ---------------------------------------------------------------- start

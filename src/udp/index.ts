@@ -8,6 +8,7 @@ export type { ReplaySettings, StreamPlan } from './stream-plan.js';
 export type { SceneObjectPlan } from './scene/scene-objects.js';
 export { Emitter } from './host/emitter.js';
 export type { PreviewFrame } from './worker/preview-frame.js';
+export type { ZoneStateView } from './worker/zone-state-view.js';
 export type { StreamAlertIds } from './worker/stream-alerts.js';
 export type { StreamTotals } from './stream-totals.js';
 export type { UdpFaultCount } from './worker/udp-fault-filter.js';

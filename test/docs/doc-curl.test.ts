@@ -1,7 +1,8 @@
 /**
  * Every `curl` line of the README's and the docs' shell code blocks runs, through bash and exactly as written, against
  * a real unit (the built CLI) started for its page: only the page's own address (`localhost:8080`, `192.0.2.10`, the
- * control listener's `localhost:8081`, the fleet supervisor's `127.0.0.1:9464`) is replaced by the unit's, and the
+ * control listener's `localhost:8081`, the fleet supervisor's `127.0.0.1:9464`) is replaced by the unit's, a file of
+ * the repository a line uploads (`@test/…`) is found from the repository's folder, and the
  * variables the page defines (`S=…`) are set. Each answers with a status that is neither 404 nor 5xx, and the status a
  * line's comment names (`# 204 …`) is the one it gets. Lines run in the page's order; after a line that changes the
  * unit (any method but GET) the next waits until the unit runs again, so a restart or a firmware update does not fail
@@ -54,7 +55,7 @@ async function targetFor(page: string): Promise<Target> {
   }
   const args: string[] = [];
   let control: string | undefined;
-  if (page === 'docs/faults.md') {
+  if (page === 'docs/faults.md' || page === 'docs/zone-monitor.md') {
     control = `127.0.0.1:${await freePort()}`;
     args.push('--control', control);
   }
@@ -70,7 +71,8 @@ function substitute(text: string, target: Target): string {
   for (const pattern of CONTROL_ADDRESSES)
     if (target.control) out = out.replace(pattern, target.control.replace('http://', ''));
   for (const pattern of FLEET_ADDRESSES) if (target.fleet) out = out.replace(pattern, target.fleet);
-  return out;
+  // A file of the repository a line uploads (`@test/fixtures/…`), as from the repository's folder.
+  return out.replace(/@((?:test|docs)\/\S+)/g, (_m, path: string) => `@${join(ROOT, path)}`);
 }
 
 async function runningAgain(unit: string): Promise<void> {

@@ -3,9 +3,10 @@
  * sending data from that address, stopping its streams on SIGTERM; and the udp-monitor tool on it.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { freePort, startCli, type CliProcess } from '../helpers/cli-process.js';
 import { StreamClock } from './helpers/stream-clock.js';
 import { checkLidarStream, expectationsFrom, packetsInWindow, type StreamMetadata } from './helpers/stream-checks.js';
 import { UdpCapture, drain } from './helpers/udp-capture.js';
@@ -26,10 +27,8 @@ async function metadata(cli: CliProcess) {
 }
 
 /** udp-monitor on a free port, configuring `cli` to send there, for 3 s; its exit code and output. */
-async function runMonitor(cli: CliProcess) {
-  const probe = await UdpCapture.listen();
-  const port = probe.port;
-  await probe.close();
+async function runMonitor(cli: CliProcess, extra: string[] = []) {
+  const port = await freeUdpPort();
   const monitor = spawn(
     process.execPath,
     [
@@ -45,6 +44,7 @@ async function runMonitor(cli: CliProcess) {
       '--configure',
       '--duration',
       '3',
+      ...extra,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -53,6 +53,13 @@ async function runMonitor(cli: CliProcess) {
   monitor.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((r) => monitor.once('exit', r));
   return { code, out };
+}
+
+async function freeUdpPort(): Promise<number> {
+  const probe = await UdpCapture.listen();
+  const port = probe.port;
+  await probe.close();
+  return port;
 }
 
 describe('the CLI as a simulated sensor', () => {
@@ -116,5 +123,35 @@ describe('the CLI as a simulated sensor', () => {
     expect(out).toContain('expecting LEGACY, 32 channels, 1024x20');
     expect(out).toMatch(/lidar [1-9]\d* pkt\/s.*\| LEGACY 32ch 1024x20 \(LEGACY packets carry no init_id/);
     expect(out).not.toMatch(/of unexpected size/);
+  }, 40_000);
+
+  it("udp-monitor --zone-port prints each live zone's state from the zone packets: the sample set's zone, triggered", async () => {
+    const control = await freePort();
+    const cli = await startCli({
+      host: '127.0.0.1',
+      args: ['--firmware-version', '3.2', '--control', `127.0.0.1:${control}`],
+    });
+    running.push(cli);
+    const api = (path: string, init?: RequestInit) => fetch(`${cli.baseUrl}/api/v1${path}`, init);
+    const staged = await api('/zone_monitor/staged/zip', {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: readFileSync(resolve(import.meta.dirname, '../fixtures/zone-sets/front-box.zip')),
+    });
+    expect(staged.status, await staged.text()).toBe(204);
+    expect((await api('/zone_monitor/apply', { method: 'POST' })).status).toBe(204);
+    // docs/zone-monitor.md's box, in the zone for the whole run.
+    const added = await fetch(`http://127.0.0.1:${control}/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        selector: { plane: 'unit' },
+        action: { type: 'object', size_m: [0.4, 0.4, 0.4], position_m: [1.5, 0, 0] },
+      }),
+    });
+    expect(added.status).toBe(201);
+    const { code, out } = await runMonitor(cli, ['--zone-port', String(await freeUdpPort())]);
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/\| zones [1-9]\d* pkt\/s: 0 triggered \([1-9]\d*\)/);
   }, 40_000);
 });

@@ -11,7 +11,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { StreamsHal } from '../../hal/index.js';
-import type { PreviewFrame } from '../../udp/index.js';
+import type { PreviewFrame, ZoneStateView } from '../../udp/index.js';
 import { silenceOf, type StreamState } from './live-silence.js';
 
 /** A picture as the page receives it. */
@@ -22,6 +22,8 @@ export interface LiveImageEvent {
   height: number;
   rangeScaleMm: number;
   packetsSent: number;
+  /** The live zones' states as the last zone packet carried them (Zone Monitor, firmware 3.2). */
+  zones?: ZoneStateView[];
   /** base64 of the row-major bytes. */
   range: string;
   reflectivity: string;

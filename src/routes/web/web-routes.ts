@@ -71,8 +71,13 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
     return sendAsset(request, reply, asset);
   });
   app.get('/web/api/registry', hidden, (_request, reply) => sendCachedJson(reply, registryNow()));
-  // Zone Monitor's zones with their live state (a 3.2 unit), null without an active set or Zone Monitor.
-  app.get('/web/api/zones', hidden, () => (sensor.zoneMonitorOffered ? sensor.zones.summary() : null));
+  // Zone Monitor's zones with their live state (a 3.2 unit), null without an active set; 404 where the firmware
+  // has no Zone Monitor (the page then shows no card for it).
+  app.get('/web/api/zones', hidden, (_request, reply) =>
+    sensor.zoneMonitorOffered
+      ? sensor.zones.summary()
+      : sendProblem(reply, notFound("this unit's firmware has no Zone Monitor (firmware 3.2 has)")),
+  );
   app.get('/web/api/telemetry-history', hidden, () => ({ interval_ms: 5000, samples: history.list() }));
   // Where the unit's UDP to this page's computer leaves from: the page compares it with the address it talks to.
   app.get('/web/api/udp-source', hidden, async (request) => {

@@ -184,6 +184,7 @@ export class EmitterRun {
       image: lidar.image,
       columnWindow: lidar.columnWindow,
       packetsSent: () => target.stats.sent,
+      zoneStates: () => lidar.zoneStates,
     };
   }
 

@@ -19,7 +19,7 @@ import type { PreviewImage } from './preview-frame.js';
 import type { LidarImage } from '../scene/lidar-image.js';
 import type { ZoneMonitorPlan } from '../emitter-protocol.js';
 import { ZoneWatch } from './zone-watch.js';
-import { encodeZonePacket, ZONE_PACKET_BYTES } from '../packets/zone-packet.js';
+import { encodeZonePacket, ZONE_PACKET_BYTES, type ZoneState } from '../packets/zone-packet.js';
 import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from '../scene/scene-objects.js';
 
 export class LidarStream extends PacedStream {
@@ -45,6 +45,8 @@ export class LidarStream extends PacedStream {
   /** One packet's columns, for encoding a packet again (objects in the scene, zone bits). */
   private readonly scratch: LidarImage;
   private zoneWatch: ZoneWatch | null = null;
+  /** The states the last zone packet carried (the live view shows them); null until one is sent. */
+  zoneStates: readonly ZoneState[] | null = null;
   private readonly zonePacket = Buffer.alloc(ZONE_PACKET_BYTES);
   private objects: readonly SceneObjectPlan[] = [];
   /** Packets encoded with objects in them at the last frame start: encoded again once the objects have gone. */
@@ -119,6 +121,7 @@ export class LidarStream extends PacedStream {
   /** Zone Monitor's live zones from the next frame on (null: none); the zone bits of ZONE16 packets follow. */
   setZones(plan: ZoneMonitorPlan | null): void {
     this.zoneWatch = plan?.zones.length ? new ZoneWatch(plan, this.plan.columnsPerFrame) : null;
+    this.zoneStates = null;
     if (this.format.layout.zoneBits)
       for (let index = 0; index < this.slotsPerFrame; index++) this.encodeAgain(index, []);
     this.withObjects.clear();
@@ -195,5 +198,6 @@ export class LidarStream extends PacedStream {
       this.zonePacket,
     );
     this.zoneTarget.send(packet);
+    this.zoneStates = states;
   }
 }

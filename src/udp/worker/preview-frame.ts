@@ -5,6 +5,7 @@
  * show as 0 here. Pure functions of the frame image.
  */
 import type { LidarImage } from '../scene/lidar-image.js';
+import type { ZoneStateView } from './zone-state-view.js';
 
 export const PREVIEW_COLUMN_STEP = 4;
 
@@ -31,6 +32,8 @@ export interface PreviewFrame {
   reflectivity: Uint8Array;
   /** Lidar datagrams sent in this run so far: the page shows the stream is alive. */
   packetsSent: number;
+  /** The live zones' states of the last zone packet sent; absent while no zone packet is sent. */
+  zones?: ZoneStateView[];
 }
 
 const inWindow = (m: number, [first, last]: readonly [number, number]) =>

@@ -4,7 +4,9 @@
  * nothing computed, the data plane pays nothing. The picture is computed once per run; a tick only
  * copies it into a message.
  */
+import type { ZoneState } from '../packets/zone-packet.js';
 import { type PreviewFrame, type PreviewImage, previewOf } from './preview-frame.js';
+import { zoneStateView } from './zone-state-view.js';
 
 export const PREVIEW_INTERVAL_MS = 250;
 
@@ -14,6 +16,8 @@ export interface PreviewSource {
   image: PreviewImage;
   columnWindow: readonly [number, number];
   packetsSent(): number;
+  /** The zone states of the last zone packet sent, or null while none is sent. */
+  zoneStates?(): readonly ZoneState[] | null;
 }
 
 export class PreviewTap {
@@ -44,6 +48,11 @@ export class PreviewTap {
     }
     if (this.cached?.image !== source.image)
       this.cached = { image: source.image, frame: previewOf(source.image, source.columnWindow, source.initId) };
-    this.post({ ...this.cached.frame, packetsSent: source.packetsSent() });
+    const zones = source.zoneStates?.();
+    this.post({
+      ...this.cached.frame,
+      packetsSent: source.packetsSent(),
+      ...(zones ? { zones: zones.map(zoneStateView) } : {}),
+    });
   }
 }
