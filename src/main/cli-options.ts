@@ -445,6 +445,14 @@ export function httpLimitsOf(options: OptionsOf<'http'>): HttpLimits {
   };
 }
 
+/** The subcommands `--help` lists (src/main/cli-command.ts runs them). */
+const COMMANDS: readonly (readonly [string, string])[] = [
+  ['faults --help', 'the fault-injection client (add, list, remove, clear rules)'],
+  ['fleet --help', 'many simulated units from one command (docs/fleet.md)'],
+  ['recording info FILE', 'what a recording holds (sensor, profile, mode, packets, frames, gaps)'],
+  ['validate URL', 'checks a unit, real or simulated, against the interface (docs/validate.md)'],
+];
+
 export function helpText(program = 'lidar-sensor'): string {
   return [
     `Usage: ${program} [options]`,
@@ -457,10 +465,7 @@ export function helpText(program = 'lidar-sensor'): string {
     helpLine('--version', 'print the version and exit'),
     '',
     'Commands:',
-    `  ${program} faults --help           the fault-injection client (add, list, remove, clear rules)`,
-    `  ${program} fleet --help            many simulated units from one command (docs/fleet.md)`,
-    `  ${program} recording info FILE   what a recording holds (sensor, profile, mode, packets, frames, gaps)`,
-    `  ${program} validate URL          checks a unit, real or simulated, against the interface (docs/validate.md)`,
+    ...COMMANDS.map(([command, what]) => `  ${`${program} ${command}`.padEnd(35)}${what}`),
   ].join('\n');
 }
 
