@@ -21,6 +21,7 @@ import { installCleanup, stopAll } from './processes.js';
 import { benchReinit } from './reinit.js';
 import { benchUploadMemory } from './upload-memory.js';
 import { benchZoneMonitor } from './zone-monitor.js';
+import { benchZoneRender } from './zone-render.js';
 import { machineFacts, mergeSections, renderMarkdown, unavailable, type BenchReport, type Section } from './report.js';
 
 const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
@@ -33,6 +34,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   faults: benchFaults,
   'fleet-models': benchFleetModels,
   'zone-monitor': benchZoneMonitor,
+  'zone-render': benchZoneRender,
 };
 
 function usage(): never {

@@ -264,6 +264,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
   async close(): Promise<void> {
     await this.queue.idle();
     this.telemetry.stop();
+    await this.zones.close();
     await this.network.close();
     await this.hal.close();
   }

@@ -59,6 +59,7 @@ export function composeUnitState(deps: SensorDependencies, shared: UnitStateShar
     watcher: deps.hal.streams.zones?.watcher ?? null,
     log: deps.log.child({ component: 'zone-monitor' }),
     recorded: deps.recording?.zoneSet,
+    renderTimeLimitMs: deps.zoneRenderTimeLimitMs,
   });
   const run: UnitRun = new UnitRun({
     zonePlan: (columns) => (sensor.zoneMonitorOffered() ? zones.planFor(columns) : null),

@@ -23,7 +23,8 @@ export type ZoneRule =
   | 'invalid-zrb'
   | 'zrb-resolution'
   | 'outside-fov'
-  | 'point-count';
+  | 'point-count'
+  | 'render-time';
 
 export interface ZoneProblem {
   rule: ZoneRule;
