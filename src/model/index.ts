@@ -52,6 +52,7 @@ export {
   MAX_FRAME_COUNT,
   MAX_LIVE_ZONES,
   MAX_POINT_COUNT,
+  MAX_ZONE_ID,
   MAX_ZONES,
   readZoneSetMetadata,
 } from './zone-set-rules.js';

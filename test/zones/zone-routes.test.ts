@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import { stlZoneSetZip } from './zone-set-zips.js';
+import { stageAndApply, stlZoneSetZip } from './zone-set-zips.js';
 
 const OCTET = { 'content-type': 'application/octet-stream' };
 /** A box 2-4 m in front of the unit (sensor frame x forward), a metre wide, at the height of the unit. */
@@ -111,19 +111,21 @@ describe('Zone Monitor routes', () => {
     expect(apply.json().detail).toMatch(/no zone set is staged/);
   });
 
-  it('live_ids outside the active set, repeated or too many are refused naming the rule; nothing changes', async () => {
+  it("live_ids as a 3.2 unit takes them: ids outside the active set too (the vendor's examples), not above 255, repeated or too many", async () => {
     unit = await firmware32();
-    await stageFrontBox(unit);
-    await unit.app.inject({ method: 'POST', url: '/api/v1/zone_monitor/apply' });
-    const unknown = await unit.app.inject({ method: 'POST', url: '/api/v1/zone_monitor/live_ids', payload: [7] });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().detail).toMatch(/zone 7 refused, rule live-ids/);
-    const many = await unit.app.inject({
+    // The SDK's zone_monitor_zone_set example applies zones 0 and 1; its zone_monitor_zone_states example then sets 0..3.
+    await stageAndApply(unit.app, stlZoneSetZip([FRONT_BOX, { id: 1, min: [2, 1, -0.5], max: [4, 2, 0.5] }]));
+    const states = await unit.app.inject({
       method: 'POST',
       url: '/api/v1/zone_monitor/live_ids',
-      payload: Array.from({ length: 17 }, (_, i) => i),
+      payload: [0, 1, 2, 3],
     });
-    expect(many.statusCode).toBe(400);
-    expect((await unit.app.inject({ url: '/api/v1/zone_monitor/live_ids' })).json()).toEqual([0]);
+    expect(states.statusCode, states.body).toBe(204);
+    expect((await unit.app.inject({ url: '/api/v1/zone_monitor/live_ids' })).json()).toEqual([0, 1, 2, 3]);
+    for (const payload of [[256], [1, 1], Array.from({ length: 17 }, (_, i) => i)]) {
+      const refused = await unit.app.inject({ method: 'POST', url: '/api/v1/zone_monitor/live_ids', payload });
+      expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
+    }
+    expect((await unit.app.inject({ url: '/api/v1/zone_monitor/live_ids' })).json()).toEqual([0, 1, 2, 3]);
   });
 });

@@ -186,17 +186,15 @@ export class ZoneMonitor {
     else this.deps.log.info({ zoneHardware: false }, w.detail);
   }
 
-  /** Sets the live zones: at most 16 distinct ids of the active set. */
+  /**
+   * Sets the live zones: at most 16 distinct ids (0..255). An id that names no zone of the active set is
+   * taken, as a 3.2 unit takes it (the vendor's zone_monitor_zone_states example sets 0..3 after its
+   * zone_monitor_zone_set example applied zones 0 and 1): its slot is live and reports error flag 1.
+   */
   async setLiveIds(ids: readonly number[]): Promise<void> {
     this.refuseWhileReplaying('change live_ids');
     await this.deps.serialize(() => {
       if (!this.active) throw conflict('no zone set is active: POST /api/v1/zone_monitor/apply first');
-      const known = new Set(this.active.spec.zones.map((z) => z.id));
-      const unknown = ids.filter((id) => !known.has(id));
-      if (unknown.length)
-        throw invalidZoneSet(
-          unknown.map((id) => ({ rule: 'live-ids', zone: id, detail: `zone ${id} is not in the active zone set` })),
-        );
       if (new Set(ids).size !== ids.length || ids.length > MAX_LIVE_ZONES)
         throw invalidZoneSet([
           { rule: 'live-ids', detail: `live_ids lists at most ${MAX_LIVE_ZONES} distinct zone ids` },
@@ -243,10 +241,12 @@ export class ZoneMonitor {
    * width, the zone's slot reports that it has no images. Never per packet.
    */
   planFor(columns: number): ZoneMonitorPlan | null {
+    // null: no set is active (the zone packets' slots are empty, their hash zero); a set with no live zone
+    // gives a plan without zones (its hash in the packets).
     const active = this.active;
-    if (!active || this.live.length === 0) return null;
+    if (!active) return null;
     const rendered = this.rendered?.columns === columns ? this.rendered : undefined;
-    if (!rendered) this.renderInBackground(active, columns);
+    if (!rendered && this.live.length > 0) this.renderInBackground(active, columns);
     const byId = new Map(active.spec.zones.map((z) => [z.id, z]));
     return {
       hash: active.hash,

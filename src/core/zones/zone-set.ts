@@ -69,15 +69,29 @@ export const zoneSetHash = (zip: Uint8Array): Uint8Array => createHash('sha256')
  * unit monitors while its zones render in a worker.
  */
 export function readZoneSetSpec(zip: Uint8Array): { spec: ZoneSetSpec } | UnreadableZoneSet {
-  const files = readZoneZip(zip, undefined, (name) => name === METADATA_FILE);
+  const files = readZoneZip(zip, undefined, (name) => asciiLower(name) === METADATA_FILE);
   if (!(files instanceof Map)) return { unreadable: [files] };
   return specOf(files);
 }
 
 const METADATA_FILE = 'metadata.json';
 
+const asciiLower = (name: string) => name.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/**
+ * The zip's file `name`, found as the SDK finds it (libzip's ZIP_FL_NOCASE, zip.cpp): the same name in
+ * another case of its ASCII letters is the same file (`0.STL` for `0.stl`).
+ */
+function entryNamed(files: ReadonlyMap<string, Uint8Array>, name: string): Uint8Array | undefined {
+  const exact = files.get(name);
+  if (exact || name === '') return exact;
+  const wanted = asciiLower(name);
+  for (const [entry, bytes] of files) if (asciiLower(entry) === wanted) return bytes;
+  return undefined;
+}
+
 function specOf(files: ReadonlyMap<string, Uint8Array>): { spec: ZoneSetSpec } | UnreadableZoneSet {
-  const metadataBytes = files.get(METADATA_FILE);
+  const metadataBytes = entryNamed(files, METADATA_FILE);
   if (!metadataBytes) return { unreadable: [{ rule: 'missing-file', detail: 'the zip holds no metadata.json' }] };
   let doc: unknown;
   try {
@@ -114,7 +128,7 @@ function renderedImages(
   beams: ZoneBeams,
 ): ZoneImages | ZoneProblem {
   const stl = zone.stl as NonNullable<ZoneSpec['stl']>;
-  const bytes = files.get(stl.fileName);
+  const bytes = entryNamed(files, stl.fileName);
   if (!bytes)
     return { rule: 'missing-file', zone: zone.id, detail: `zone ${zone.id}: the zip holds no ${stl.fileName}` };
   const mesh = parseStl(bytes);
@@ -146,7 +160,7 @@ function givenImages(
   beams: ZoneBeams,
 ): ZoneImages | ZoneProblem {
   const name = (zone.zrb as NonNullable<ZoneSpec['zrb']>).fileName;
-  const bytes = files.get(name);
+  const bytes = entryNamed(files, name);
   if (!bytes) return { rule: 'missing-file', zone: zone.id, detail: `zone ${zone.id}: the zip holds no ${name}` };
   const zrb = decodeZrb(bytes);
   if ('problem' in zrb)
