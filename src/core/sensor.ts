@@ -134,6 +134,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     const sensor = new Sensor(deps, firmware);
     await Promise.all([sensor.time.restore(), sensor.network.restore()]);
     await sensor.queue.run(() => sensor.power.boot(sensor.configs.bootConfig()));
+    sensor.zones.announceSetAside();
     sensor.telemetry.start();
     return sensor;
   }

@@ -60,6 +60,7 @@ export function composeUnitState(deps: SensorDependencies, shared: UnitStateShar
     log: deps.log.child({ component: 'zone-monitor' }),
     recorded: deps.recording?.zoneSet,
     renderTimeLimitMs: deps.zoneRenderTimeLimitMs,
+    alerts: deps.alerts,
   });
   const run: UnitRun = new UnitRun({
     zonePlan: (columns) => (sensor.zoneMonitorOffered() ? zones.planFor(columns) : null),

@@ -30,12 +30,16 @@ export function parseStl(bytes: Uint8Array): { triangles: Triangles } | { proble
  */
 function binaryStl(bytes: Uint8Array): { triangles: Triangles } | { problem: string } {
   if (bytes.length < BINARY_HEADER_BYTES + 4)
-    return { problem: `is ${bytes.length} bytes: too short for a binary STL (80-byte header and a triangle count) and not an ASCII STL (no "endsolid" after byte 80)` };
+    return {
+      problem: `is ${bytes.length} bytes: too short for a binary STL (80-byte header and a triangle count) and not an ASCII STL (no "endsolid" after byte 80)`,
+    };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.getUint32(BINARY_HEADER_BYTES, true);
   const needed = count === 0 ? 0 : BINARY_HEADER_BYTES + 4 + count * BINARY_TRIANGLE_BYTES - 2;
   if (bytes.length < needed)
-    return { problem: `is a binary STL of ${count} triangles cut short: ${bytes.length} bytes, where they take ${needed}` };
+    return {
+      problem: `is a binary STL of ${count} triangles cut short: ${bytes.length} bytes, where they take ${needed}`,
+    };
   const triangles = new Float64Array(count * 9);
   for (let t = 0; t < count; t++) {
     // Each record: normal (3 floats, ignored: the vertices define the face), 3 vertices, attribute u16.

@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import { stageAndApply, stlZoneSetZip } from './zone-set-zips.js';
+import { createHash } from 'node:crypto';
+import { Ajv } from 'ajv';
+import { strFromU8, unzipSync } from 'fflate';
+import { boxTriangles, encodeBinaryStl } from '../../src/model/index.js';
+import { ZoneSetMetadataSchema } from '../../src/model/zone-set-schema.js';
+import { stageAndApply, stlZoneSetZip, zipOf } from './zone-set-zips.js';
 
 const OCTET = { 'content-type': 'application/octet-stream' };
 /** A box 2-4 m in front of the unit (sensor frame x forward), a metre wide, at the height of the unit. */
@@ -127,5 +132,34 @@ describe('Zone Monitor routes', () => {
       expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
     }
     expect((await unit.app.inject({ url: '/api/v1/zone_monitor/live_ids' })).json()).toEqual([0, 1, 2, 3]);
+  });
+
+  it("a zip built as the SDK's to_zip_blob builds it is taken, and the active zip read back passes the SDK's schema", async () => {
+    unit = await firmware32();
+    // ZoneSet::to_json: label, version, power_on_live_ids, zones with point_count, frame_count, mode, label and
+    // stl {file_name "<id>.stl", coordinate_frame, hash}; no sensor_to_body_transform when the set has none.
+    const stl = encodeBinaryStl(boxTriangles([2, -0.5, -0.5], [4, 0.5, 0.5]));
+    const metadata = {
+      label: '',
+      version: { metadata: 1, file_naming: 1 },
+      power_on_live_ids: [0],
+      zones: {
+        0: {
+          point_count: 10,
+          frame_count: 1,
+          mode: 'OCCUPANCY',
+          label: '',
+          stl: { file_name: '0.stl', coordinate_frame: 'SENSOR', hash: createHash('sha256').update(stl).digest('hex') },
+        },
+      },
+    };
+    await stageAndApply(unit.app, zipOf({ 'metadata.json': JSON.stringify(metadata, null, 4), '0.stl': stl }));
+    const active = await unit.app.inject({ url: '/api/v1/zone_monitor/active/zip' });
+    expect(active.statusCode).toBe(200);
+    const served = unzipSync(new Uint8Array(active.rawPayload));
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(ZoneSetMetadataSchema);
+    const doc = JSON.parse(strFromU8(served['metadata.json']));
+    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    expect(Object.keys(served).sort()).toEqual(['0.stl', 'metadata.json']);
   });
 });

@@ -8,11 +8,14 @@
  */
 import type { Logger } from 'pino';
 import {
+  ALERT_IDS,
+  type AlertSink,
   conflict,
   invalidZoneSet,
   MAX_LIVE_ZONES,
   type ProductModel,
   type ZoneBeams,
+  type ZoneProblem,
   type ZoneSetSpec,
 } from '../../model/index.js';
 import { KV_KEYS, type KvStore } from '../../store/index.js';
@@ -39,6 +42,8 @@ export interface ZoneMonitorDependencies {
    * written), and applying another set or other live ids is refused, as its zone packets cannot change.
    */
   recorded?: RecordedZoneSet;
+  /** Where an unreadable stored set is announced (CONFIG_INVALID). */
+  alerts?: Pick<AlertSink, 'raise'>;
   /** How long one zone set may take to render (default ZONE_RENDER_TIME_LIMIT_MS). */
   renderTimeLimitMs?: number;
 }
@@ -84,6 +89,7 @@ export class ZoneMonitor {
   private renderingColumns: number | undefined;
   private live: number[] = [];
   private announced = false;
+  private setAsideReason: string | undefined;
   private readonly threads: ZoneRenderThreads;
 
   constructor(private readonly deps: ZoneMonitorDependencies) {
@@ -92,17 +98,53 @@ export class ZoneMonitor {
     this.live = deps.recorded ? [...(deps.recorded.liveIds ?? [])] : (deps.kv.get<number[]>(KV_KEYS.zoneLiveIds) ?? []);
     if (zip) {
       const read = readZoneSetSpec(zip);
-      if ('unreadable' in read)
-        deps.log.error(
-          { problems: read.unreadable },
-          'the stored active zone set cannot be read by this unit; no zone is live',
-        );
+      if ('unreadable' in read) this.setAside(zip, read.unreadable);
       else {
         this.active = { spec: read.spec, hash: zoneSetHash(zip), zip };
         this.announceWatcher();
         if (deps.recorded && deps.recorded.liveIds === null) this.live = [...read.spec.powerOnLiveIds];
       }
     }
+  }
+
+  /**
+   * A stored active set the SDK cannot read (stored before the unit checked the SDK's schema) would abort every
+   * SDK client that opens the unit: it is moved aside (GET /api/v1/diagnostics/dump carries it), no set is
+   * active, and an error line says so, as CONFIG_INVALID does once the unit has booted (announceSetAside). A replayed recording's set is the recording's: kept.
+   */
+  private setAside(zip: Uint8Array, problems: readonly ZoneProblem[]): void {
+    const { kv, log, recorded } = this.deps;
+    if (recorded) {
+      log.error({ problems }, "the recording's zone set cannot be read by the SDK; no zone is live");
+      return;
+    }
+    try {
+      kv.db.transaction(() => {
+        kv.set(KV_KEYS.zoneSetAside, { zip: encode(zip), problems, at: new Date().toISOString() });
+        kv.delete(KV_KEYS.zoneActive);
+        kv.delete(KV_KEYS.zoneLiveIds);
+      })();
+    } catch (error) {
+      // Not writable now (a full disk, a read-only start): not used all the same; set aside at the next start.
+      log.warn({ err: error }, 'the unreadable zone set could not be moved aside now');
+    }
+    this.live = [];
+    log.error(
+      { problems },
+      'the stored active zone set cannot be read by the SDK: set aside (kept in the diagnostics dump); no zone set is active',
+    );
+    this.setAsideReason = `the active zone set cannot be read by the SDK (${problems.map((p) => p.detail).join('; ')}); it was set aside, kept in the diagnostics dump, and no zone set is active`;
+  }
+
+  /** Raises CONFIG_INVALID for a set set aside at this start: after the boot, which clears the run's alerts. */
+  announceSetAside(): void {
+    if (this.setAsideReason) this.deps.alerts?.raise(ALERT_IDS.CONFIG_INVALID, { reason: this.setAsideReason });
+  }
+
+  /** The zone set set aside at start because the SDK cannot read it (the diagnostics dump), if any. */
+  setAsideZoneSet(): { zip: Uint8Array; problems: ZoneProblem[]; at: string } | undefined {
+    const stored = this.deps.kv.get<{ zip: string; problems: ZoneProblem[]; at: string }>(KV_KEYS.zoneSetAside);
+    return stored && { ...stored, zip: decode(stored.zip) as Uint8Array };
   }
 
   private beams(columns = this.deps.columnsPerFrame()): ZoneBeams {

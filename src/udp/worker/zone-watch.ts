@@ -43,7 +43,7 @@ export class ZoneWatch {
     }));
   }
 
-/** Live zones in slot order (bit i of a ZONE16 pixel is slot i). */
+  /** Live zones in slot order (bit i of a ZONE16 pixel is slot i). */
   get live(): readonly LiveZonePlan[] {
     return this.zones;
   }
