@@ -59,6 +59,9 @@ describe('Zone Monitor routes', () => {
     expect(info.build_rev).toBe('v3.2.0');
     const fw = (await unit.app.inject({ url: '/api/v1/system/firmware' })).json();
     expect(fw.fw).toBe(info.image_rev);
+    // The vendor's manual: zone packets go once the ZM UDP port is set to a non-zero value; none by default.
+    const config = (await unit.app.inject({ url: '/api/v1/sensor/config' })).json();
+    expect([config.udp_dest_zm, config.udp_port_zm]).toEqual(['', 0]);
     const doc = (await unit.app.inject({ url: '/api/v1/openapi.json' })).json();
     expect(doc.info.description).toContain('v3.2.0');
     expect(Object.keys(doc.paths)).toEqual(
