@@ -55,6 +55,7 @@ export {
   MAX_ZONE_ID,
   MAX_ZONES,
   readZoneSetMetadata,
+  sdkSchemaProblems,
 } from './zone-set-rules.js';
 export type { ZoneMode, ZoneProblem, ZoneRule, ZoneSetSpec, ZoneSpec } from './zone-set-rules.js';
 export { isTriggered, nextMetFrames } from './zone-trigger.js';

@@ -108,11 +108,18 @@ function schemaProblem(error: ErrorObject): ZoneProblem {
   return { rule: 'schema', zone, detail: `${where}: ${what} (the SDK's schema rule ${error.keyword})` };
 }
 
+/** What the SDK's schema and reader refuse in `doc` (a metadata.json): nothing when every SDK client reads it. */
+export function sdkSchemaProblems(doc: unknown): ZoneProblem[] {
+  // The SDK's "one of stl, zrb" is checked by anyOf; the required errors of its branches say nothing more.
+  return validate(doc)
+    .filter((e) => !e.schemaPath.includes('/anyOf/'))
+    .map(schemaProblem);
+}
+
 /** The zone set `metadata.json` describes, or every problem found in it. */
 export function readZoneSetMetadata(doc: unknown): { set: ZoneSetSpec } | { problems: ZoneProblem[] } {
-  // The SDK's "one of stl, zrb" is checked by anyOf; the required errors of its branches say nothing more.
-  const schemaErrors = validate(doc).filter((e) => !e.schemaPath.includes('/anyOf/'));
-  if (schemaErrors.length) return { problems: schemaErrors.map(schemaProblem) };
+  const schemaProblems = sdkSchemaProblems(doc);
+  if (schemaProblems.length) return { problems: schemaProblems };
   const metadata = doc as Static<typeof ZoneSetMetadataSchema>;
   const problems: ZoneProblem[] = [];
   const zoneIds = Object.keys(metadata.zones);
