@@ -17,6 +17,7 @@ import {
   type ZoneBeams,
   type ZoneProblem,
   type ZoneSetSpec,
+  utcIsoString,
 } from '../../model/index.js';
 import { KV_KEYS, type KvStore } from '../../store/index.js';
 import type { ZoneWatcher } from '../../hal/index.js';
@@ -120,7 +121,7 @@ export class ZoneMonitor {
     }
     try {
       kv.db.transaction(() => {
-        kv.set(KV_KEYS.zoneSetAside, { zip: encode(zip), problems, at: new Date().toISOString() });
+        kv.set(KV_KEYS.zoneSetAside, { zip: encode(zip), problems, at: utcIsoString(Date.now()) });
         kv.delete(KV_KEYS.zoneActive);
         kv.delete(KV_KEYS.zoneLiveIds);
       })();
