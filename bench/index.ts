@@ -23,6 +23,7 @@ import { benchUploadMemory } from './upload-memory.js';
 import { benchStalledViewers } from './stalled-viewers.js';
 import { benchStalledDaemons } from './stalled-daemons.js';
 import { benchZoneMonitor } from './zone-monitor.js';
+import { benchZoneRender } from './zone-render.js';
 import { machineFacts, mergeSections, renderMarkdown, unavailable, type BenchReport, type Section } from './report.js';
 
 const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
@@ -37,6 +38,7 @@ const PARTS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   'zone-monitor': benchZoneMonitor,
   'stalled-viewers': benchStalledViewers,
   'stalled-daemons': benchStalledDaemons,
+  'zone-render': benchZoneRender,
 };
 
 function usage(): never {

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { boxTriangles, encodeBinaryStl, findProduct, renderZone } from '../src/model/index.js';
 import { startCli } from '../test/helpers/cli-process.js';
+import { sphereTriangles } from '../test/zones/zone-set-zips.js';
 import type { BenchContext } from './context.js';
 import { sleep, track } from './processes.js';
 import { CpuMeter } from './proc-stats.js';
@@ -37,26 +38,6 @@ function sixteenZones(): Uint8Array {
   }
   const metadata = { version: { metadata: 1, file_naming: 1 }, power_on_live_ids: [...Array(16).keys()], zones };
   return zipSync({ 'metadata.json': strToU8(JSON.stringify(metadata)), ...files });
-}
-
-/** A UV sphere of `segments × (rings - 1) × 2` triangles: 25 × 20 × 2 = 1000. */
-function sphere(centre: number[], radius: number, segments = 25, rings = 21): Float64Array {
-  const point = (ring: number, seg: number) => {
-    const polar = (Math.PI * ring) / (rings - 1);
-    const azimuth = (2 * Math.PI * seg) / segments;
-    return [
-      centre[0] + radius * Math.sin(polar) * Math.cos(azimuth),
-      centre[1] + radius * Math.sin(polar) * Math.sin(azimuth),
-      centre[2] + radius * Math.cos(polar),
-    ];
-  };
-  const out: number[] = [];
-  for (let r = 0; r < rings - 1; r++)
-    for (let s = 0; s < segments; s++) {
-      const [a, b, c, d] = [point(r, s), point(r, s + 1), point(r + 1, s), point(r + 1, s + 1)];
-      out.push(...a, ...c, ...b, ...b, ...c, ...d);
-    }
-  return Float64Array.from(out);
 }
 
 async function sink(): Promise<{ port: number; count: () => number; close: () => void }> {
@@ -107,7 +88,7 @@ export async function benchZoneMonitor(ctx: BenchContext): Promise<Section> {
 
     const product = findProduct('OS-1-128');
     if (!product) throw new Error('no OS-1-128');
-    const mesh = sphere([4, 0, 0], 1);
+    const mesh = sphereTriangles([4, 0, 0], 1);
     const beams = {
       columnsPerFrame: 1024,
       beamAltitudeDeg: product.beamAltitudeDeg,

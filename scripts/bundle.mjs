@@ -83,7 +83,7 @@ const options = {
 };
 const result = await build(options);
 
-// The data-plane worker and the two small programs are bundled whole, each into its own file, without
+// The data-plane worker, the zone render worker and the small programs are bundled whole, each into its own file, without
 // chunks. Split together with the CLI they shared its chunks, which hold whatever several entries use:
 // the health check (run every 10 s in every container) read 1.8 MB of the server's code (Fastify, Ajv)
 // to parse two options, and the worker 178 KB (TypeBox among it) where 95 KB of its own do. A worker is
@@ -92,6 +92,8 @@ const programs = await build({
   ...options,
   entryPoints: {
     'emitter-worker': 'src/udp/worker/emitter-worker.ts',
+    // Zone sets render in a worker thread of their own (src/core/zones/zone-render-thread.ts).
+    'zone-render-worker': 'src/core/zones/zone-render-worker.ts',
     healthcheck: 'src/main/healthcheck.ts',
     'firmware-hook-runner': 'src/main/firmware-hook-runner.ts',
     'firmware-hook-request': 'src/main/firmware-hook-request.ts',

@@ -52,8 +52,10 @@ const FACTS: { [N in ParameterName]: ParameterFacts<N> } = {
   },
   udp_port_zm: {
     sinceFirmware: '3.2',
-    default: 7504,
-    description: 'UDP port on udp_dest_zm for zone packets; 0 sends none',
+    // The vendor's manual (Zone Monitor, Deployment Workflow): zone packets are sent once the ZM UDP port is
+    // set "to any non-zero value"; a unit comes with none.
+    default: 0,
+    description: 'UDP port on udp_dest_zm for zone packets; 0 (the default) sends none',
   },
   udp_profile_lidar: {
     default: 'RNG19_RFL8_SIG16_NIR16',

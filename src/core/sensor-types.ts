@@ -30,6 +30,8 @@ export interface SensorDependencies {
   firmwarePolicy?: FirmwarePolicy;
   /** Set when the unit replays a recording (`--replay`): what the recording fixes. */
   recording?: RecordingBinding;
+  /** How long one zone set may take to render before it is refused (tests shorten it). */
+  zoneRenderTimeLimitMs?: number;
 }
 
 /** What a replayed recording fixes about the unit (src/main/recording-binding.ts). */

@@ -144,6 +144,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     await Promise.all([sensor.time.restore(), sensor.network.restore()]);
     await sensor.queue.run(() => sensor.power.boot(sensor.configs.bootConfig()));
     sensor.booted = true;
+    sensor.zones.announceSetAside();
     sensor.telemetry.start();
     return sensor;
   }
@@ -295,6 +296,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
   async close(): Promise<void> {
     await this.queue.idle();
     this.telemetry.stop();
+    await this.zones.close();
     // Together: closing the HAL cancels the system tools a network reset may be waiting on, so the
     // stop never waits out a hung hook or daemon.
     await Promise.all([this.network.close(), this.hal.close()]);

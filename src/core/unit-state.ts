@@ -61,6 +61,8 @@ export function composeUnitState(deps: SensorDependencies, shared: UnitStateShar
     watcher: deps.hal.streams.zones?.watcher ?? null,
     log: deps.log.child({ component: 'zone-monitor' }),
     recorded: deps.recording?.zoneSet,
+    renderTimeLimitMs: deps.zoneRenderTimeLimitMs,
+    alerts: deps.alerts,
   });
   const run: UnitRun = new UnitRun({
     zonePlan: (columns) => (sensor.zoneMonitorOffered() ? zones.planFor(columns) : null),

@@ -21,7 +21,7 @@ export interface ZoneWatcher {
 
 export interface ZoneHal {
   readonly watcher: ZoneWatcher;
-  /** The live zones from the next frame on, without a reinit; null: none is live. */
+  /** The live zones from the next frame on, without a reinit; null: no zone set is active (the packets' slots stay empty). */
   setZones(zones: ZoneMonitorPlan | null): void;
 }
 

@@ -67,6 +67,8 @@ export interface UnitOptions extends UnitTableOptions {
   /** The tail of the server log for the diagnostics dump. */
   recentLog?: RecentLog;
   simulatedRebootMs?: number;
+  /** How long one zone set may take to render before it is refused; default src/core/zones' bound (tests shorten it). */
+  zoneRenderTimeLimitMs?: number;
   /** Trust store and minimum version of firmware uploads (src/core/firmware/firmware-trust.ts); default: any intact image. */
   firmwarePolicy?: FirmwarePolicy;
   /** `--replay`: the recording, prepared (src/udp/replay/replay-setup.ts); the unit becomes the recorded one. */
@@ -126,6 +128,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       bindAddress: options.bindDataToHost === false ? undefined : dataBindAddress(host),
       simulatedRebootMs: options.simulatedRebootMs,
       firmwareMaxBytes: options.firmwareMaxBytes,
+      zoneRenderTimeLimitMs: options.zoneRenderTimeLimitMs,
       firmwarePolicy: options.firmwarePolicy,
       recording: options.replay?.binding,
     });

@@ -53,8 +53,10 @@ export {
   MAX_FRAME_COUNT,
   MAX_LIVE_ZONES,
   MAX_POINT_COUNT,
+  MAX_ZONE_ID,
   MAX_ZONES,
   readZoneSetMetadata,
+  sdkSchemaProblems,
 } from './zone-set-rules.js';
 export type { ZoneMode, ZoneProblem, ZoneRule, ZoneSetSpec, ZoneSpec } from './zone-set-rules.js';
 export { isTriggered, nextMetFrames } from './zone-trigger.js';

@@ -12,57 +12,106 @@ export type Triangles = Float64Array;
 const BINARY_HEADER_BYTES = 80;
 const BINARY_TRIANGLE_BYTES = 50;
 
-/** The triangles of an STL file, or why it is not one. */
+/**
+ * The triangles of an STL file, or why it is not one, read as the vendor SDK reads it (mesh.cpp): as much
+ * leniency and as many refusals. ASCII when "endsolid", in any case, begins after the 80-byte header;
+ * binary otherwise.
+ */
 export function parseStl(bytes: Uint8Array): { triangles: Triangles } | { problem: string } {
-  if (bytes.length >= BINARY_HEADER_BYTES + 4) {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const count = view.getUint32(BINARY_HEADER_BYTES, true);
-    // A binary file's length follows from its count; an ASCII file that starts with "solid" never matches it.
-    if (bytes.length === BINARY_HEADER_BYTES + 4 + count * BINARY_TRIANGLE_BYTES) return binaryStl(view, count);
-  }
   const text = new TextDecoder('latin1').decode(bytes);
-  if (/^\s*solid\b/.test(text)) return asciiStl(text);
-  return { problem: 'is neither a binary STL (its length does not match its triangle count) nor an ASCII STL' };
+  const endsolid = text.toLowerCase().indexOf('endsolid');
+  return endsolid > BINARY_HEADER_BYTES ? asciiStl(text) : binaryStl(bytes);
 }
 
-function binaryStl(view: DataView, count: number): { triangles: Triangles } | { problem: string } {
+/**
+ * Binary: the header, a triangle count, then 50 bytes per triangle (normal, 3 vertices, an attribute the
+ * reader ignores). The SDK reads each triangle's 48 bytes and tries its attribute: the last triangle may
+ * lack it, and bytes after the last triangle are ignored. Any float is taken.
+ */
+function binaryStl(bytes: Uint8Array): { triangles: Triangles } | { problem: string } {
+  if (bytes.length < BINARY_HEADER_BYTES + 4)
+    return {
+      problem: `is ${bytes.length} bytes: too short for a binary STL (80-byte header and a triangle count) and not an ASCII STL (no "endsolid" after byte 80)`,
+    };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(BINARY_HEADER_BYTES, true);
+  const needed = count === 0 ? 0 : BINARY_HEADER_BYTES + 4 + count * BINARY_TRIANGLE_BYTES - 2;
+  if (bytes.length < needed)
+    return {
+      problem: `is a binary STL of ${count} triangles cut short: ${bytes.length} bytes, where they take ${needed}`,
+    };
   const triangles = new Float64Array(count * 9);
   for (let t = 0; t < count; t++) {
     // Each record: normal (3 floats, ignored: the vertices define the face), 3 vertices, attribute u16.
     const at = BINARY_HEADER_BYTES + 4 + t * BINARY_TRIANGLE_BYTES + 12;
     for (let k = 0; k < 9; k++) triangles[t * 9 + k] = view.getFloat32(at + k * 4, true);
   }
-  return finite(triangles);
-}
-
-function asciiStl(text: string): { triangles: Triangles } | { problem: string } {
-  const values: number[] = [];
-  const vertex = /^\s*vertex\s+(\S+)\s+(\S+)\s+(\S+)\s*$/;
-  let inLoop = 0;
-  for (const [index, line] of text.split(/\r?\n/).entries()) {
-    const trimmed = line.trim();
-    if (trimmed === '' || /^(solid|endsolid|facet|endfacet)\b/.test(trimmed)) continue;
-    if (trimmed === 'outer loop') {
-      inLoop = 0;
-      continue;
-    }
-    if (trimmed === 'endloop') {
-      if (inLoop !== 3) return { problem: `line ${index + 1}: a facet has ${inLoop} vertices, not 3` };
-      continue;
-    }
-    const match = vertex.exec(line);
-    if (!match) return { problem: `line ${index + 1}: unexpected ${JSON.stringify(trimmed.slice(0, 40))}` };
-    values.push(Number(match[1]), Number(match[2]), Number(match[3]));
-    inLoop++;
-  }
-  if (values.length % 9 !== 0) return { problem: 'the last facet is incomplete' };
-  return finite(Float64Array.from(values));
-}
-
-function finite(triangles: Triangles): { triangles: Triangles } | { problem: string } {
-  if (triangles.length === 0) return { problem: 'holds no triangle' };
-  for (const v of triangles) if (!Number.isFinite(v)) return { problem: 'holds a vertex that is not a finite number' };
   return { triangles };
+}
+
+const FLOAT_MAX = 3.4028234663852886e38;
+const FLOAT_MIN_NORMAL = 1.1754943508222875e-38;
+const SOLID = /^\s*solid\b/;
+const ENDSOLID = /^\s*endsolid\b/;
+const FACET = /^\s*facet\b/;
+const OUTER_LOOP = /^\s*outer\s+loop/;
+const NUMBER = '(-?[0-9.]+(?:[eE][+-]\\d+)?)';
+const VERTEX = new RegExp(`^\\s*vertex\\s+${NUMBER}\\s+${NUMBER}\\s+${NUMBER}`);
+const ENDLOOP = /^\s*endloop/;
+const ENDFACET = /^\s*endfacet/;
+
+/**
+ * ASCII, line by line as the SDK reads it: lines trimmed, blank lines and `#` comments skipped, keywords
+ * in any case and spaced by any blanks; "solid" first, then facets of "outer loop", three vertices,
+ * "endloop", "endfacet", until "endsolid". A number is read as a C float from the longest prefix that is
+ * one (what std::stof does); one out of a float's range refuses the file.
+ */
+function asciiStl(text: string): { triangles: Triangles } | { problem: string } {
+  const lines = text.split('\n');
+  let at = 0;
+  let lineNumber = 0;
+  const next = (): string | undefined => {
+    while (at < lines.length) {
+      const line = lines[at++].replace(/^[ \t\r]+|[ \t\r]+$/g, '');
+      if (line === '' || line.startsWith('#')) continue;
+      lineNumber = at;
+      return line.toLowerCase();
+    }
+    return undefined;
+  };
+  const refuse = (expected: string, line: string | undefined) => ({
+    problem:
+      line === undefined
+        ? `ends where ${expected} was expected`
+        : `line ${lineNumber}: ${expected} expected, not ${JSON.stringify(line.slice(0, 40))}`,
+  });
+  const first = next();
+  if (first === undefined || !SOLID.test(first)) return refuse('"solid"', first);
+  const values: number[] = [];
+  for (;;) {
+    const line = next();
+    if (line === undefined) return refuse('"endsolid"', line);
+    if (ENDSOLID.test(line)) return { triangles: Float64Array.from(values) };
+    if (!FACET.test(line)) return refuse('"facet" or "endsolid"', line);
+    const loop = next();
+    if (loop === undefined || !OUTER_LOOP.test(loop)) return refuse('"outer loop"', loop);
+    for (let v = 0; v < 3; v++) {
+      const vertex = next();
+      const match = vertex === undefined ? null : VERTEX.exec(vertex);
+      if (!match) return refuse('"vertex x y z"', vertex);
+      for (const text of match.slice(1, 4)) {
+        const value = Number.parseFloat(text);
+        const magnitude = Math.abs(value);
+        if (Number.isNaN(value) || magnitude > FLOAT_MAX || (magnitude !== 0 && magnitude < FLOAT_MIN_NORMAL))
+          return { problem: `line ${lineNumber}: ${JSON.stringify(text)} is not a number a float holds` };
+        values.push(Math.fround(value));
+      }
+    }
+    const endloop = next();
+    if (endloop === undefined || !ENDLOOP.test(endloop)) return refuse('"endloop"', endloop);
+    const endfacet = next();
+    if (endfacet === undefined || !ENDFACET.test(endfacet)) return refuse('"endfacet"', endfacet);
+  }
 }
 
 /** A binary STL of `triangles` (tests, examples): normals left zero, as many exporters write them. */

@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { MAX_LIVE_ZONES, notFound, unsupportedMediaType } from '../model/index.js';
+import { MAX_LIVE_ZONES, MAX_ZONE_ID, notFound, unsupportedMediaType } from '../model/index.js';
 import { Json, NoContent, problems } from './api-schemas.js';
 
 const PREFIX = '/api/v1/zone_monitor';
@@ -26,10 +26,10 @@ const ZipAnswer = {
   description: 'The zone set zip, byte for byte as it was uploaded',
   content: { [OCTET_STREAM]: { schema: { type: 'string', contentMediaType: 'application/zip' } } },
 };
-const LiveIds = Type.Array(Type.Integer({ minimum: 0 }), {
+const LiveIds = Type.Array(Type.Integer({ minimum: 0, maximum: MAX_ZONE_ID }), {
   maxItems: MAX_LIVE_ZONES,
   uniqueItems: true,
-  description: `Ids of the zones monitored now, at most ${MAX_LIVE_ZONES}, all of the active zone set`,
+  description: `Ids of the zones monitored now (0..${MAX_ZONE_ID}), at most ${MAX_LIVE_ZONES}; an id that names no zone of the active set is live and reports error flag 1`,
   examples: [[0, 1]],
 });
 

@@ -11,6 +11,8 @@ export const KV_KEYS = {
   zoneStaged: 'zone_monitor.staged',
   zoneActive: 'zone_monitor.active',
   zoneLiveIds: 'zone_monitor.live_ids',
+  /** A stored active set the SDK cannot read, set aside at start: { zip (base64), problems, at } (the dump carries it). */
+  zoneSetAside: 'zone_monitor.set_aside',
   /** What the last rebuild of a damaged database recovered and lost, until the unit has raised its alert. */
   recoveryReport: 'store.recovery',
 } as const;

@@ -7,6 +7,7 @@ export { type PlanIdentity, planStreams } from './host/plan-streams.js';
 export type { ReplaySettings, StreamPlan } from './stream-plan.js';
 export type { SceneObjectPlan } from './scene/scene-objects.js';
 export { Emitter } from './host/emitter.js';
+export { startWorkerModule } from './host/worker-file.js';
 export type { PreviewFrame } from './worker/preview-frame.js';
 export type { ZoneStateView } from './worker/zone-state-view.js';
 export type { StreamAlertIds } from './worker/stream-alerts.js';

@@ -5,6 +5,7 @@
 import { lookup } from 'node:dns/promises';
 import { type CheckRun, expectThat, SkipCheck } from './check-run.js';
 import { imuChecks } from './imu-checks.js';
+import { zonePacketChecks } from './zone-checks.js';
 import { lidarChecks } from './lidar-checks.js';
 import type { UdpCapture } from './udp-capture.js';
 import type { UnitClient } from './unit-client.js';
@@ -20,11 +21,14 @@ export async function dataPlaneChecks(
     'udp.point',
     'POST udp_dest "@auto" with the validator\'s ports answers 204 and the unit runs',
     async () => {
+      // A 3.2 unit's zone packets come to the validator too (a unit below 3.2 has no such parameters).
+      const zoned = 'udp_port_zm' in (await client.fresh('/api/v1/sensor/config'));
       const body = {
         udp_dest: '@auto',
         udp_port_lidar: capture.lidarPort,
         udp_port_imu: capture.imuPort,
         operating_mode: 'NORMAL',
+        ...(zoned ? { udp_dest_zm: '@auto', udp_port_zm: capture.zonePort } : {}),
       };
       const answer = await client.request('POST', '/api/v1/sensor/config', { body });
       expectThat(answer.status === 204, `answered ${answer.status}: ${answer.text.slice(0, 120)}`);
@@ -56,6 +60,7 @@ export async function dataPlaneChecks(
     cursors: [alertsBefore.next_cursor, alertsAfter.next_cursor],
   });
   await imuChecks(run, capture, config, elapsedS);
+  await zonePacketChecks(run, capture, config);
   await sourceAddressCheck(run, client, capture);
 }
 

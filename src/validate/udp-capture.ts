@@ -1,4 +1,4 @@
-/** Two UDP sockets of the validator that the unit's lidar and IMU streams are pointed at. */
+/** The UDP sockets of the validator that the unit's lidar, IMU and zone streams are pointed at. */
 import { createSocket, type Socket } from 'node:dgram';
 
 export interface Received {
@@ -15,12 +15,16 @@ const MAX_IMU_PACKETS = 2000;
 export class UdpCapture {
   lidar: Received[] = [];
   imu: Received[] = [];
+  /** Zone packets (firmware 3.2's Zone Monitor). */
+  zones: Received[] = [];
   private recording = false;
 
   private constructor(
     private readonly lidarSocket: Socket,
     private readonly imuSocket: Socket,
+    private readonly zoneSocket: Socket,
   ) {
+    zoneSocket.on('message', (data, from) => this.keep(this.zones, data, from.address, MAX_IMU_PACKETS));
     lidarSocket.on('message', (data, from) => this.keep(this.lidar, data, from.address, MAX_LIDAR_PACKETS));
     imuSocket.on('message', (data, from) => this.keep(this.imu, data, from.address, MAX_IMU_PACKETS));
   }
@@ -40,7 +44,7 @@ export class UdpCapture {
           resolve(socket);
         });
       });
-    return new UdpCapture(await bind(), await bind());
+    return new UdpCapture(await bind(), await bind(), await bind());
   }
 
   get lidarPort(): number {
@@ -51,10 +55,15 @@ export class UdpCapture {
     return this.imuSocket.address().port;
   }
 
+  get zonePort(): number {
+    return this.zoneSocket.address().port;
+  }
+
   /** Forgets what arrived so far and records from now on. */
   start(): void {
     this.lidar = [];
     this.imu = [];
+    this.zones = [];
     this.recording = true;
   }
 
@@ -65,6 +74,7 @@ export class UdpCapture {
   close(): void {
     this.lidarSocket.close();
     this.imuSocket.close();
+    this.zoneSocket.close();
   }
 
   private keep(list: Received[], data: Buffer, from: string, max: number): void {

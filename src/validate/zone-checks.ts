@@ -7,7 +7,8 @@
  * put back.
  */
 import { createHash } from 'node:crypto';
-import { boxTriangles, encodeBinaryStl, installedPackage } from '../model/index.js';
+import { boxTriangles, encodeBinaryStl, installedPackage, sdkSchemaProblems } from '../model/index.js';
+import type { UdpCapture } from './udp-capture.js';
 import { type CheckRun, expectThat, show, SkipCheck } from './check-run.js';
 import type { UnitClient } from './unit-client.js';
 
@@ -83,6 +84,20 @@ export async function zoneReadChecks(run: CheckRun, client: UnitClient): Promise
       zipOrNotFound(answer.status, answer.contentType, answer.bytes, `${ZONES}/${which}/zip`);
       return answer.status === 404 ? `no ${which} zone set` : `${answer.bytes.length} bytes`;
     });
+  await run.check('zone.active-schema', "the active zone set's metadata.json passes the SDK's schema", async () => {
+    only32();
+    const answer = await client.read(`${ZONES}/active/zip`);
+    if (answer.status === 404) throw new SkipCheck('no active zone set');
+    const files = fflate().unzipSync(new Uint8Array(answer.bytes));
+    const name = Object.keys(files).find((n) => n.toLowerCase() === 'metadata.json');
+    expectThat(name !== undefined, 'the active zip holds no metadata.json');
+    const doc = JSON.parse(new TextDecoder().decode(files[name as string]));
+    const problems = sdkSchemaProblems(doc);
+    expectThat(
+      problems.length === 0,
+      `every SDK client opening this unit aborts: ${problems.map((p) => p.detail).join('; ')}`,
+    );
+  });
   await run.check('zone.config', 'the configuration holds udp_dest_zm and udp_port_zm', async () => {
     only32();
     const config = await client.readJson('/api/v1/sensor/config');
@@ -139,4 +154,33 @@ export async function zoneWriteChecks(run: CheckRun, client: UnitClient): Promis
       });
     else await client.request('DELETE', `${ZONES}/staged/zip`);
   }
+}
+
+/** A zone packet is 680 bytes (the SDK tells zone packets by their size). */
+const ZONE_PACKET_BYTES = 680;
+
+/**
+ * `--allow-changes`, a 3.2 unit's zone packets, pointed at the validator with its lidar stream: one every frame
+ * (consecutive frame ids), whether or not a zone is live, as the SDK counts a frame complete only once its zone
+ * packet came.
+ */
+export async function zonePacketChecks(
+  run: CheckRun,
+  capture: UdpCapture,
+  config: Record<string, unknown>,
+): Promise<void> {
+  await run.check(
+    'udp.zone-every-frame',
+    'a 3.2 unit sends a zone packet every frame (consecutive frame ids)',
+    async () => {
+      if (!('udp_port_zm' in config)) throw new SkipCheck('the unit has no Zone Monitor');
+      expectThat(capture.zones.length > 0, 'no zone packet arrived while the lidar stream ran');
+      const sizes = capture.zones.filter((z) => z.data.length !== ZONE_PACKET_BYTES);
+      expectThat(sizes.length === 0, `${sizes.length} zone packets are not ${ZONE_PACKET_BYTES} bytes`);
+      const ids = capture.zones.map((z) => z.data.readUInt16LE(2));
+      const gaps = ids.filter((id, i) => i > 0 && id !== ((ids[i - 1] + 1) & 0xffff)).length;
+      expectThat(gaps === 0, `${gaps} of ${ids.length} zone packets do not follow the frame before`);
+      return `${ids.length} zone packets, frames ${ids[0]}..${ids[ids.length - 1]}`;
+    },
+  );
 }

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RECORDINGS } from '../helpers/recordings.js';
 import { CLI_PATH, type CliProcess, freePort, startCli } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/poll.js';
+import { exampleZoneSet } from '../../src/validate/zone-checks.js';
 
 const running: CliProcess[] = [];
 afterEach(async () => {
@@ -109,24 +110,37 @@ describe('lidar-sensor validate on healthy units', () => {
     });
   });
 
-  it('checks Zone Monitor: 404 below firmware 3.2; on 3.2 live_ids, the zips, the configuration, a refusal and a staged set read back', async () => {
+  it("checks Zone Monitor: 404 below firmware 3.2; on 3.2 live_ids, the zips, the active set against the SDK's schema, the configuration, a refusal, a staged set read back and a zone packet every frame", async () => {
     const old = await validate((await unit(['--product', 'OS-1-32'])).baseUrl);
     expect(old.report.checks.find((c) => c.id === 'zone.absent')?.status).toBe('PASS');
     const cli = await unit(['--product', 'OS-1-32', '--firmware-version', '3.2']);
+    const zones = `${cli.baseUrl}/api/v1/zone_monitor`;
+    const staged = await fetch(`${zones}/staged/zip`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.from(exampleZoneSet()),
+    });
+    expect(staged.status).toBe(204);
+    expect((await fetch(`${zones}/apply`, { method: 'POST' })).status).toBe(204);
+    const config = await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json();
+    const stagedBefore = Buffer.from(await (await fetch(`${zones}/staged/zip`)).arrayBuffer());
     const outcome = await validate(cli.baseUrl, '--allow-changes', '--udp-timeout', '2');
     expect(failed(outcome), outcome.stdout).toEqual([]);
+    expect(outcome.report.checks.find((c) => c.id === 'udp.zone-every-frame')?.status).toBe('PASS');
+    expect(await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json()).toEqual(config);
     const zone = outcome.report.checks.filter((c) => c.id.startsWith('zone.'));
     expect(zone.map((c) => [c.id, c.status])).toEqual([
       ['zone.absent', 'SKIP'],
       ['zone.live-ids', 'PASS'],
       ['zone.active-zip', 'PASS'],
       ['zone.staged-zip', 'PASS'],
+      ['zone.active-schema', 'PASS'],
       ['zone.config', 'PASS'],
       ['zone.refuse-corrupt', 'PASS'],
       ['zone.stage', 'PASS'],
     ]);
-    // Nothing stays staged.
-    expect((await fetch(`${cli.baseUrl}/api/v1/zone_monitor/staged/zip`)).status).toBe(404);
+    // What was staged before is staged again.
+    expect(Buffer.from(await (await fetch(`${zones}/staged/zip`)).arrayBuffer())).toEqual(stagedBefore);
   });
 
   // Every sample recording (test/fixtures/recordings), replayed read-only (a replay fixes what was measured, so the

@@ -111,7 +111,7 @@ describe('a zone set the unit refuses names the zone and the rule', () => {
     expect((await refusal(zipOf(many))).detail).toMatch(/rule zip-bomb: the zip holds more than \d+ files/);
   });
 
-  it('more than 128 zones, and power_on_live_ids naming a missing zone', async () => {
+  it('more than 128 zones, and ids above 255 (one byte in zone packets and the SDK)', async () => {
     const zones = Object.fromEntries(
       Array.from({ length: 129 }, (_, i) => [
         i,
@@ -125,7 +125,170 @@ describe('a zone set the unit refuses names the zone and the rule', () => {
         )
       ).detail,
     ).toMatch(/rule zone-count: a zone set holds 1 to 128 zones; this one holds 129/);
-    const live = await refusal(stlZoneSetZip([{ id: 0, min: [2, -0.5, -0.5], max: [4, 0.5, 0.5] }], [0, 9]));
-    expect(live.detail).toMatch(/zone 9 refused, rule live-ids/);
+    const box = encodeBinaryStl(boxTriangles([2, -1, -1], [3, 1, 1]));
+    const zone = {
+      point_count: 1,
+      frame_count: 1,
+      mode: 'OCCUPANCY',
+      stl: { file_name: '0.stl', coordinate_frame: 'SENSOR' },
+    };
+    expect((await refusal(zipOf({ 'metadata.json': metadata({ 300: zone }, [300]), '0.stl': box }))).detail).toMatch(
+      /^zone set refused, rule zone-id: zone id 300 is above 255/,
+    );
+    expect((await refusal(zipOf({ 'metadata.json': metadata({ 0: zone }, [0, 256]), '0.stl': box }))).detail).toMatch(
+      /rule live-ids: power_on_live_ids names 256: zone ids are 0\.\.255/,
+    );
+  });
+});
+
+/** A zone as the SDK's example writes it; each case below breaks one rule of the SDK's schema. */
+const GOOD_ZONE = {
+  point_count: 1,
+  frame_count: 1,
+  mode: 'OCCUPANCY',
+  label: 'front',
+  stl: { file_name: '0.stl', coordinate_frame: 'SENSOR', hash: 'a'.repeat(64) },
+};
+const BOX = encodeBinaryStl(boxTriangles([2, -1, -1], [3, 1, 1]));
+const TOP = { version: { metadata: 1, file_naming: 1 }, power_on_live_ids: [0] };
+const withZone = (zone: Record<string, unknown>, top: Record<string, unknown> = {}) =>
+  zipOf({ 'metadata.json': JSON.stringify({ ...TOP, zones: { 0: zone }, ...top }), '0.stl': BOX });
+const without = (key: string, from: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(from).filter(([k]) => k !== key));
+
+describe("a set the SDK's schema refuses is refused naming the zone, the key and the rule", () => {
+  const cases: [string, Uint8Array, RegExp][] = [
+    [
+      'an unknown key inside stl',
+      withZone({ ...GOOD_ZONE, stl: { ...GOOD_ZONE.stl, colour: 'red' } }),
+      /^zone 0 refused, rule schema: stl has an unknown key "colour" \(the SDK's schema rule additionalProperties\)/,
+    ],
+    [
+      'an STL zone without coordinate_frame',
+      withZone({ ...GOOD_ZONE, stl: without('coordinate_frame', GOOD_ZONE.stl) }),
+      /^zone 0 refused, rule schema: stl\.coordinate_frame is missing \(the SDK's schema rule required\)/,
+    ],
+    [
+      'an unknown key in a zone',
+      withZone({ ...GOOD_ZONE, colour: 'red' }),
+      /^zone 0 refused, rule schema: it has an unknown key "colour"/,
+    ],
+    [
+      'an unknown top-level key',
+      withZone(GOOD_ZONE, { owner: 'me' }),
+      /^zone set refused, rule schema: metadata\.json: it has an unknown key "owner"/,
+    ],
+    [
+      'no point_count',
+      withZone(without('point_count', GOOD_ZONE)),
+      /^zone 0 refused, rule schema: point_count is missing/,
+    ],
+    [
+      'a frame_count of 0',
+      withZone({ ...GOOD_ZONE, frame_count: 0 }),
+      /^zone 0 refused, rule schema: frame_count must be >= 1 \(the SDK's schema rule minimum\)/,
+    ],
+    [
+      'a point_count above 262143',
+      withZone({ ...GOOD_ZONE, point_count: 262_144 }),
+      /^zone 0 refused, rule schema: point_count must be <= 262143 \(the SDK's schema rule maximum\)/,
+    ],
+    [
+      'a mode outside the enum',
+      withZone({ ...GOOD_ZONE, mode: 'PRESENCE' }),
+      /^zone 0 refused, rule schema: mode must be one of VACANCY, OCCUPANCY \(the SDK's schema rule enum\)/,
+    ],
+    [
+      'a coordinate_frame outside the enum',
+      withZone({ ...GOOD_ZONE, stl: { ...GOOD_ZONE.stl, coordinate_frame: 'WORLD' } }),
+      /stl\.coordinate_frame must be one of SENSOR, BODY/,
+    ],
+    [
+      'neither stl nor zrb',
+      withZone(without('stl', GOOD_ZONE)),
+      /^zone 0 refused, rule schema: has neither an stl nor a zrb \(the SDK's schema rule anyOf\)/,
+    ],
+    [
+      'a zrb without file_name',
+      withZone({ ...without('stl', GOOD_ZONE), zrb: { hash: 'b'.repeat(64) } }),
+      /^zone 0 refused, rule schema: zrb\.file_name is missing/,
+    ],
+    [
+      'a zrb without hash',
+      withZone({ ...without('stl', GOOD_ZONE), zrb: { file_name: '0.zrb' } }),
+      /^zone 0 refused, rule schema: zrb\.hash is missing/,
+    ],
+    [
+      'an stl hash that is not 64 hex digits',
+      withZone({ ...GOOD_ZONE, stl: { ...GOOD_ZONE.stl, hash: 'xyz' } }),
+      /^zone 0 refused, rule schema: stl\.hash must match pattern/,
+    ],
+    [
+      'an stl file name with a path',
+      withZone({ ...GOOD_ZONE, stl: { ...GOOD_ZONE.stl, file_name: 'dir/0.stl' } }),
+      /^zone 0 refused, rule schema: stl\.file_name must match pattern/,
+    ],
+    [
+      'a label over 64 characters',
+      withZone({ ...GOOD_ZONE, label: 'x'.repeat(65) }),
+      /^zone 0 refused, rule schema: label must NOT have more than 64 characters/,
+    ],
+    [
+      'a zone id that is not a number',
+      zipOf({ 'metadata.json': JSON.stringify({ ...TOP, zones: { front: GOOD_ZONE } }), '0.stl': BOX }),
+      /^zone set refused, rule schema: metadata\.json: zone id "front" is not a non-negative integer/,
+    ],
+    [
+      'no version',
+      zipOf({ 'metadata.json': JSON.stringify({ power_on_live_ids: [0], zones: { 0: GOOD_ZONE } }), '0.stl': BOX }),
+      /^zone set refused, rule schema: metadata\.json: version is missing/,
+    ],
+    [
+      'a version without file_naming',
+      withZone(GOOD_ZONE, { version: { metadata: 1 } }),
+      /version\.file_naming is missing/,
+    ],
+    [
+      'no power_on_live_ids',
+      zipOf({ 'metadata.json': JSON.stringify({ version: TOP.version, zones: { 0: GOOD_ZONE } }), '0.stl': BOX }),
+      /power_on_live_ids is missing/,
+    ],
+    [
+      '17 power_on_live_ids',
+      withZone(GOOD_ZONE, { power_on_live_ids: Array.from({ length: 17 }, (_, i) => i) }),
+      /power_on_live_ids must NOT have more than 16 items \(the SDK's schema rule maxItems\)/,
+    ],
+    [
+      'a sensor_to_body_transform of 15 numbers',
+      withZone(GOOD_ZONE, { sensor_to_body_transform: IDENTITY.slice(1) }),
+      /sensor_to_body_transform must NOT have fewer than 16 items/,
+    ],
+  ];
+  it.each(cases)('%s', async (_name, zip, detail) => {
+    const body = await refusal(zip);
+    expect(body.type).toBe('urn:lidar-sensor:problem:invalid-zone-set');
+    expect(body.detail).toMatch(detail);
+  });
+
+  it('an entry found without regard to case, as the SDK finds it (0.STL for 0.stl), is taken', async () => {
+    const res = await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/zone_monitor/staged/zip',
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: Buffer.from(
+        zipOf({ 'METADATA.json': JSON.stringify({ ...TOP, zones: { 0: GOOD_ZONE } }), '0.STL': BOX }),
+      ),
+    });
+    expect(res.statusCode, res.body).toBe(204);
+  });
+
+  it("takes what the SDK's schema takes: further version keys, an empty label", async () => {
+    const res = await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/zone_monitor/staged/zip',
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: Buffer.from(withZone(GOOD_ZONE, { version: { metadata: 1, file_naming: 1, renderer: 2 }, label: '' })),
+    });
+    expect(res.statusCode, res.body).toBe(204);
   });
 });

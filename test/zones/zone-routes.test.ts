@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
-import { stlZoneSetZip } from './zone-set-zips.js';
+import { createHash } from 'node:crypto';
+import { Ajv } from 'ajv';
+import { strFromU8, unzipSync } from 'fflate';
+import { boxTriangles, encodeBinaryStl } from '../../src/model/index.js';
+import { ZoneSetMetadataSchema } from '../../src/model/zone-set-schema.js';
+import { stageAndApply, stlZoneSetZip, zipOf } from './zone-set-zips.js';
 
 const OCTET = { 'content-type': 'application/octet-stream' };
 /** A box 2-4 m in front of the unit (sensor frame x forward), a metre wide, at the height of the unit. */
@@ -54,6 +59,9 @@ describe('Zone Monitor routes', () => {
     expect(info.build_rev).toBe('v3.2.0');
     const fw = (await unit.app.inject({ url: '/api/v1/system/firmware' })).json();
     expect(fw.fw).toBe(info.image_rev);
+    // The vendor's manual: zone packets go once the ZM UDP port is set to a non-zero value; none by default.
+    const config = (await unit.app.inject({ url: '/api/v1/sensor/config' })).json();
+    expect([config.udp_dest_zm, config.udp_port_zm]).toEqual(['', 0]);
     const doc = (await unit.app.inject({ url: '/api/v1/openapi.json' })).json();
     expect(doc.info.description).toContain('v3.2.0');
     expect(Object.keys(doc.paths)).toEqual(
@@ -111,19 +119,50 @@ describe('Zone Monitor routes', () => {
     expect(apply.json().detail).toMatch(/no zone set is staged/);
   });
 
-  it('live_ids outside the active set, repeated or too many are refused naming the rule; nothing changes', async () => {
+  it("live_ids as a 3.2 unit takes them: ids outside the active set too (the vendor's examples), not above 255, repeated or too many", async () => {
     unit = await firmware32();
-    await stageFrontBox(unit);
-    await unit.app.inject({ method: 'POST', url: '/api/v1/zone_monitor/apply' });
-    const unknown = await unit.app.inject({ method: 'POST', url: '/api/v1/zone_monitor/live_ids', payload: [7] });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().detail).toMatch(/zone 7 refused, rule live-ids/);
-    const many = await unit.app.inject({
+    // The SDK's zone_monitor_zone_set example applies zones 0 and 1; its zone_monitor_zone_states example then sets 0..3.
+    await stageAndApply(unit.app, stlZoneSetZip([FRONT_BOX, { id: 1, min: [2, 1, -0.5], max: [4, 2, 0.5] }]));
+    const states = await unit.app.inject({
       method: 'POST',
       url: '/api/v1/zone_monitor/live_ids',
-      payload: Array.from({ length: 17 }, (_, i) => i),
+      payload: [0, 1, 2, 3],
     });
-    expect(many.statusCode).toBe(400);
-    expect((await unit.app.inject({ url: '/api/v1/zone_monitor/live_ids' })).json()).toEqual([0]);
+    expect(states.statusCode, states.body).toBe(204);
+    expect((await unit.app.inject({ url: '/api/v1/zone_monitor/live_ids' })).json()).toEqual([0, 1, 2, 3]);
+    for (const payload of [[256], [1, 1], Array.from({ length: 17 }, (_, i) => i)]) {
+      const refused = await unit.app.inject({ method: 'POST', url: '/api/v1/zone_monitor/live_ids', payload });
+      expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
+    }
+    expect((await unit.app.inject({ url: '/api/v1/zone_monitor/live_ids' })).json()).toEqual([0, 1, 2, 3]);
+  });
+
+  it("a zip built as the SDK's to_zip_blob builds it is taken, and the active zip read back passes the SDK's schema", async () => {
+    unit = await firmware32();
+    // ZoneSet::to_json: label, version, power_on_live_ids, zones with point_count, frame_count, mode, label and
+    // stl {file_name "<id>.stl", coordinate_frame, hash}; no sensor_to_body_transform when the set has none.
+    const stl = encodeBinaryStl(boxTriangles([2, -0.5, -0.5], [4, 0.5, 0.5]));
+    const metadata = {
+      label: '',
+      version: { metadata: 1, file_naming: 1 },
+      power_on_live_ids: [0],
+      zones: {
+        0: {
+          point_count: 10,
+          frame_count: 1,
+          mode: 'OCCUPANCY',
+          label: '',
+          stl: { file_name: '0.stl', coordinate_frame: 'SENSOR', hash: createHash('sha256').update(stl).digest('hex') },
+        },
+      },
+    };
+    await stageAndApply(unit.app, zipOf({ 'metadata.json': JSON.stringify(metadata, null, 4), '0.stl': stl }));
+    const active = await unit.app.inject({ url: '/api/v1/zone_monitor/active/zip' });
+    expect(active.statusCode).toBe(200);
+    const served = unzipSync(new Uint8Array(active.rawPayload));
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(ZoneSetMetadataSchema);
+    const doc = JSON.parse(strFromU8(served['metadata.json']));
+    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    expect(Object.keys(served).sort()).toEqual(['0.stl', 'metadata.json']);
   });
 });

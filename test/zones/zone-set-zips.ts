@@ -26,14 +26,32 @@ export function stlZoneSetZip(
   liveIds = zones.map((z) => z.id),
   sensorToBody: readonly number[] = IDENTITY,
 ): Uint8Array {
+  return meshZoneSetZip(
+    zones.map((z) => ({ ...z, triangles: boxTriangles(z.min, z.max) })),
+    liveIds,
+    sensorToBody,
+  );
+}
+
+export interface MeshZone extends Omit<BoxZone, 'min' | 'max'> {
+  /** In metres, in the body frame. */
+  triangles: Float64Array;
+}
+
+/** A zone set of STL zones, one binary STL per zone, as the SDK's example makes it. */
+export function meshZoneSetZip(
+  zones: readonly MeshZone[],
+  liveIds = zones.map((z) => z.id),
+  sensorToBody: readonly number[] = IDENTITY,
+): Uint8Array {
   const files: Record<string, Uint8Array> = {};
   const metadata = {
-    label: 'boxes in front of the unit',
+    label: 'zones around the unit',
     version: { metadata: 1, file_naming: 1 },
     power_on_live_ids: liveIds,
     zones: Object.fromEntries(
       zones.map((z) => {
-        const stl = encodeBinaryStl(boxTriangles(z.min, z.max));
+        const stl = encodeBinaryStl(z.triangles);
         files[`${z.id}.stl`] = stl;
         return [
           String(z.id),
@@ -41,7 +59,7 @@ export function stlZoneSetZip(
             point_count: z.pointCount ?? 10,
             frame_count: z.frameCount ?? 1,
             mode: z.mode ?? 'OCCUPANCY',
-            label: `box ${z.id}`,
+            label: `zone ${z.id}`,
             stl: {
               file_name: `${z.id}.stl`,
               coordinate_frame: 'BODY',
@@ -56,12 +74,45 @@ export function stlZoneSetZip(
   return zipSync({ 'metadata.json': strToU8(JSON.stringify(metadata, null, 4)), ...files });
 }
 
+/**
+ * A UV sphere of `segments × (rings - 1) × 2` triangles (25 × 20 × 2 = 1000; 32 × 32 × 2 = 2048, the most
+ * a zone may hold). Around the unit (centre at the origin), every beam crosses it: the costliest render.
+ */
+export function sphereTriangles(centre: readonly number[], radius: number, segments = 25, rings = 21): Float64Array {
+  const point = (ring: number, seg: number) => {
+    const polar = (Math.PI * ring) / (rings - 1);
+    const azimuth = (2 * Math.PI * seg) / segments;
+    return [
+      centre[0] + radius * Math.sin(polar) * Math.cos(azimuth),
+      centre[1] + radius * Math.sin(polar) * Math.sin(azimuth),
+      centre[2] + radius * Math.cos(polar),
+    ];
+  };
+  const out: number[] = [];
+  for (let r = 0; r < rings - 1; r++)
+    for (let s = 0; s < segments; s++) {
+      const [a, b, c, d] = [point(r, s), point(r, s + 1), point(r + 1, s), point(r + 1, s + 1)];
+      out.push(...a, ...c, ...b, ...b, ...c, ...d);
+    }
+  return Float64Array.from(out);
+}
+
 /** A zip of the given files as they are (for sets the rules refuse). */
 export function zipOf(files: Record<string, Uint8Array | string>): Uint8Array {
   return zipSync(
     Object.fromEntries(Object.entries(files).map(([k, v]) => [k, typeof v === 'string' ? strToU8(v) : v])),
   );
 }
+
+/** A configuration that streams lidar (no IMU) and zone packets to loopback ports, at `lidar_mode`. */
+export const zoneStreamConfig = (lidarPort: number, zonePort: number, lidar_mode: string) => ({
+  udp_dest: '127.0.0.1',
+  udp_port_lidar: lidarPort,
+  udp_port_imu: 0,
+  udp_dest_zm: '127.0.0.1',
+  udp_port_zm: zonePort,
+  lidar_mode,
+});
 
 /** Stages `zip` on an in-process unit and applies it, expecting both to succeed. */
 export async function stageAndApply(app: FastifyInstance, zip: Uint8Array): Promise<void> {
@@ -85,6 +136,11 @@ export const MAX_ZONE_SET_ZIP_BYTES = 32 * 1024 * 1024;
 export function largestZrbZoneSetZip(serialNumber: string, rows: number, columns: number): Uint8Array {
   const zrbBytes = 579 + rows * columns * 4;
   const count = Math.min(128, Math.floor((MAX_ZONE_SET_ZIP_BYTES - 64 * 1024) / (zrbBytes + 200)));
+  return zrbZoneSetZip(serialNumber, rows, columns, count);
+}
+
+/** `count` ZRB zones of `rows` x `columns`, zone i inside 1000 + i to 5000 + i mm at every pixel; zone 0 live at power-on. */
+export function zrbZoneSetZip(serialNumber: string, rows: number, columns: number, count: number): Uint8Array {
   const files: Record<string, Uint8Array> = {};
   const zones: Record<string, object> = {};
   for (let id = 0; id < count; id++) {

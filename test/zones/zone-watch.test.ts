@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/poll.js';
 import { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { OS0_ZONES_NO_LIDAR, readReferencePcap } from '../replay/helpers/pcap-reference.js';
 import { decodeZonePacket, type DecodedZonePacket } from './zone-packets.js';
-import { type BoxZone, stageAndApply, stlZoneSetZip } from './zone-set-zips.js';
+import { type BoxZone, stageAndApply, stlZoneSetZip, zoneStreamConfig } from './zone-set-zips.js';
 
 /** The scene's crate (src/udp/scene/scene.ts, lidar frame 3.0..4.2 × -2.5..-1.3 × -1.7..-0.7 m) in the sensor frame, with a margin, above the floor. */
 const AROUND_CRATE = { min: [-4.4, 1.1, -1.6], max: [-2.8, 2.7, -0.5] };
@@ -35,14 +35,7 @@ beforeAll(async () => {
   const config = await unit.app.inject({
     method: 'POST',
     url: '/api/v1/sensor/config',
-    payload: {
-      udp_dest: '127.0.0.1',
-      udp_port_lidar: lidar.port,
-      udp_port_imu: 0,
-      udp_dest_zm: '127.0.0.1',
-      udp_port_zm: zones.port,
-      lidar_mode: '512x20',
-    },
+    payload: zoneStreamConfig(lidar.port, zones.port, '512x20'),
   });
   expect(config.statusCode, config.body).toBe(204);
 });

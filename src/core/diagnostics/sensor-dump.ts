@@ -37,6 +37,8 @@ export interface DumpSource {
   readonly log: { error(context: object, message: string): void };
   /** Damaged database files kept aside at start (src/store/store-recovery.ts): name and path. */
   damagedStoreFiles(): { name: string; path: string }[];
+  /** Zone Monitor's stored set that the SDK could not read, set aside at start (src/core/zones/zone-monitor.ts). */
+  readonly zones?: { setAsideZoneSet(): { zip: Uint8Array; problems: unknown; at: string } | undefined };
 }
 
 const METADATA_SECTIONS = [
@@ -80,6 +82,16 @@ function metadataSnapshot(sensor: DumpSource): Record<string, unknown> {
   );
 }
 
+/** The zone set set aside at start, as it was stored, and why. */
+function zoneSetAsideSections(sensor: DumpSource): DumpSection[] {
+  const aside = sensor.zones?.setAsideZoneSet();
+  if (!aside) return [];
+  return [
+    { file: 'zone_monitor/set-aside.zip', collect: () => Buffer.from(aside.zip) },
+    { file: 'zone_monitor/set-aside.json', collect: () => ({ set_aside_at: aside.at, problems: aside.problems }) },
+  ];
+}
+
 export function sensorDumpSections(sensor: DumpSource): DumpSection[] {
   return [
     { file: 'metadata.json', collect: () => metadataSnapshot(sensor) },
@@ -109,6 +121,7 @@ export function sensorDumpSections(sensor: DumpSource): DumpSection[] {
         };
       },
     },
+    ...zoneSetAsideSections(sensor),
     ...sensor
       .damagedStoreFiles()
       .map(({ name, path }) => ({ file: `storage/${name}`, collect: () => readFileSync(path) })),

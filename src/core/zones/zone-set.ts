@@ -1,7 +1,7 @@
 /**
  * A zone set zip checked against every rule of firmware 3.2 (docs/zone-monitor.md), and its zones
- * rendered for the unit's beams. Rendering happens here, when a set is applied (or the frame width
- * changes), never per packet.
+ * rendered for the unit's beams. Rendering happens here, when a set is staged, applied, or the frame width
+ * changes, never per packet; the device core calls it in a worker thread (zone-render-thread.ts).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -32,25 +32,75 @@ export interface CheckedZoneSet {
   hash: Uint8Array;
   /** Per zone id, the images for the frame width they were rendered (or given) for. */
   images: Map<number, ZoneImages>;
+  /** The frame width the images are for. */
+  columns: number;
+  /** Zones that have no images for this width, and why (a ZRB of another width, a point_count too high). */
+  problems: ZoneProblem[];
 }
 
-/** Reads `zip` and checks its zones against the unit's beams: the set, or every problem found. */
-export function checkZoneSet(zip: Uint8Array, beams: ZoneBeams): CheckedZoneSet | ZoneProblem[] {
+/** A zip the unit cannot read at all (not a zip, no metadata.json, metadata that breaks a rule). */
+export interface UnreadableZoneSet {
+  unreadable: ZoneProblem[];
+}
+
+/**
+ * Reads `zip` and checks its zones against the unit's beams: the set with the images of every zone that
+ * fits these beams (and the problems of those that do not), or why the zip cannot be read at all.
+ * Rendering STL zones is the costly part: the device core runs this in a worker (zone-render-thread.ts).
+ */
+export function checkZoneSet(
+  zip: Uint8Array,
+  beams: ZoneBeams,
+  onZone?: (id: number) => void,
+): CheckedZoneSet | UnreadableZoneSet {
   const files = readZoneZip(zip);
-  if (!(files instanceof Map)) return [files];
-  const metadataBytes = files.get('metadata.json');
-  if (!metadataBytes) return [{ rule: 'missing-file', detail: 'the zip holds no metadata.json' }];
+  if (!(files instanceof Map)) return { unreadable: [files] };
+  const read = specOf(files);
+  if ('unreadable' in read) return read;
+  const { images, problems } = renderZones(read.spec, files, beams, onZone);
+  return { spec: read.spec, hash: zoneSetHash(zip), images, columns: beams.columnsPerFrame, problems };
+}
+
+/** SHA-256 of the zip: the live zone set hash of zone packets. */
+export const zoneSetHash = (zip: Uint8Array): Uint8Array => createHash('sha256').update(zip).digest();
+
+/**
+ * What `zip`'s metadata.json says, without inflating its zones' files: the stored set at start, which the
+ * unit monitors while its zones render in a worker.
+ */
+export function readZoneSetSpec(zip: Uint8Array): { spec: ZoneSetSpec } | UnreadableZoneSet {
+  const files = readZoneZip(zip, undefined, (name) => asciiLower(name) === METADATA_FILE);
+  if (!(files instanceof Map)) return { unreadable: [files] };
+  return specOf(files);
+}
+
+const METADATA_FILE = 'metadata.json';
+
+const asciiLower = (name: string) => name.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/**
+ * The zip's file `name`, found as the SDK finds it (libzip's ZIP_FL_NOCASE, zip.cpp): the same name in
+ * another case of its ASCII letters is the same file (`0.STL` for `0.stl`).
+ */
+function entryNamed(files: ReadonlyMap<string, Uint8Array>, name: string): Uint8Array | undefined {
+  const exact = files.get(name);
+  if (exact || name === '') return exact;
+  const wanted = asciiLower(name);
+  for (const [entry, bytes] of files) if (asciiLower(entry) === wanted) return bytes;
+  return undefined;
+}
+
+function specOf(files: ReadonlyMap<string, Uint8Array>): { spec: ZoneSetSpec } | UnreadableZoneSet {
+  const metadataBytes = entryNamed(files, METADATA_FILE);
+  if (!metadataBytes) return { unreadable: [{ rule: 'missing-file', detail: 'the zip holds no metadata.json' }] };
   let doc: unknown;
   try {
     doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(metadataBytes));
   } catch (error) {
-    return [{ rule: 'metadata', detail: `metadata.json is not JSON: ${(error as Error).message}` }];
+    return { unreadable: [{ rule: 'metadata', detail: `metadata.json is not JSON: ${(error as Error).message}` }] };
   }
   const read = readZoneSetMetadata(doc);
-  if ('problems' in read) return read.problems;
-  const images = renderZones(read.set, files, beams);
-  if (!(images instanceof Map)) return images;
-  return { spec: read.set, hash: createHash('sha256').update(zip).digest(), images };
+  return 'problems' in read ? { unreadable: read.problems } : { spec: read.set };
 }
 
 /** Every zone's images for `beams` (STL zones rendered, ZRB zones as given), or the problems found. */
@@ -58,15 +108,17 @@ export function renderZones(
   set: ZoneSetSpec,
   files: ReadonlyMap<string, Uint8Array>,
   beams: ZoneBeams,
-): Map<number, ZoneImages> | ZoneProblem[] {
+  onZone?: (id: number) => void,
+): { images: Map<number, ZoneImages>; problems: ZoneProblem[] } {
   const problems: ZoneProblem[] = [];
   const images = new Map<number, ZoneImages>();
   for (const zone of set.zones) {
+    onZone?.(zone.id);
     const result = set.kind === 'ZRB' ? givenImages(zone, files, beams) : renderedImages(zone, set, files, beams);
     if ('rule' in result) problems.push(result);
     else images.set(zone.id, result);
   }
-  return problems.length ? problems : images;
+  return { images, problems };
 }
 
 function renderedImages(
@@ -76,7 +128,7 @@ function renderedImages(
   beams: ZoneBeams,
 ): ZoneImages | ZoneProblem {
   const stl = zone.stl as NonNullable<ZoneSpec['stl']>;
-  const bytes = files.get(stl.fileName);
+  const bytes = entryNamed(files, stl.fileName);
   if (!bytes)
     return { rule: 'missing-file', zone: zone.id, detail: `zone ${zone.id}: the zip holds no ${stl.fileName}` };
   const mesh = parseStl(bytes);
@@ -108,7 +160,7 @@ function givenImages(
   beams: ZoneBeams,
 ): ZoneImages | ZoneProblem {
   const name = (zone.zrb as NonNullable<ZoneSpec['zrb']>).fileName;
-  const bytes = files.get(name);
+  const bytes = entryNamed(files, name);
   if (!bytes) return { rule: 'missing-file', zone: zone.id, detail: `zone ${zone.id}: the zip holds no ${name}` };
   const zrb = decodeZrb(bytes);
   if ('problem' in zrb)

@@ -36,8 +36,15 @@ export const ZONE_ZIP_LIMITS: ZipLimits = {
 
 const CHUNK_BYTES = 1024;
 
-/** The files of `zip` by name, or the problem that stopped reading it. */
-export function readZoneZip(zip: Uint8Array, limits = ZONE_ZIP_LIMITS): Map<string, Uint8Array> | ZoneProblem {
+/**
+ * The files of `zip` by name, or the problem that stopped reading it. `wanted`: inflate only the files it
+ * takes (the others are skipped unread: reading metadata.json at start costs nothing of the zones).
+ */
+export function readZoneZip(
+  zip: Uint8Array,
+  limits = ZONE_ZIP_LIMITS,
+  wanted: (name: string) => boolean = () => true,
+): Map<string, Uint8Array> | ZoneProblem {
   const files = new Map<string, Uint8Array>();
   let total = 0;
   /** Files begun but not yet whole: a truncated archive leaves one. */
@@ -55,6 +62,7 @@ export function readZoneZip(zip: Uint8Array, limits = ZONE_ZIP_LIMITS): Map<stri
       stop = { rule: 'corrupt-zip', detail: `the zip holds ${JSON.stringify(file.name)} twice` };
       return;
     }
+    if (!wanted(file.name)) return;
     const chunks: Uint8Array[] = [];
     let size = 0;
     pending++;

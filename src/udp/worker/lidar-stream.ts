@@ -18,7 +18,7 @@ import type { UdpTarget } from './udp-target.js';
 import type { PreviewImage } from './preview-frame.js';
 import type { LidarImage } from '../scene/lidar-image.js';
 import type { ZoneMonitorPlan } from '../emitter-protocol.js';
-import { ZoneWatch } from './zone-watch.js';
+import { NO_ZONES, ZoneWatch } from './zone-watch.js';
 import { encodeZonePacket, ZONE_PACKET_BYTES, type ZoneState } from '../packets/zone-packet.js';
 import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from '../scene/scene-objects.js';
 
@@ -44,7 +44,8 @@ export class LidarStream extends PacedStream {
   private frameStartLo = 0;
   /** One packet's columns, for encoding a packet again (objects in the scene, zone bits). */
   private readonly scratch: LidarImage;
-  private zoneWatch: ZoneWatch | null = null;
+  /** Zone packets go every frame while they have a target: with empty slots when no zone is live or no set is active. */
+  private zoneWatch: ZoneWatch;
   /** The states the last zone packet carried (the live view shows them); null until one is sent. */
   zoneStates: readonly ZoneState[] | null = null;
   private readonly zonePacket = Buffer.alloc(ZONE_PACKET_BYTES);
@@ -102,6 +103,7 @@ export class LidarStream extends PacedStream {
     this.slotsPerFrame = cpf / COLUMNS_PER_PACKET;
     this.stamper = new LidarPacketStamper(format, this.framePeriodNs);
     this.wideFrameId = layout.header === 'FUSA';
+    this.zoneWatch = new ZoneWatch(NO_ZONES, cpf);
   }
 
   /**
@@ -118,9 +120,9 @@ export class LidarStream extends PacedStream {
     this.begin(start);
   }
 
-  /** Zone Monitor's live zones from the next frame on (null: none); the zone bits of ZONE16 packets follow. */
+  /** Zone Monitor's live zones from the next frame on (null: no set is active); the zone bits of ZONE16 packets follow. */
   setZones(plan: ZoneMonitorPlan | null): void {
-    this.zoneWatch = plan?.zones.length ? new ZoneWatch(plan, this.plan.columnsPerFrame) : null;
+    this.zoneWatch = new ZoneWatch(plan ?? NO_ZONES, this.plan.columnsPerFrame);
     this.zoneStates = null;
     if (this.format.layout.zoneBits)
       for (let index = 0; index < this.slotsPerFrame; index++) this.encodeAgain(index, []);
@@ -151,7 +153,7 @@ export class LidarStream extends PacedStream {
     const img = this.scratch;
     fillLidarImage(this.scene, this.plan.returns, cpf, first, img);
     if (boxes.length) overlayBoxes(img, first, cpf, this.plan.geometry, boxes);
-    if (this.format.layout.zoneBits) this.zoneWatch?.markZones(img, first);
+    if (this.format.layout.zoneBits) this.zoneWatch.markZones(img, first);
     const N = img.pixels;
     this.image.range1.set(img.range1, first * N);
     this.image.reflectivity1.set(img.reflectivity1, first * N);
@@ -182,7 +184,7 @@ export class LidarStream extends PacedStream {
   /** After a frame's last packet: the zones counted over the frame, one zone packet. */
   private sendZonePacket(frameId: number): void {
     const watch = this.zoneWatch;
-    if (!watch || !this.zoneTarget) return;
+    if (!this.zoneTarget) return;
     const states = watch.evaluate(this.image.range1);
     const frameStart = (BigInt(this.frameStartHi >>> 0) << 32n) | BigInt(this.frameStartLo >>> 0);
     const packet = encodeZonePacket(

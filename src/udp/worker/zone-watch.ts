@@ -9,6 +9,9 @@ import type { LiveZonePlan, ZoneMonitorPlan } from '../emitter-protocol.js';
 import { firstAtOrAfter, type LidarImage } from '../scene/lidar-image.js';
 import { ZONE_ERROR_NO_IMAGES, ZONE_SLOTS, type ZoneState } from '../packets/zone-packet.js';
 
+/** No zone set active: every slot empty, the live zone set hash zero. */
+export const NO_ZONES: ZoneMonitorPlan = { hash: new Uint8Array(32), zones: [] };
+
 const modeOf = (zone: LiveZonePlan) => (zone.triggerType === 2 ? 'VACANCY' : 'OCCUPANCY');
 
 export class ZoneWatch {
@@ -80,11 +83,19 @@ export class ZoneWatch {
       let min = 0;
       let max = 0;
       let sum = 0;
+      // The counts as the SDK's emulator defines them (zone_common.py): a ray with no return is invalid only
+      // where the zone has a near range; a return at or before the near range is occluding, one from the near
+      // to the far range inside (a return at exactly the near range is both). Rays outside `rays` have no far
+      // range, so none of their returns counts.
       for (let i = 0; i < rays.length; i++) {
         const r = range[rays[i]];
-        if (r === 0) invalid++;
-        else if (r < nearMm[i]) occluded++;
-        else if (r <= farMm[i]) {
+        const near = nearMm[i];
+        if (r === 0) {
+          if (near > 0) invalid++;
+          continue;
+        }
+        if (r <= near) occluded++;
+        if (r >= near && r <= farMm[i]) {
           if (count === 0 || r < min) min = r;
           if (r > max) max = r;
           sum += r;
@@ -101,7 +112,8 @@ export class ZoneWatch {
       state.invalidCount = invalid;
       state.minRangeMm = min;
       state.maxRangeMm = max;
-      state.meanRangeMm = count ? Math.round(sum / count) : 0;
+      // The emulator's mean is a float stored in an integer field: truncated.
+      state.meanRangeMm = count ? Math.floor(sum / count) : 0;
     }
     return this.states;
   }
