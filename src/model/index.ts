@@ -111,6 +111,13 @@ export type {
   ReturnOrder,
   TimestampMode,
 } from './sensor-config.js';
+export {
+  CHANNEL_BLOCKS,
+  LEGACY_CHANNEL_BLOCK,
+  channelBlockTableMarkdown,
+  hasField,
+} from './lidar-field-tables.js';
+export type { ChannelBlockTable, ChannelField, FieldSpec } from './lidar-field-tables.js';
 export { PARAMETER_SCHEMAS } from './parameter-schemas.js';
 export type { ParameterName, SensorConfig } from './parameter-schemas.js';
 export {

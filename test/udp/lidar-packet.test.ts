@@ -8,7 +8,7 @@ import { LidarPacketStamper } from '../../src/udp/packets/lidar-packet.js';
 import { PROFILE_LAYOUTS } from '../../src/udp/packets/lidar-profiles.js';
 import { decodeLidarPacket } from './decoder/lidar-decoder.js';
 import { encodeLidarFrame } from './helpers/whole-frame.js';
-import { PACKET_SIZES, PROFILES, isDual, isFusa, type Profile } from './decoder/formats.js';
+import { PACKET_SIZES, PROFILES, hasNearIr, hasZoneMask, isDual, isFusa, type Profile } from './decoder/formats.js';
 
 /** Deterministic pseudo-random image with values every field can hold (RNG15 fields hold multiples of 8). */
 function randomImage(columns: number, pixels: number, coarse: boolean): LidarImage {
@@ -27,6 +27,7 @@ function randomImage(columns: number, pixels: number, coarse: boolean): LidarIma
     img.signal1[i] = rnd(65535);
     img.signal2[i] = rnd(65535);
     img.nearIr[i] = coarse ? rnd(255) * 16 : rnd(65535);
+    img.zoneMask[i] = rnd(65535);
   }
   return img;
 }
@@ -77,8 +78,10 @@ describe.each(PROFILES)('%s packets', (profile: Profile) => {
             const at = m * pixels + p;
             expect(px.range).toBe(img.range1[at]);
             expect(px.reflectivity).toBe(img.reflectivity1[at]);
-            expect(px.nearIr).toBe(img.nearIr[at]);
+            expect(px.nearIr).toBe(hasNearIr(profile) ? img.nearIr[at] : 0);
+            expect(px.zoneMask).toBe(hasZoneMask(profile) ? img.zoneMask[at] : 0);
             expect(px.flags).toBe(0);
+            expect(px.window).toBe(0);
             if (!coarse) expect(px.signal).toBe(img.signal1[at]);
             if (isDual(profile)) {
               expect(px.range2).toBe(img.range2[at]);
