@@ -82,14 +82,26 @@ export {
   parseIpv4Override,
   prefixFromNetmask,
 } from './ipv4.js';
-export { columnWindow, columnsPerFrame, frameRateHz, isColumnInWindow, pixelShiftByRow } from './lidar-geometry.js';
+export {
+  columnWindow,
+  columnsPerFrame,
+  frameRateHz,
+  frameStartColumn,
+  isColumnInWindow,
+  pixelShiftByRow,
+} from './lidar-geometry.js';
 export { clockIdentityFromMac, ipv6LinkLocalFromMac, macFromSerial } from './mac.js';
 export { DEFAULT_PRODUCT, PRODUCT_NAMES, findProduct } from './products.js';
 export type { ChannelCount, ProductLine, ProductModel } from './products.js';
 export { systemRealtimeNs } from './realtime-clock.js';
 export {
+  BLOOM_REDUCTION_OPTIMIZATIONS,
   FULL_SCALE_RANGES,
   FULL_TURN_MDEG,
+  HEADER_TYPES,
+  IMU_MEASUREMENTS_PER_PACKET,
+  IMU_PACKETS_PER_FRAME,
+  IMU_PROFILES,
   LIDAR_MODES,
   LIDAR_PROFILES,
   MIN_RANGE_THRESHOLDS_CM,
@@ -103,6 +115,8 @@ export {
 } from './sensor-config.js';
 export type {
   FullScaleRange,
+  HeaderType,
+  ImuProfile,
   LidarMode,
   LidarProfile,
   MultipurposeIoMode,

@@ -13,6 +13,9 @@ export const LIDAR_PROFILES = [
   'RNG15_RFL8_NIR8_ZONE16',
   'RNG19_RFL8_SIG16_ZONE16_DUAL',
 ] as const;
+export const IMU_PROFILES = ['LEGACY'] as const;
+/** Samples in one IMU packet (imu_data_format.imu_measurements_per_packet of firmware 3.2). */
+export const IMU_MEASUREMENTS_PER_PACKET: Readonly<Record<ImuProfile, number>> = { LEGACY: 1 };
 export const LIDAR_MODES = ['512x10', '1024x10', '2048x10', '512x20', '1024x20'] as const;
 export const TIMESTAMP_MODES = ['TIME_FROM_INTERNAL_OSC', 'TIME_FROM_SYNC_PULSE_IN', 'TIME_FROM_PTP_1588'] as const;
 export const MULTIPURPOSE_IO_MODES = [
@@ -28,14 +31,22 @@ export const POLARITIES = ['ACTIVE_HIGH', 'ACTIVE_LOW'] as const;
 export const FULL_SCALE_RANGES = ['NORMAL', 'EXTENDED'] as const;
 export const SIGNAL_MULTIPLIERS = [0.25, 0.5, 1, 2, 3] as const;
 export const MIN_RANGE_THRESHOLDS_CM = [0, 30, 50] as const;
+/** Firmware 3.2: how the unit trades bloom (glare around retro-reflectors) against dropped returns. */
+export const BLOOM_REDUCTION_OPTIMIZATIONS = ['BALANCED', 'MINIMIZE_FALSE_POSITIVES'] as const;
+/** Firmware 3.2: the packet header of every non-LEGACY lidar profile (FUSA: 32-bit frame id, no CRC). */
+export const HEADER_TYPES = ['STANDARD'] as const;
+/** Firmware 3.2's ACCEL32_GYRO32_NMEA: IMU packets per lidar frame (a divisor of every frame's packet count). */
+export const IMU_PACKETS_PER_FRAME = [1, 2, 4, 8, 16] as const;
 
 export type LidarProfile = (typeof LIDAR_PROFILES)[number];
+export type ImuProfile = (typeof IMU_PROFILES)[number];
 export type LidarMode = (typeof LIDAR_MODES)[number];
 export type TimestampMode = (typeof TIMESTAMP_MODES)[number];
 export type MultipurposeIoMode = (typeof MULTIPURPOSE_IO_MODES)[number];
 export type ReturnOrder = (typeof RETURN_ORDERS)[number];
 export type Polarity = (typeof POLARITIES)[number];
 export type FullScaleRange = (typeof FULL_SCALE_RANGES)[number];
+export type HeaderType = (typeof HEADER_TYPES)[number];
 export const OPERATING_MODES = ['NORMAL', 'STANDBY'] as const;
 export type OperatingMode = (typeof OPERATING_MODES)[number];
 

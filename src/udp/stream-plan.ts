@@ -14,12 +14,16 @@ export interface StreamDestination {
   host: string;
   port: number;
   alerts: StreamAlertIds;
+  /** IP TTL of the datagrams when `host` is a multicast group (udp_multicast_ttl, udp_multicast_ttl_zm). */
+  multicastTtl: number;
 }
 
 /** The lidar stream from the synthetic scene. */
 export interface LidarStreamPart extends StreamDestination {
   columnsPerFrame: number;
   frameRateHz: number;
+  /** The packet a frame starts with (lidar_frame_azimuth_offset): frames run on from it through the last and 0. */
+  firstPacket: number;
   /**
    * Scene casting input. `geometry.columnsPerFrame` is the finest frame width of the product (a
    * multiple of every mode's), so one cast serves every lidar mode.

@@ -3,7 +3,13 @@
  * frame format, the scene and the alerts of each socket. Built once by the device core; nothing below it
  * reads the configuration again.
  */
-import { ALERT_IDS, type ProductModel, resolveFrameFormat, type SensorConfig } from '../../model/index.js';
+import {
+  ALERT_IDS,
+  frameStartColumn,
+  type ProductModel,
+  resolveFrameFormat,
+  type SensorConfig,
+} from '../../model/index.js';
 import type { StreamPlan } from '../stream-plan.js';
 import type { StreamAlertIds } from '../worker/stream-alerts.js';
 
@@ -62,8 +68,12 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
           host: c.udp_dest,
           port: c.udp_port_lidar,
           alerts: LIDAR_ALERTS,
+          multicastTtl: c.udp_multicast_ttl,
           columnsPerFrame,
           frameRateHz,
+          firstPacket: Math.floor(
+            frameStartColumn(c.lidar_frame_azimuth_offset, columnsPerFrame) / c.columns_per_packet,
+          ),
           geometry: {
             columnsPerFrame: sceneColumnsPerFrame,
             beamAltitudeDeg: [...product.beamAltitudeDeg],
@@ -82,12 +92,19 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
       : null,
     imu:
       c.udp_dest !== '' && c.udp_port_imu !== 0
-        ? { host: c.udp_dest, port: c.udp_port_imu, alerts: IMU_ALERTS, accelFsr: c.accel_fsr, gyroFsr: c.gyro_fsr }
+        ? {
+            host: c.udp_dest,
+            port: c.udp_port_imu,
+            alerts: IMU_ALERTS,
+            multicastTtl: c.udp_multicast_ttl,
+            accelFsr: c.accel_fsr,
+            gyroFsr: c.gyro_fsr,
+          }
         : null,
     // Zone packets ride with the lidar stream.
     zones:
       lidarOn && c.udp_dest_zm !== '' && c.udp_port_zm !== 0
-        ? { host: c.udp_dest_zm, port: c.udp_port_zm, alerts: ZONE_ALERTS }
+        ? { host: c.udp_dest_zm, port: c.udp_port_zm, alerts: ZONE_ALERTS, multicastTtl: c.udp_multicast_ttl_zm }
         : null,
   };
 }

@@ -147,6 +147,8 @@ export class LidarPacketStamper {
     frameStartLo: number,
     /** Bytes 16-19 (countdown_thermal_shutdown, countdown_shot_limiting, thermal_shutdown, shot_limiting) as LE u32. */
     thermalHeader = 0,
+    /** The packet's place in its frame (lidar_frame_azimuth_offset starts frames elsewhere than packet 0): its columns' times. */
+    position = tpl.index,
   ): Buffer {
     const b = tpl.bytes;
     b.writeUInt32LE(thermalHeader >>> 0, 16);
@@ -158,7 +160,7 @@ export class LidarPacketStamper {
       b.writeUInt32LE(frameId >>> 0, 4);
       b[8] = alertFlags;
     }
-    const first = tpl.index * COLUMNS_PER_PACKET;
+    const first = position * COLUMNS_PER_PACKET;
     for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
       const o = PACKET_HEADER_BYTES + i * this.colBytes;
       const sum = frameStartLo + this.columnOffsetNs[first + i];

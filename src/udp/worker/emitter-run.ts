@@ -66,6 +66,7 @@ export class EmitterRun {
         port: to.port,
         bindAddress: plan.bindAddress,
         alerts: to.alerts,
+        multicastTtl: to.multicastTtl,
         stream,
         portParameter,
         report: ctx.report,

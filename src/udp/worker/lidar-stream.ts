@@ -157,7 +157,9 @@ export class LidarStream extends PacedStream {
 
   /** One packet: its template stamped with the frame's id, start time and the current alert flags. */
   protected sendSlot(slot: number, s: StreamSchedule): void {
-    const index = s.indexOf(slot);
+    // The frame's packets in the order of lidar_frame_azimuth_offset: from plan.firstPacket on, through the last and 0.
+    const position = s.indexOf(slot);
+    const index = (position + this.plan.firstPacket) % this.slotsPerFrame;
     const frame = this.frameBase + s.frameOf(slot);
     if (frame !== this.stampedFrame) {
       const start = s.frameStartSensorNs(frame - this.frameBase);
@@ -171,9 +173,17 @@ export class LidarStream extends PacedStream {
     const tpl = this.byIndex[index];
     if (tpl)
       this.target.send(
-        this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo, this.thermalHeader()),
+        this.stamper.stamp(
+          tpl,
+          frameId,
+          this.alertFlags(),
+          this.frameStartHi,
+          this.frameStartLo,
+          this.thermalHeader(),
+          position,
+        ),
       );
-    if (index === this.slotsPerFrame - 1) this.sendZonePacket(frameId);
+    if (position === this.slotsPerFrame - 1) this.sendZonePacket(frameId);
   }
 
   /** After a frame's last packet: the zones counted over the frame, one zone packet. */
