@@ -13,7 +13,6 @@ import { waitFor } from '../helpers/poll.js';
 const skipReason = netnsSkipReason(['python3']);
 if (skipReason) console.log(`skipping the multicast TTL namespace test: ${skipReason}`);
 
-const CLI = resolve(import.meta.dirname, '../../dist/cli.js');
 const RECEIVER = resolve(import.meta.dirname, 'netns/multicast-ttl-receiver.py');
 const UNIT = '192.0.2.1';
 const CLIENT = '192.0.2.2';
@@ -23,7 +22,6 @@ const PORT = 7502;
 describe.skipIf(skipReason)('udp_multicast_ttl between network namespaces', () => {
   let pair: NetnsPair;
   let dataDir: string;
-  let unit: SpawnedProcess;
   let receiver: SpawnedProcess;
   const received = () =>
     receiver
@@ -43,28 +41,7 @@ describe.skipIf(skipReason)('udp_multicast_ttl between network namespaces', () =
     // Multicast leaves the unit's namespace by the veth (a namespace has no route for it of its own).
     run(['ip', '-n', pair.a.ns, 'route', 'add', '224.0.0.0/4', 'dev', pair.a.iface]);
     dataDir = mkdtempSync(join(tmpdir(), 'sensor-mcttl-'));
-    unit = pair.spawn(pair.a, [
-      process.execPath,
-      CLI,
-      '--host',
-      UNIT,
-      '--port',
-      '8080',
-      '--firmware-version',
-      '3.2',
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'warn',
-    ]);
-    await waitFor(
-      async () => {
-        if (unit.child.exitCode !== null) throw new Error(`the unit exited: ${unit.output()}`);
-        return (await pair.fetch(pair.b, `http://${UNIT}:8080/api/v1/system/firmware`)).status === 200;
-      },
-      30_000,
-      'the unit to answer',
-    );
+    await pair.startUnit(UNIT, dataDir, ['--firmware-version', '3.2']);
     receiver = pair.spawn(pair.b, ['python3', RECEIVER, GROUP, String(PORT), CLIENT]);
     await waitFor(() => receiver.output().includes('"listening"'), 10_000, 'the receiver to join the group');
   }, 60_000);
