@@ -9,6 +9,7 @@ import type { SensorConfig } from '../config/index.js';
 import {
   IMU_MEASUREMENTS_PER_PACKET,
   buildRev,
+  lidarHeaderType,
   imageRev,
   pixelShiftByRow,
   type ProductModel,
@@ -117,7 +118,9 @@ export function lidarDataFormat(product: ProductModel, config: SensorConfig): Li
     column_window: columnWindow,
     columns_per_frame: cpf,
     columns_per_packet: config.columns_per_packet,
-    ...(firmware32(config) ? { fps: frameRateHz, header_type: config.header_type } : {}),
+    ...(firmware32(config)
+      ? { fps: frameRateHz, header_type: lidarHeaderType(config.udp_profile_lidar, config.header_type) }
+      : {}),
     pixel_shift_by_row: pixelShiftByRow(product.beamAzimuthDeg, cpf),
     pixels_per_column: product.channels,
     udp_profile_imu: config.udp_profile_imu,

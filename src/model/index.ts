@@ -111,6 +111,7 @@ export {
   SIGNAL_MULTIPLIERS,
   TIMESTAMP_MODES,
   azimuthWindowWidthMdeg,
+  lidarHeaderType,
   maxAzimuthWidthMdeg,
 } from './sensor-config.js';
 export type {

@@ -34,7 +34,7 @@ export const MIN_RANGE_THRESHOLDS_CM = [0, 30, 50] as const;
 /** Firmware 3.2: how the unit trades bloom (glare around retro-reflectors) against dropped returns. */
 export const BLOOM_REDUCTION_OPTIMIZATIONS = ['BALANCED', 'MINIMIZE_FALSE_POSITIVES'] as const;
 /** Firmware 3.2: the packet header of every non-LEGACY lidar profile (FUSA: 32-bit frame id, no CRC). */
-export const HEADER_TYPES = ['STANDARD'] as const;
+export const HEADER_TYPES = ['STANDARD', 'FUSA'] as const;
 /** Firmware 3.2's ACCEL32_GYRO32_NMEA: IMU packets per lidar frame (a divisor of every frame's packet count). */
 export const IMU_PACKETS_PER_FRAME = [1, 2, 4, 8, 16] as const;
 
@@ -47,6 +47,14 @@ export type ReturnOrder = (typeof RETURN_ORDERS)[number];
 export type Polarity = (typeof POLARITIES)[number];
 export type FullScaleRange = (typeof FULL_SCALE_RANGES)[number];
 export type HeaderType = (typeof HEADER_TYPES)[number];
+
+/**
+ * The header a profile's packets carry: FUSA_RNG15_RFL8_NIR8_DUAL's is always FUSA (as on firmware 3.1, where
+ * no header_type exists); any other profile's is header_type's (firmware 3.2).
+ */
+export function lidarHeaderType(profile: string, headerType: HeaderType): HeaderType {
+  return profile === 'FUSA_RNG15_RFL8_NIR8_DUAL' ? 'FUSA' : headerType;
+}
 export const OPERATING_MODES = ['NORMAL', 'STANDBY'] as const;
 export type OperatingMode = (typeof OPERATING_MODES)[number];
 

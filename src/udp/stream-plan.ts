@@ -3,7 +3,7 @@
  * configuration (host/plan-streams.ts), the HAL hands it on, and it crosses to the emitter worker as it is,
  * so it is plain structured-clone data.
  */
-import type { FullScaleRange, LidarProfile } from '../model/index.js';
+import type { FullScaleRange, HeaderType, LidarProfile } from '../model/index.js';
 import type { ReplaySourcePlan } from './replay/replay-stream.js';
 import type { ReturnSettings } from './scene/lidar-image.js';
 import type { BeamGeometry } from './scene/scene.js';
@@ -42,7 +42,7 @@ export interface ImuStreamPart extends StreamDestination {
 }
 
 /** What a replaying unit sends: recording, rate, loop and offset (profile and window are the plan's). */
-export type ReplaySettings = Omit<ReplaySourcePlan, 'profile' | 'columnWindow'>;
+export type ReplaySettings = Omit<ReplaySourcePlan, 'profile' | 'columnWindow' | 'header'>;
 
 export interface StreamPlan {
   initId: number;
@@ -55,6 +55,8 @@ export interface StreamPlan {
   profile: LidarProfile | 'LEGACY';
   /** Inclusive `[first, last]` measurement ids to send (azimuth_window). */
   columnWindow: [number, number];
+  /** The lidar packets' header (header_type; always FUSA with FUSA_RNG15_RFL8_NIR8_DUAL). */
+  header: HeaderType;
   /** null: the stream is off (with both off the plan sends nothing). */
   lidar: LidarStreamPart | null;
   imu: ImuStreamPart | null;

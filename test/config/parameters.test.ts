@@ -83,7 +83,7 @@ const CASES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
     valid: ['BALANCED', 'MINIMIZE_FALSE_POSITIVES'],
     invalid: ['balanced', 'OFF', 0, ''],
   },
-  header_type: { valid: ['STANDARD'], invalid: ['standard', 'LEGACY', 1] },
+  header_type: { valid: ['STANDARD', 'FUSA'], invalid: ['standard', 'fusa', 'LEGACY', 1] },
   imu_packets_per_frame: { valid: [1, 2, 4, 8, 16], invalid: [0, 3, 32, '8', 8.5] },
 };
 

@@ -6,6 +6,7 @@
 import {
   ALERT_IDS,
   frameStartColumn,
+  lidarHeaderType,
   type ProductModel,
   resolveFrameFormat,
   type SensorConfig,
@@ -63,6 +64,7 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
     timestampOffsetNs: run.timestampOffsetNs,
     profile: c.udp_profile_lidar,
     columnWindow,
+    header: lidarHeaderType(c.udp_profile_lidar, c.header_type),
     lidar: lidarOn
       ? {
           host: c.udp_dest,

@@ -3,7 +3,14 @@
  * returns are packed into its channel block, all from the profile's field table
  * (src/model/lidar-field-tables.ts) through the codecs compiled from it (field-codec.ts).
  */
-import { CHANNEL_BLOCKS, LIDAR_PROFILES, hasField, type LidarProfile } from '../../model/index.js';
+import {
+  CHANNEL_BLOCKS,
+  type HeaderType,
+  LIDAR_PROFILES,
+  hasField,
+  lidarHeaderType,
+  type LidarProfile,
+} from '../../model/index.js';
 import { compileColumnReader, compileColumnWriter, type ColumnCodec } from './field-codec.js';
 
 export const COLUMNS_PER_PACKET = 16;
@@ -11,7 +18,7 @@ export const PACKET_HEADER_BYTES = 32;
 export const PACKET_FOOTER_BYTES = 32;
 export const COLUMN_HEADER_BYTES = 12;
 
-export type HeaderKind = 'STANDARD' | 'FUSA';
+export type HeaderKind = HeaderType;
 
 export interface ProfileLayout {
   profile: LidarProfile;
@@ -32,14 +39,12 @@ export interface ProfileLayout {
   readColumn: ColumnCodec;
 }
 
-/** The header a profile's packets carry unless `header_type` says otherwise (the FuSa profile's own is FUSA). */
-const DEFAULT_HEADER: Partial<Record<LidarProfile, HeaderKind>> = { FUSA_RNG15_RFL8_NIR8_DUAL: 'FUSA' };
-
 function layoutOf(profile: LidarProfile): ProfileLayout {
   const block = CHANNEL_BLOCKS[profile];
   return {
     profile,
-    header: DEFAULT_HEADER[profile] ?? 'STANDARD',
+    // The profile's own header, which a recording without header_type (before firmware 3.2) has.
+    header: lidarHeaderType(profile, 'STANDARD'),
     bytesPerChannel: block.bytes,
     dual: hasField(block, 'RANGE2'),
     zoneBits: hasField(block, 'ZONE_MASK'),
@@ -51,6 +56,17 @@ function layoutOf(profile: LidarProfile): ProfileLayout {
 export const PROFILE_LAYOUTS: Readonly<Record<LidarProfile, ProfileLayout>> = Object.fromEntries(
   LIDAR_PROFILES.map((profile) => [profile, layoutOf(profile)]),
 ) as Record<LidarProfile, ProfileLayout>;
+
+const withFusaHeader = new Map<LidarProfile, ProfileLayout>();
+
+/** The profile's layout with the packet header of `header_type` (firmware 3.2: FUSA for any profile). */
+export function layoutWithHeader(profile: LidarProfile, header: HeaderKind): ProfileLayout {
+  const own = PROFILE_LAYOUTS[profile];
+  if (lidarHeaderType(profile, header) === own.header) return own;
+  let fusa = withFusaHeader.get(profile);
+  if (!fusa) withFusaHeader.set(profile, (fusa = { ...own, header: 'FUSA' }));
+  return fusa;
+}
 
 export function columnBytes(layout: ProfileLayout, pixelsPerColumn: number): number {
   return COLUMN_HEADER_BYTES + layout.bytesPerChannel * pixelsPerColumn;

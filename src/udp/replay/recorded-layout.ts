@@ -5,7 +5,7 @@
  * measurement id, frame id, encoder count), 12-byte channel blocks and a u32 status. Where the replay
  * code reads or rewrites packets it asks these helpers for offsets, so both families share it. Pure.
  */
-import { LEGACY_CHANNEL_BLOCK, type LidarProfile } from '../../model/index.js';
+import { type HeaderType, LEGACY_CHANNEL_BLOCK, type LidarProfile } from '../../model/index.js';
 import { compileColumnReader, type ColumnCodec } from '../packets/field-codec.js';
 import {
   COLUMNS_PER_PACKET,
@@ -14,6 +14,7 @@ import {
   PACKET_HEADER_BYTES,
   PROFILE_LAYOUTS,
   columnBytes,
+  layoutWithHeader,
   type ProfileLayout,
 } from '../packets/lidar-profiles.js';
 
@@ -41,8 +42,10 @@ export const LEGACY_LAYOUT: LegacyLayout = {
   readColumn: compileColumnReader(LEGACY_CHANNEL_BLOCK),
 };
 
-export function recordedLayout(profile: RecordedProfile): RecordedLayout {
-  return profile === 'LEGACY' ? LEGACY_LAYOUT : PROFILE_LAYOUTS[profile];
+/** `header`: the metadata's header_type (firmware 3.2); without it, the profile's own header. */
+export function recordedLayout(profile: RecordedProfile, header?: HeaderType): RecordedLayout {
+  if (profile === 'LEGACY') return LEGACY_LAYOUT;
+  return header ? layoutWithHeader(profile, header) : PROFILE_LAYOUTS[profile];
 }
 
 export const isLegacy = (layout: RecordedLayout): layout is LegacyLayout => layout.header === 'LEGACY';

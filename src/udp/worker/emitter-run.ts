@@ -96,12 +96,12 @@ export class EmitterRun {
     let replay: ReplayStream | null = null;
     try {
       if (plan.replay) {
-        const { profile, columnWindow } = plan;
-        replay = new ReplayStream({ ...plan.replay, profile, columnWindow }, targets);
+        const { profile, columnWindow, header } = plan;
+        replay = new ReplayStream({ ...plan.replay, profile, columnWindow, header }, targets);
       } else {
         if (plan.lidar && scene && targets.lidar) {
           if (plan.profile === 'LEGACY') throw new Error('the synthetic scene has no LEGACY encoder');
-          const frame = { profile: plan.profile, columnWindow: plan.columnWindow };
+          const frame = { profile: plan.profile, columnWindow: plan.columnWindow, header: plan.header };
           lidar = new LidarStream(
             plan.lidar,
             frame,

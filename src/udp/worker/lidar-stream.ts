@@ -1,7 +1,7 @@
 /**
  * The lidar stream of one run: packet templates of the configuration, stamped and sent on schedule.
  */
-import type { LidarProfile } from '../../model/index.js';
+import type { HeaderType, LidarProfile } from '../../model/index.js';
 import type { LidarStreamPart } from '../stream-plan.js';
 import { emptyLidarImage, fillLidarImage } from '../scene/lidar-image.js';
 import {
@@ -10,7 +10,7 @@ import {
   type LidarPacketTemplate,
   type SensorIdentity,
 } from '../packets/lidar-packet.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../packets/lidar-profiles.js';
+import { COLUMNS_PER_PACKET, layoutWithHeader } from '../packets/lidar-profiles.js';
 import { PacedStream } from './paced-stream.js';
 import type { SceneReturns } from '../scene/scene.js';
 import type { StreamSchedule } from './schedule.js';
@@ -56,7 +56,7 @@ export class LidarStream extends PacedStream {
    */
   constructor(
     plan: LidarStreamPart,
-    frame: { profile: LidarProfile; columnWindow: [number, number] },
+    frame: { profile: LidarProfile; columnWindow: [number, number]; header: HeaderType },
     scene: SceneReturns,
     identity: SensorIdentity,
     target: UdpTarget,
@@ -69,7 +69,7 @@ export class LidarStream extends PacedStream {
     this.plan = plan;
     this.scene = scene;
     this.identity = identity;
-    const layout = PROFILE_LAYOUTS[frame.profile];
+    const layout = layoutWithHeader(frame.profile, frame.header);
     const cpf = plan.columnsPerFrame;
     const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: frame.columnWindow };
     // As lidar_data_format's pixel_shift_by_row: halves round away from zero.

@@ -136,12 +136,20 @@ function decodePixel(profile: Profile, b: Buffer, o: number): DecodedPixel {
 export const lidarInitId = (packet: Buffer, profile?: Profile): number =>
   packet.readUIntLE(profile && isFusa(profile) ? 1 : 4, 3);
 
-/** Throws when the datagram does not have the profile's exact size. */
-export function decodeLidarPacket(b: Buffer, profile: Profile, pixels: number): DecodedLidarPacket {
+/**
+ * Throws when the datagram does not have the profile's exact size. `header`: the metadata's header_type
+ * (firmware 3.2 lets every profile carry the FUSA header); by default the profile's own.
+ */
+export function decodeLidarPacket(
+  b: Buffer,
+  profile: Profile,
+  pixels: number,
+  header: 'STANDARD' | 'FUSA' = isFusa(profile) ? 'FUSA' : 'STANDARD',
+): DecodedLidarPacket {
   const expected = packetSize(profile, pixels);
   if (b.length !== expected)
     throw new Error(`packet of ${b.length} bytes, ${profile} with ${pixels} pixels needs ${expected}`);
-  const fusa = isFusa(profile);
+  const fusa = header === 'FUSA';
   const p: DecodedLidarPacket = fusa
     ? {
         packetType: b[0],
