@@ -9,7 +9,13 @@ import type { AlertLog } from '../alerts/index.js';
 import type { ConfigState, SensorConfig } from '../config/index.js';
 import type { Hal } from '../hal/index.js';
 import { planStreams, type StreamPlan, udpSourceAddress, type ZoneMonitorPlan } from '../udp/index.js';
-import { nextInitializationId, type ProductModel, resolveFrameFormat, serialToBigInt } from '../model/index.js';
+import {
+  type GnssPlan,
+  nextInitializationId,
+  type ProductModel,
+  resolveFrameFormat,
+  serialToBigInt,
+} from '../model/index.js';
 import type { RecordingBinding, SensorEvents } from './sensor-types.js';
 import type { SensorStatus } from './status.js';
 
@@ -27,6 +33,8 @@ export interface UnitRunDependencies {
   /** True while a shutdown alert holds the unit in ERROR (power-state.ts): it runs no streams. */
   shutDown: () => boolean;
   bindAddress?: string;
+  /** The GNSS receiver on the NMEA input (`--gnss`). */
+  gnss?: GnssPlan;
   recording?: RecordingBinding;
   /** Zone Monitor's live zones rendered for a frame width, or null where the unit offers none (firmware < 3.2). */
   zonePlan?: (columnsPerFrame: number) => ZoneMonitorPlan | null;
@@ -73,6 +81,7 @@ export class UnitRun {
       serialNumber: serialToBigInt(this.deps.serialNumber()),
       bindAddress: this.deps.bindAddress,
       timestampOffsetNs: this.deps.hal.time.timestampOffsetNs(config),
+      gnss: this.deps.gnss,
     });
   }
 

@@ -133,6 +133,8 @@ export {
   hasField,
 } from './lidar-field-tables.js';
 export type { ChannelBlockTable, ChannelField, FieldSpec } from './lidar-field-tables.js';
+export { DEFAULT_GNSS, parseGnssPosition } from './gnss-position.js';
+export type { GnssPlan } from './gnss-position.js';
 export { PARAMETER_SCHEMAS } from './parameter-schemas.js';
 export type { ParameterName, SensorConfig } from './parameter-schemas.js';
 export {

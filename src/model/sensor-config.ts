@@ -13,9 +13,10 @@ export const LIDAR_PROFILES = [
   'RNG15_RFL8_NIR8_ZONE16',
   'RNG19_RFL8_SIG16_ZONE16_DUAL',
 ] as const;
-export const IMU_PROFILES = ['LEGACY'] as const;
-/** Samples in one IMU packet (imu_data_format.imu_measurements_per_packet of firmware 3.2). */
-export const IMU_MEASUREMENTS_PER_PACKET: Readonly<Record<ImuProfile, number>> = { LEGACY: 1 };
+/** LEGACY: one sample per 48-byte packet at 100 Hz; ACCEL32_GYRO32_NMEA (firmware 3.2): imu_packets_per_frame per frame. */
+export const IMU_PROFILES = ['LEGACY', 'ACCEL32_GYRO32_NMEA'] as const;
+/** Samples in one IMU packet (imu_data_format.imu_measurements_per_packet of firmware 3.2; 8 on a real 3.2.0 unit). */
+export const IMU_MEASUREMENTS_PER_PACKET: Readonly<Record<ImuProfile, number>> = { LEGACY: 1, ACCEL32_GYRO32_NMEA: 8 };
 export const LIDAR_MODES = ['512x10', '1024x10', '2048x10', '512x20', '1024x20'] as const;
 export const TIMESTAMP_MODES = ['TIME_FROM_INTERNAL_OSC', 'TIME_FROM_SYNC_PULSE_IN', 'TIME_FROM_PTP_1588'] as const;
 export const MULTIPURPOSE_IO_MODES = [

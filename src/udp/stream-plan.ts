@@ -3,7 +3,7 @@
  * configuration (host/plan-streams.ts), the HAL hands it on, and it crosses to the emitter worker as it is,
  * so it is plain structured-clone data.
  */
-import type { FullScaleRange, HeaderType, LidarProfile } from '../model/index.js';
+import type { FullScaleRange, GnssPlan, HeaderType, LidarProfile } from '../model/index.js';
 import type { ReplaySourcePlan } from './replay/replay-stream.js';
 import type { ReturnSettings } from './scene/lidar-image.js';
 import type { BeamGeometry } from './scene/scene.js';
@@ -39,6 +39,16 @@ export interface LidarStreamPart extends StreamDestination {
 export interface ImuStreamPart extends StreamDestination {
   accelFsr: FullScaleRange;
   gyroFsr: FullScaleRange;
+  /** ACCEL32_GYRO32_NMEA (firmware 3.2): packets on the lidar frames' grid; undefined for LEGACY (100 Hz). */
+  frames?: {
+    columnsPerFrame: number;
+    frameRateHz: number;
+    packetsPerFrame: number;
+    measurementsPerPacket: number;
+    header: HeaderType;
+    /** The GNSS receiver on the NMEA input (multipurpose_io_mode INPUT_NMEA_UART); null: nothing on it. */
+    gnss: GnssPlan | null;
+  };
 }
 
 /** What a replaying unit sends: recording, rate, loop and offset (profile and window are the plan's). */

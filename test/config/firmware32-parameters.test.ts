@@ -48,6 +48,16 @@ describe("firmware 3.2's parameters", () => {
     // lidar_mode 1024x10 by default: 10 frames per second.
     expect(doc.lidar_data_format).toMatchObject({ fps: 10, header_type: 'STANDARD' });
     expect(doc.imu_data_format).toMatchObject({ imu_packets_per_frame: 8 });
+    const set = await unit.app.inject({
+      method: 'POST',
+      url: '/api/v1/sensor/config',
+      payload: { udp_profile_imu: 'ACCEL32_GYRO32_NMEA', imu_packets_per_frame: 4 },
+    });
+    expect(set.statusCode, set.body).toBe(204);
+    expect((await metadata(unit)).imu_data_format).toMatchObject({
+      imu_measurements_per_packet: 8,
+      imu_packets_per_frame: 4,
+    });
   });
 
   it('a 3.1 unit has none of them: GET and metadata leave them out, a POST naming one is refused, changing nothing', async () => {

@@ -5,7 +5,10 @@
  */
 import {
   ALERT_IDS,
+  DEFAULT_GNSS,
+  type GnssPlan,
   frameStartColumn,
+  IMU_MEASUREMENTS_PER_PACKET,
   lidarHeaderType,
   type ProductModel,
   resolveFrameFormat,
@@ -46,6 +49,8 @@ export interface PlanIdentity {
   bindAddress: string | undefined;
   /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs (the clock `timestamp_mode` selects). */
   timestampOffsetNs: bigint;
+  /** The GNSS receiver wired to the NMEA input (`--gnss`); its sentences arrive with multipurpose_io_mode INPUT_NMEA_UART. */
+  gnss?: GnssPlan;
 }
 
 /**
@@ -101,6 +106,18 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
             multicastTtl: c.udp_multicast_ttl,
             accelFsr: c.accel_fsr,
             gyroFsr: c.gyro_fsr,
+            ...(c.udp_profile_imu === 'ACCEL32_GYRO32_NMEA'
+              ? {
+                  frames: {
+                    columnsPerFrame,
+                    frameRateHz,
+                    packetsPerFrame: c.imu_packets_per_frame,
+                    measurementsPerPacket: IMU_MEASUREMENTS_PER_PACKET.ACCEL32_GYRO32_NMEA,
+                    header: lidarHeaderType(c.udp_profile_lidar, c.header_type),
+                    gnss: c.multipurpose_io_mode === 'INPUT_NMEA_UART' ? (run.gnss ?? DEFAULT_GNSS) : null,
+                  },
+                }
+              : {}),
           }
         : null,
     // Zone packets ride with the lidar stream.

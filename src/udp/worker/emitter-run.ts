@@ -8,6 +8,7 @@ import type { StreamDestination, StreamPlan } from '../stream-plan.js';
 import type { StreamName } from '../stream-totals.js';
 import type { SceneObjectPlan } from '../scene/scene-objects.js';
 import { ImuStream } from './imu-stream.js';
+import { ImuFrameStream } from './imu-frame-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import type { PacedSource, Pacer } from './pacer.js';
 import { ReplayStream } from '../replay/replay-stream.js';
@@ -48,7 +49,11 @@ export class EmitterRun {
 
   private constructor(
     private readonly plan: StreamPlan,
-    private readonly streams: { lidar: LidarStream | null; imu: ImuStream | null; replay: ReplayStream | null },
+    private readonly streams: {
+      lidar: LidarStream | null;
+      imu: ImuStream | ImuFrameStream | null;
+      replay: ReplayStream | null;
+    },
     private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null; zones: UdpTarget | null },
     private readonly pacer: Pacer,
   ) {
@@ -92,7 +97,7 @@ export class EmitterRun {
     // Packet templates are encoded while the sockets open.
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
     let lidar: LidarStream | null = null;
-    let imu: ImuStream | null = null;
+    let imu: ImuStream | ImuFrameStream | null = null;
     let replay: ReplayStream | null = null;
     try {
       if (plan.replay) {
@@ -115,7 +120,11 @@ export class EmitterRun {
           lidar.setZones(ctx.zones);
           lidar.setObjects(ctx.objects);
         }
-        imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
+        const frames = plan.imu?.frames;
+        if (plan.imu && targets.imu)
+          imu = frames
+            ? new ImuFrameStream({ ...plan.imu, frames }, identity, targets.imu, alertFlags)
+            : new ImuStream(plan.imu, targets.imu);
       }
     } catch (error) {
       for (const t of all) t.close();
