@@ -25,7 +25,10 @@ const CASES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
     ],
     invalid: ['rng19_rfl8_sig16_nir16', 'LEGACY', '', 1],
   },
-  udp_profile_imu: { valid: ['LEGACY', 'ACCEL32_GYRO32_NMEA'], invalid: ['legacy', 'accel32_gyro32_nmea', 'ACCEL32_GYRO32', 0] },
+  udp_profile_imu: {
+    valid: ['LEGACY', 'ACCEL32_GYRO32_NMEA'],
+    invalid: ['legacy', 'accel32_gyro32_nmea', 'ACCEL32_GYRO32', 0],
+  },
   columns_per_packet: { valid: [16], invalid: [8, 32, '16'] },
   return_order: {
     valid: ['STRONGEST_TO_WEAKEST', 'NEAREST_TO_FARTHEST', 'FARTHEST_TO_NEAREST'],
