@@ -51,8 +51,15 @@ const TWO_RETURNS19 = [
   f('SIGNAL', 64, 16),
   f('SIGNAL2', 80, 16),
 ];
-/** The low-bandwidth blocks' first 4 bytes: range / 8, flag, reflectivity, near-IR / 16. */
-const RETURN15_NIR8 = [f('RANGE', 0, 15, 3), f('FLAGS', 15, 1), f('REFLECTIVITY', 16, 8), f('NEAR_IR', 24, 8, 4)];
+/** The low-bandwidth blocks' first 3 bytes: range / 8, flag, reflectivity. */
+const RETURN15 = [f('RANGE', 0, 15, 3), f('FLAGS', 15, 1), f('REFLECTIVITY', 16, 8)];
+/** The low-bandwidth blocks' first 4 bytes: RETURN15, then near-IR / 16. */
+const RETURN15_NIR8 = [...RETURN15, f('NEAR_IR', 24, 8, 4)];
+/** The low-bandwidth dual-return block: FUSA_RNG15_RFL8_NIR8_DUAL's and RNG15_RFL8_NIR8_DUAL's. */
+const LOW_BANDWIDTH_DUAL: ChannelBlockTable = {
+  bytes: 8,
+  fields: [...RETURN15_NIR8, f('RANGE2', 32, 15, 3), f('FLAGS2', 47, 1), f('REFLECTIVITY2', 48, 8), f('WINDOW', 56, 8)],
+};
 
 export const CHANNEL_BLOCKS: Readonly<Record<LidarProfile, ChannelBlockTable>> = {
   RNG19_RFL8_SIG16_NIR16: {
@@ -61,16 +68,7 @@ export const CHANNEL_BLOCKS: Readonly<Record<LidarProfile, ChannelBlockTable>> =
   },
   RNG19_RFL8_SIG16_NIR16_DUAL: { bytes: 16, fields: [...TWO_RETURNS19, f('NEAR_IR', 96, 16), f('WINDOW', 120, 8)] },
   RNG15_RFL8_NIR8: { bytes: 4, fields: RETURN15_NIR8 },
-  FUSA_RNG15_RFL8_NIR8_DUAL: {
-    bytes: 8,
-    fields: [
-      ...RETURN15_NIR8,
-      f('RANGE2', 32, 15, 3),
-      f('FLAGS2', 47, 1),
-      f('REFLECTIVITY2', 48, 8),
-      f('WINDOW', 56, 8),
-    ],
-  },
+  FUSA_RNG15_RFL8_NIR8_DUAL: LOW_BANDWIDTH_DUAL,
   RNG19_RFL8_SIG16_NIR16_ZONE16: {
     bytes: 12,
     fields: [
@@ -84,6 +82,8 @@ export const CHANNEL_BLOCKS: Readonly<Record<LidarProfile, ChannelBlockTable>> =
   },
   RNG15_RFL8_NIR8_ZONE16: { bytes: 8, fields: [...RETURN15_NIR8, f('ZONE_MASK', 32, 16), f('WINDOW', 48, 8)] },
   RNG19_RFL8_SIG16_ZONE16_DUAL: { bytes: 16, fields: [...TWO_RETURNS19, f('ZONE_MASK', 96, 16), f('WINDOW', 120, 8)] },
+  RNG15_RFL8_NIR8_DUAL: LOW_BANDWIDTH_DUAL,
+  RNG15_RFL8_WIN8: { bytes: 4, fields: [...RETURN15, f('WINDOW', 24, 8)] },
 };
 
 /**

@@ -12,6 +12,9 @@ export const LIDAR_PROFILES = [
   'RNG19_RFL8_SIG16_NIR16_ZONE16',
   'RNG15_RFL8_NIR8_ZONE16',
   'RNG19_RFL8_SIG16_ZONE16_DUAL',
+  // Firmware 3.2's low-bandwidth dual return (FUSA_RNG15_RFL8_NIR8_DUAL's block) and window profile.
+  'RNG15_RFL8_NIR8_DUAL',
+  'RNG15_RFL8_WIN8',
 ] as const;
 /** LEGACY: one sample per 48-byte packet at 100 Hz; ACCEL32_GYRO32_NMEA (firmware 3.2): imu_packets_per_frame per frame. */
 export const IMU_PROFILES = ['LEGACY', 'ACCEL32_GYRO32_NMEA'] as const;

@@ -11,7 +11,7 @@ import type { LidarImage } from '../scene/lidar-image.js';
 /** Writes (reads) the blocks of pixels `0 .. img.pixels-1` of image column `m`, the first block at `offset`. */
 export type ColumnCodec = (bytes: Uint8Array, offset: number, img: LidarImage, m: number) => void;
 
-/** The image channel each field carries; FLAGS are always 0 on the unit, WINDOW's value comes from the scene's window. */
+/** The image channel each field carries; FLAGS are always 0 on the unit. */
 const IMAGE_CHANNEL: Partial<Record<ChannelField, keyof LidarImage>> = {
   RANGE: 'range1',
   REFLECTIVITY: 'reflectivity1',
@@ -21,6 +21,7 @@ const IMAGE_CHANNEL: Partial<Record<ChannelField, keyof LidarImage>> = {
   REFLECTIVITY2: 'reflectivity2',
   SIGNAL2: 'signal2',
   ZONE_MASK: 'zoneMask',
+  WINDOW: 'window',
 };
 
 /** A range the field cannot hold is no return (0); any other value saturates. */

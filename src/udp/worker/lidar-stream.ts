@@ -20,7 +20,15 @@ import type { LidarImage } from '../scene/lidar-image.js';
 import type { ZoneMonitorPlan } from '../emitter-protocol.js';
 import { ZoneWatch } from './zone-watch.js';
 import { encodeZonePacket, ZONE_PACKET_BYTES } from '../packets/zone-packet.js';
-import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from '../scene/scene-objects.js';
+import {
+  type BoxObjectPlan,
+  boxesAt,
+  type LidarBox,
+  overlayBoxes,
+  packetsSeeing,
+  type SceneObjectPlan,
+} from '../scene/scene-objects.js';
+import { overlaySoil, packetsSoiled, type WindowSoilPlan } from '../scene/window-soil.js';
 
 export class LidarStream extends PacedStream {
   protected framePeriodNs: number;
@@ -46,7 +54,11 @@ export class LidarStream extends PacedStream {
   private readonly scratch: LidarImage;
   private zoneWatch: ZoneWatch | null = null;
   private readonly zonePacket = Buffer.alloc(ZONE_PACKET_BYTES);
-  private objects: readonly SceneObjectPlan[] = [];
+  private objects: readonly BoxObjectPlan[] = [];
+  /** Dirt on the window (fault injection), the packets behind it, and whether it changed since the last frame. */
+  private soils: readonly WindowSoilPlan[] = [];
+  private soiled = new Set<number>();
+  private soilChanged = false;
   /** Packets encoded with objects in them at the last frame start: encoded again once the objects have gone. */
   private withObjects = new Set<number>();
 
@@ -124,13 +136,27 @@ export class LidarStream extends PacedStream {
     this.withObjects.clear();
   }
 
-  /** Objects in the scene from the next frame on (fault injection). */
+  /** Objects in the scene and dirt on the window from the next frame on (fault injection). */
   setObjects(objects: readonly SceneObjectPlan[]): void {
-    this.objects = objects;
+    this.objects = objects.filter((o): o is BoxObjectPlan => o.kind !== 'soil');
+    const soils = objects.filter((o): o is WindowSoilPlan => o.kind === 'soil');
+    if (JSON.stringify(soils) !== JSON.stringify(this.soils)) {
+      this.soils = soils;
+      this.soilChanged = true;
+    }
   }
 
-  /** At a frame's start: the packets that see an object (or saw one) are encoded with the objects where they are now. */
+  /**
+   * At a frame's start: after a change of the window's dirt, the packets behind it (or behind it before) are
+   * encoded again; the packets that see a box (or saw one) are encoded with the boxes where they are now.
+   */
   private placeObjects(): void {
+    if (this.soilChanged) {
+      const soiled = packetsSoiled(this.soils, this.plan.columnsPerFrame);
+      for (const index of new Set([...soiled, ...this.soiled])) this.encodeAgain(index, []);
+      this.soiled = soiled;
+      this.soilChanged = false;
+    }
     if (this.objects.length === 0 && this.withObjects.size === 0) return;
     const boxes = boxesAt(this.objects, Date.now(), this.plan.lidarToSensor);
     const seeing = boxes.length
@@ -148,6 +174,7 @@ export class LidarStream extends PacedStream {
     const img = this.scratch;
     fillLidarImage(this.scene, this.plan.returns, cpf, first, img);
     if (boxes.length) overlayBoxes(img, first, cpf, this.plan.geometry, boxes);
+    if (this.soils.length) overlaySoil(img, first, cpf, this.soils);
     if (this.format.layout.zoneBits) this.zoneWatch?.markZones(img, first);
     const N = img.pixels;
     this.image.range1.set(img.range1, first * N);

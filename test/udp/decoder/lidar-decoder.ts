@@ -103,6 +103,7 @@ function decodePixel(profile: Profile, b: Buffer, o: number): DecodedPixel {
       return15Nir8();
       break;
     case 'FUSA_RNG15_RFL8_NIR8_DUAL':
+    case 'RNG15_RFL8_NIR8_DUAL':
       return15Nir8();
       px.range2 = bits(b, o, 32, 46) * 8;
       px.reflectivity2 = b[o + 6];
@@ -124,6 +125,12 @@ function decodePixel(profile: Profile, b: Buffer, o: number): DecodedPixel {
     case 'RNG19_RFL8_SIG16_ZONE16_DUAL':
       twoReturns19();
       px.zoneMask = b.readUInt16LE(o + 12);
+      break;
+    case 'RNG15_RFL8_WIN8':
+      px.range = bits(b, o, 0, 14) * 8;
+      px.flags = bits(b, o, 15, 15);
+      px.reflectivity = b[o + 2];
+      px.window = b[o + 3];
       break;
   }
   return px;
