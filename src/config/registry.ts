@@ -214,6 +214,22 @@ export function parametersNewerThan(version: string): ReadonlySet<ParameterName>
   );
 }
 
+/**
+ * Values a parameter older than firmware 3.2 has gained in 3.2: a unit of older firmware refuses them as it refuses
+ * any value it does not know. (The ZONE16 lidar profiles stay accepted on every line: docs/udp-packets.md.)
+ */
+const VALUES_SINCE_FIRMWARE_32: Partial<Record<ParameterName, readonly unknown[]>> = {
+  udp_profile_lidar: ['RNG15_RFL8_NIR8_DUAL', 'RNG15_RFL8_WIN8'],
+  udp_profile_imu: ['ACCEL32_GYRO32_NMEA'],
+};
+
+/** The values a unit of firmware `version` does not have, by parameter (parametersNewerThan for values). */
+export function valuesNewerThan(version: string): ReadonlyMap<string, readonly unknown[]> {
+  const [major, minor] = version.split('.').map(Number);
+  const older = major < 3 || (major === 3 && minor < 2);
+  return new Map(older ? Object.entries(VALUES_SINCE_FIRMWARE_32) : []);
+}
+
 /** A fresh default configuration (a new object each call: callers may keep it). */
 export function defaultConfig(): SensorConfig {
   const config: Record<string, unknown> = {};

@@ -93,6 +93,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
         identity: () => this.identity,
         zoneMonitorOffered: () => this.zoneMonitorOffered,
         absentParameters: () => this.absentParameters,
+        absentValues: () => this.offer.absentValues,
       },
     ));
     this.time = new TimeService({ hal: deps.hal.time, kv, activeConfig: () => this.config('active'), log: deps.log });

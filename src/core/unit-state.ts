@@ -34,6 +34,7 @@ export interface UnitStateView {
   identity(): SensorIdentity;
   zoneMonitorOffered(): boolean;
   absentParameters(): ReadonlySet<string>;
+  absentValues(): ReadonlyMap<string, readonly unknown[]>;
 }
 
 export interface UnitState {
@@ -79,6 +80,7 @@ export function composeUnitState(deps: SensorDependencies, shared: UnitStateShar
     run,
     product,
     absentParameters: sensor.absentParameters,
+    absentValues: sensor.absentValues,
   });
   const power: PowerState = new PowerState({
     ...deps,

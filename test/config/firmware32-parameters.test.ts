@@ -76,6 +76,17 @@ describe("firmware 3.2's parameters", () => {
       expect(res.statusCode, name).toBe(400);
       expect(res.json().detail).toContain(`unknown configuration parameter "${name}"`);
     }
+    // Nor the values 3.2 added to older parameters: refused as values a 3.1 unit does not know.
+    for (const [name, value] of [
+      ['udp_profile_imu', 'ACCEL32_GYRO32_NMEA'],
+      ['udp_profile_lidar', 'RNG15_RFL8_NIR8_DUAL'],
+      ['udp_profile_lidar', 'RNG15_RFL8_WIN8'],
+    ]) {
+      const res = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: { [name]: value } });
+      expect(res.statusCode, `${name} ${value}`).toBe(400);
+      expect(res.json().detail).toContain(`got "${value}"`);
+      expect(res.json().detail).not.toContain(`, ${value}`);
+    }
     expect(unit.sensor.initializationId).toBe(init);
   });
 
