@@ -129,7 +129,7 @@ describe('lidar-sensor validate on healthy units', () => {
     expect((await fetch(`${cli.baseUrl}/api/v1/zone_monitor/staged/zip`)).status).toBe(404);
   });
 
-  it('decodes and checks firmware 3.2 formats: ACCEL32_GYRO32_NMEA with a GNSS sentence, the FUSA header on a 3.2 profile', async () => {
+  it('decodes and checks firmware 3.2 formats: ACCEL32_GYRO32_NMEA with a GNSS sentence, the FUSA header on a 3.2 profile, frames starting at an azimuth offset', async () => {
     const cli = await unit(['--product', 'OS-1-32', '--firmware-version', '3.2']);
     const set = await fetch(`${cli.baseUrl}/api/v1/sensor/config`, {
       method: 'POST',
@@ -140,6 +140,8 @@ describe('lidar-sensor validate on healthy units', () => {
         udp_profile_imu: 'ACCEL32_GYRO32_NMEA',
         imu_packets_per_frame: 4,
         multipurpose_io_mode: 'INPUT_NMEA_UART',
+        // Frames start at 90°: the sequence checks count each frame from its own first packet.
+        lidar_frame_azimuth_offset: 90_000,
       }),
     });
     expect(set.status).toBe(204);
@@ -161,7 +163,8 @@ describe('lidar-sensor validate on healthy units', () => {
       ].map((id) => [`udp.imu.${id}`, 'PASS']),
     );
     expect(imu.find((c) => c.id === 'udp.imu.nmea')?.detail).toMatch(/^\d+ sentences$/);
-    expect(outcome.report.checks.find((c) => c.id === 'udp.lidar.no-gaps')?.status).toBe('PASS');
+    for (const id of ['udp.lidar.no-gaps', 'udp.lidar.in-order', 'udp.lidar.frame-id'])
+      expect(outcome.report.checks.find((c) => c.id === id)?.status, id).toBe('PASS');
   });
 
   // Every sample recording (test/fixtures/recordings), replayed read-only (a replay fixes what was measured, so the
