@@ -48,3 +48,35 @@ describe('replaying the simulator sample of RNG15_RFL8_WIN8 and ACCEL32_GYRO32_N
     expect(served.config_params.udp_profile_imu).toBe('ACCEL32_GYRO32_NMEA');
   });
 });
+
+describe('looping a recording with ACCEL32_GYRO32_NMEA IMU packets', () => {
+  it('moves them on with the lidar frames: frame ids count on, sample timestamps move by whole passes, the CRC stays valid', async () => {
+    const metadata = JSON.parse(readFileSync(`${SIM_FORMATS}.json`, 'utf8'));
+    const recorded = readReferencePcap(`${SIM_FORMATS}.pcap`).filter(
+      (d) => d.dstPort === metadata.config_params.udp_port_imu,
+    );
+    const u = await replayUnit(SIM_FORMATS, ['--replay-loop', '--replay-rate', '4']);
+    await u.listen();
+    await waitFor(() => u.imu.count >= recorded.length * 3, 15_000, 'three passes of IMU packets');
+    const got = u.imu.datagrams.slice(0, recorded.length * 3).map((d) => decodeImuNmeaPacket(d.data));
+    expect(u.imu.datagrams.slice(0, recorded.length).map((d) => hex(d.data))).toEqual(
+      recorded.map((d) => hex(d.payload)),
+    );
+    for (let i = 1; i < got.length; i++) {
+      const step = (got[i].frameId - got[i - 1].frameId + 0x10000) & 0xffff;
+      expect(step, `frame id step before IMU packet ${i}`).toBeLessThanOrEqual(1);
+      expect(got[i].footerOk, `CRC of IMU packet ${i}`).toBe(true);
+    }
+    // A later pass is the recording moved on by whole passes: every sample by one and the same time, the same ids
+    // and values.
+    const n = recorded.length;
+    const delta = got[n].measurements[0].timestamp - got[0].measurements[0].timestamp;
+    expect(delta).toBeGreaterThan(0n);
+    for (let i = 0; i < n; i++) {
+      const [now, then] = [got[n + i].measurements, got[i].measurements];
+      expect(now.map((m) => m.timestamp - delta)).toEqual(then.map((m) => m.timestamp));
+      expect(now.map((m) => m.measurementId)).toEqual(then.map((m) => m.measurementId));
+      expect(now.map((m) => m.accel)).toEqual(then.map((m) => m.accel));
+    }
+  });
+});

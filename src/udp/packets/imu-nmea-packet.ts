@@ -34,6 +34,25 @@ const counts = (value: number, countsPerUnit: number) =>
 export const imuNmeaPacketBytes = (measurements: number) =>
   FIRST_MEASUREMENT + measurements * IMU_MEASUREMENT_BYTES + FOOTER_BYTES;
 
+/** The samples a packet of `bytes` bytes holds, or null when no ACCEL32_GYRO32_NMEA packet has that size. */
+export function imuNmeaMeasurementsOf(bytes: number): number | null {
+  const n = (bytes - imuNmeaPacketBytes(0)) / IMU_MEASUREMENT_BYTES;
+  return Number.isInteger(n) && n >= 1 ? n : null;
+}
+
+/**
+ * Moves a recorded packet on by `frames` frames and `deltaNs` (a later pass of a looping replay): frame id,
+ * the NMEA time when there is a sentence, every sample's timestamp. The CRC is the caller's.
+ */
+export function moveImuNmeaPacket(b: Buffer, header: HeaderType, frames: number, deltaNs: bigint): void {
+  const measurements = imuNmeaMeasurementsOf(b.length) ?? 0;
+  const frameId = header === 'STANDARD' ? b.readUInt16LE(2) : b.readUInt32LE(4);
+  writeFrameHeader(b, header, frameId + frames, header === 'STANDARD' ? b[12] : b[8]);
+  const shift = (o: number) => b.writeBigUInt64LE((b.readBigUInt64LE(o) + deltaNs) & 0xffffffffffffffffn, o);
+  if (b.readBigUInt64LE(HEADER_BYTES) !== 0n) shift(HEADER_BYTES);
+  for (let k = 0; k < measurements; k++) shift(FIRST_MEASUREMENT + k * IMU_MEASUREMENT_BYTES);
+}
+
 export interface ImuMeasurement {
   /** ns of the sensor clock: when the lidar measured column `measurementId`. */
   timestampNs: bigint;

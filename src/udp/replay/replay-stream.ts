@@ -21,11 +21,13 @@ import {
   columnOffset,
   columnValid,
   measurementIdAt,
+  isLegacy,
   recordedLayout,
   type RecordedLayout,
   type RecordedProfile,
 } from './recorded-layout.js';
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
+import { imuNmeaMeasurementsOf, moveImuNmeaPacket } from '../packets/imu-nmea-packet.js';
 import { COLUMNS_PER_PACKET, layoutWithHeader } from '../packets/lidar-profiles.js';
 import type { HeaderType } from '../../model/index.js';
 import { ZONE_PACKET_HEADER_BYTES } from '../packets/zone-packet.js';
@@ -206,8 +208,14 @@ export class ReplayStream implements PacedSource {
     const out = Buffer.from(bytes);
     const deltaNs = BigInt(Math.round(pass * this.schedule.passNs));
     if (kind === 'imu') {
-      // Only LEGACY IMU packets have a known place for their timestamps; others are sent as recorded.
       if (out.length === IMU_PACKET_BYTES) shiftImuTimestamps(out, deltaNs);
+      else if (imuNmeaMeasurementsOf(out.length) !== null) {
+        // ACCEL32_GYRO32_NMEA: the frame's id and header as the recording's lidar packets have them.
+        const header = isLegacy(this.recording.layout) ? 'STANDARD' : this.recording.layout.header;
+        moveImuNmeaPacket(out, header, pass * this.recording.framesPerPass, deltaNs);
+        if (header === 'STANDARD') correctCrc(bytes, out);
+      }
+      // Other IMU packets have no known place for their timestamps: sent as recorded.
       return out;
     }
     if (kind === 'zone') {
