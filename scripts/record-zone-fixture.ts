@@ -7,6 +7,11 @@
  * lidar packets is public: this is the project's sample of one (test/fixtures/recordings/README.md).
  *
  *   npx tsx scripts/record-zone-fixture.ts [--out test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_zone16] [--frames 3]
+ *     [--profile RNG15_RFL8_NIR8_ZONE16] [--imu-profile LEGACY]
+ *
+ * With `--imu-profile ACCEL32_GYRO32_NMEA` the simulated GNSS receiver is on the NMEA input (multipurpose_io_mode
+ * INPUT_NMEA_UART), so the IMU packets carry its sentence: the sample of firmware 3.2's formats,
+ * `--profile RNG15_RFL8_WIN8 --imu-profile ACCEL32_GYRO32_NMEA --out test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_win8_accel32`.
  */
 import { createHash } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -24,10 +29,13 @@ const { values } = parseArgs({
   options: {
     out: { type: 'string', default: 'test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_zone16' },
     frames: { type: 'string', default: '3' },
+    profile: { type: 'string', default: 'RNG15_RFL8_NIR8_ZONE16' },
+    'imu-profile': { type: 'string', default: 'LEGACY' },
   },
 });
 const FRAMES = Number(values.frames);
-const PROFILE = 'RNG15_RFL8_NIR8_ZONE16';
+const PROFILE = values.profile;
+const IMU_PROFILE = values['imu-profile'];
 const COLUMNS = 512;
 const PACKETS_PER_FRAME = COLUMNS / 16;
 
@@ -177,6 +185,8 @@ async function main() {
       udp_port_zm: port(sockets.zone),
       udp_profile_lidar: PROFILE,
       lidar_mode: `${COLUMNS}x10`,
+      udp_profile_imu: IMU_PROFILE,
+      ...(IMU_PROFILE === 'ACCEL32_GYRO32_NMEA' ? { multipurpose_io_mode: 'INPUT_NMEA_UART' } : {}),
     });
     const metadata = (await (await call('GET', '/api/v1/sensor/metadata')).json()) as {
       sensor_info: { initialization_id: number };

@@ -123,6 +123,8 @@ export interface InputContext {
   recordedProfile?: string;
   /** Parameters this unit's firmware does not have (parametersNewerThan): unknown here. */
   absent?: ReadonlySet<string>;
+  /** Values this unit's firmware does not have, by parameter (valuesNewerThan): refused as values outside the list. */
+  absentValues?: ReadonlyMap<string, readonly unknown[]>;
 }
 
 /**
@@ -175,6 +177,14 @@ export function normalizeInput(
     }
     const recorded = name === 'udp_profile_lidar' && value !== undefined && value === context.recordedProfile;
     const problems = recorded ? [] : valueErrors(name, value);
+    const newer = context.absentValues?.get(name);
+    if (!problems.length && newer?.includes(value)) {
+      const known = ((valueSchemas.get(name) as { enum?: unknown[] }).enum ?? []).filter((v) => !newer.includes(v));
+      problems.push({
+        pointer: `/${name}`,
+        detail: `must be one of ${known.join(', ')}; got ${JSON.stringify(value)}`,
+      });
+    }
     if (problems.length) {
       for (const e of problems) errors.push(alias ? { ...e, pointer: e.pointer.replace(`/${name}`, `/${key}`) } : e);
       continue;

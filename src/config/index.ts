@@ -13,6 +13,7 @@ export {
   findParameter,
   isParameterName,
   parametersNewerThan,
+  valuesNewerThan,
 } from './registry.js';
 // The configuration's shape is plain data of the model layer; named here for the layers above.
 export type { ParameterName, SensorConfig } from '../model/index.js';

@@ -57,6 +57,16 @@ const FACTS: { [N in ParameterName]: ParameterFacts<N> } = {
     default: 0,
     description: 'UDP port on udp_dest_zm for zone packets; 0 (the default) sends none',
   },
+  udp_multicast_ttl: {
+    sinceFirmware: '3.2',
+    default: 1,
+    description: 'TTL of lidar and IMU datagrams when udp_dest is a multicast group (1-255)',
+  },
+  udp_multicast_ttl_zm: {
+    sinceFirmware: '3.2',
+    default: 1,
+    description: 'TTL of zone packets when udp_dest_zm is a multicast group (1-255)',
+  },
   udp_profile_lidar: {
     default: 'RNG19_RFL8_SIG16_NIR16',
     description: 'Layout of lidar packets',
@@ -64,6 +74,11 @@ const FACTS: { [N in ParameterName]: ParameterFacts<N> } = {
   udp_profile_imu: {
     default: 'LEGACY',
     description: 'Layout of IMU packets',
+  },
+  header_type: {
+    sinceFirmware: '3.2',
+    default: 'STANDARD',
+    description: 'Packet header of the lidar profiles',
   },
   columns_per_packet: {
     default: 16,
@@ -130,6 +145,11 @@ const FACTS: { [N in ParameterName]: ParameterFacts<N> } = {
     default: [0, FULL_TURN_MDEG],
     description: '[min, max] millidegrees; only data inside is sent; a start above the end wraps through 0',
   },
+  lidar_frame_azimuth_offset: {
+    sinceFirmware: '3.2',
+    default: 0,
+    description: 'Azimuth in millidegrees at which each frame starts (its first packet holds that column)',
+  },
   signal_multiplier: {
     default: 1,
     description: 'Signal multiplier 0.25, 0.5, 1, 2 or 3; limits the azimuth window width (360/360/360/180/120 deg)',
@@ -153,6 +173,16 @@ const FACTS: { [N in ParameterName]: ParameterFacts<N> } = {
   accel_fsr: {
     default: 'NORMAL',
     description: 'Accelerometer range: NORMAL ±2 g, EXTENDED ±16 g',
+  },
+  imu_packets_per_frame: {
+    sinceFirmware: '3.2',
+    default: 8,
+    description: 'IMU packets per lidar frame with udp_profile_imu ACCEL32_GYRO32_NMEA: 1, 2, 4, 8 or 16',
+  },
+  bloom_reduction_optimization: {
+    sinceFirmware: '3.2',
+    default: 'BALANCED',
+    description: 'BALANCED or MINIMIZE_FALSE_POSITIVES; kept and reported (the simulated scene has no bloom)',
   },
 };
 
@@ -184,6 +214,22 @@ export function parametersNewerThan(version: string): ReadonlySet<ParameterName>
       return major < sinceMajor || (major === sinceMajor && minor < sinceMinor);
     }).map((p) => p.name),
   );
+}
+
+/**
+ * Values a parameter older than firmware 3.2 has gained in 3.2: a unit of older firmware refuses them as it refuses
+ * any value it does not know. (The ZONE16 lidar profiles stay accepted on every line: docs/udp-packets.md.)
+ */
+const VALUES_SINCE_FIRMWARE_32: Partial<Record<ParameterName, readonly unknown[]>> = {
+  udp_profile_lidar: ['RNG15_RFL8_NIR8_DUAL', 'RNG15_RFL8_WIN8'],
+  udp_profile_imu: ['ACCEL32_GYRO32_NMEA'],
+};
+
+/** The values a unit of firmware `version` does not have, by parameter (parametersNewerThan for values). */
+export function valuesNewerThan(version: string): ReadonlyMap<string, readonly unknown[]> {
+  const [major, minor] = version.split('.').map(Number);
+  const older = major < 3 || (major === 3 && minor < 2);
+  return new Map(older ? Object.entries(VALUES_SINCE_FIRMWARE_32) : []);
 }
 
 /** A fresh default configuration (a new object each call: callers may keep it). */

@@ -40,6 +40,8 @@ export interface ConfigLifecycleDependencies {
   announceRestart: () => void;
   /** Parameters the unit's firmware does not have (udp_dest_zm, udp_port_zm before 3.2): never accepted. */
   absentParameters: () => ReadonlySet<string>;
+  /** Values the running firmware does not have, by parameter. */
+  absentValues: () => ReadonlyMap<string, readonly unknown[]>;
 }
 
 export class ConfigLifecycle {
@@ -69,6 +71,7 @@ export class ConfigLifecycle {
       autoDestination,
       recordedProfile: recording?.recordedProfile,
       absent: this.deps.absentParameters(),
+      absentValues: this.deps.absentValues(),
     });
     if (errors.length) throw invalidConfiguration(errors, uncheckedKeys);
     return values;

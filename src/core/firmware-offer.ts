@@ -4,7 +4,7 @@
  * such a unit reports it (without them). The parameters are worked out once per running image, the reported
  * configuration once per configuration object (they are replaced, never changed), as pollers read it often.
  */
-import { parametersNewerThan, type SensorConfig } from '../config/index.js';
+import { parametersNewerThan, type SensorConfig, valuesNewerThan } from '../config/index.js';
 import { hasZoneMonitor, type SensorIdentity } from '../model/index.js';
 
 export interface FirmwareOfferSources {
@@ -38,6 +38,11 @@ export class FirmwareOffer {
     if (this.absent?.imageRev !== imageRev)
       this.absent = { imageRev, names: parametersNewerThan(this.reportedVersion) };
     return this.absent.names;
+  }
+
+  /** Values this firmware does not have, by parameter (firmware 3.2's new profiles before 3.2). */
+  get absentValues(): ReadonlyMap<string, readonly unknown[]> {
+    return valuesNewerThan(this.reportedVersion);
   }
 
   /** `config` as this firmware reports it: without the parameters it does not have. */

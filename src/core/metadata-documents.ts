@@ -7,7 +7,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { SensorConfig } from '../config/index.js';
 import {
+  IMU_MEASUREMENTS_PER_PACKET,
   buildRev,
+  lidarHeaderType,
   imageRev,
   pixelShiftByRow,
   type ProductModel,
@@ -34,12 +36,23 @@ export const LidarDataFormatSchema = Type.Object({
   column_window: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }),
   columns_per_frame: Type.Integer(),
   columns_per_packet: Type.Integer(),
+  /** Firmware 3.2: frames per second of lidar_mode. */
+  fps: Type.Optional(Type.Integer()),
+  /** Firmware 3.2: the packet header (config's header_type). */
+  header_type: Type.Optional(Type.String()),
   pixel_shift_by_row: Type.Array(Type.Integer()),
   pixels_per_column: Type.Integer(),
   udp_profile_imu: Type.String(),
   udp_profile_lidar: Type.String(),
 });
-export const ImuDataFormatSchema = Type.Object({ accel_fsr: FullScaleRange, gyro_fsr: FullScaleRange });
+export const ImuDataFormatSchema = Type.Object({
+  accel_fsr: FullScaleRange,
+  gyro_fsr: FullScaleRange,
+  /** Firmware 3.2: samples in one IMU packet (ACCEL32_GYRO32_NMEA; 1 in LEGACY's). */
+  imu_measurements_per_packet: Type.Optional(Type.Integer()),
+  /** Firmware 3.2: IMU packets per lidar frame (config's imu_packets_per_frame). */
+  imu_packets_per_frame: Type.Optional(Type.Integer()),
+});
 export const BeamIntrinsicsSchema = Type.Object({
   beam_altitude_angles: Type.Array(Type.Number()),
   beam_azimuth_angles: Type.Array(Type.Number()),
@@ -95,12 +108,19 @@ export function sensorInfo(identity: SensorIdentity, status: SensorStatus, initi
   };
 }
 
+/**
+ * `config` is as the unit shows it: a unit of firmware 3.2 has `header_type`, and with it the keys 3.2 added to the
+ * data formats; an older one has neither.
+ */
 export function lidarDataFormat(product: ProductModel, config: SensorConfig): LidarDataFormat {
-  const { columnsPerFrame: cpf, columnWindow } = resolveFrameFormat(product, config);
+  const { columnsPerFrame: cpf, columnWindow, frameRateHz } = resolveFrameFormat(product, config);
   return {
     column_window: columnWindow,
     columns_per_frame: cpf,
     columns_per_packet: config.columns_per_packet,
+    ...(firmware32(config)
+      ? { fps: frameRateHz, header_type: lidarHeaderType(config.udp_profile_lidar, config.header_type) }
+      : {}),
     pixel_shift_by_row: pixelShiftByRow(product.beamAzimuthDeg, cpf),
     pixels_per_column: product.channels,
     udp_profile_imu: config.udp_profile_imu,
@@ -109,8 +129,20 @@ export function lidarDataFormat(product: ProductModel, config: SensorConfig): Li
 }
 
 export function imuDataFormat(config: SensorConfig): ImuDataFormat {
-  return { accel_fsr: config.accel_fsr, gyro_fsr: config.gyro_fsr };
+  return {
+    accel_fsr: config.accel_fsr,
+    gyro_fsr: config.gyro_fsr,
+    ...(firmware32(config)
+      ? {
+          imu_measurements_per_packet: IMU_MEASUREMENTS_PER_PACKET[config.udp_profile_imu],
+          imu_packets_per_frame: config.imu_packets_per_frame,
+        }
+      : {}),
+  };
 }
+
+/** Whether the shown configuration is a firmware 3.2 unit's (an older one's lacks the 3.2 parameters). */
+const firmware32 = (config: Partial<SensorConfig>) => config.header_type !== undefined;
 
 export function beamIntrinsics(product: ProductModel): BeamIntrinsics {
   return {

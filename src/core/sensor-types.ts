@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AlertLog } from '../alerts/index.js';
 import type { SensorConfig } from '../config/index.js';
 import type { Hal } from '../hal/index.js';
-import type { SensorIdentity } from '../model/index.js';
+import type { GnssPlan, SensorIdentity } from '../model/index.js';
 import type { SqliteDatabase } from '../store/index.js';
 import type { FirmwarePolicy } from './firmware/firmware-trust.js';
 import type { AddressMove } from './bound-address.js';
@@ -24,6 +24,8 @@ export interface SensorDependencies {
   bindAddress?: string;
   /** How long a simulated reboot keeps the unit unreachable; real units take tens of seconds. */
   simulatedRebootMs?: number;
+  /** The GNSS receiver on the NMEA input (`--gnss`); default DEFAULT_GNSS. */
+  gnss?: GnssPlan;
   /** Largest firmware image an upload may hold (`--firmware-max-bytes`). */
   firmwareMaxBytes?: number;
   /** Which firmware images install (`--firmware-trust`, `--firmware-min-version`); default any intact one. */

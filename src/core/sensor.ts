@@ -100,6 +100,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
         zoneMonitorOffered: () => this.zoneMonitorOffered,
         absentParameters: () => this.absentParameters,
         dataSource: () => this.bound.current,
+        absentValues: () => this.offer.absentValues,
       },
     ));
     this.time = new TimeService({ hal: deps.hal.time, kv, activeConfig: () => this.config('active'), log: deps.log });

@@ -9,7 +9,13 @@ import type { AlertLog } from '../alerts/index.js';
 import type { ConfigState, SensorConfig } from '../config/index.js';
 import type { Hal } from '../hal/index.js';
 import { planStreams, type StreamPlan, udpSourceAddress, type ZoneMonitorPlan } from '../udp/index.js';
-import { nextInitializationId, type ProductModel, resolveFrameFormat, serialToBigInt } from '../model/index.js';
+import {
+  type GnssPlan,
+  nextInitializationId,
+  type ProductModel,
+  resolveFrameFormat,
+  serialToBigInt,
+} from '../model/index.js';
 import type { RecordingBinding, SensorEvents } from './sensor-types.js';
 import type { SensorStatus } from './status.js';
 
@@ -28,6 +34,8 @@ export interface UnitRunDependencies {
   shutDown: () => boolean;
   /** The local address the data streams are sent from now (it follows the bound address), or undefined. */
   dataSource?: () => string | undefined;
+  /** The GNSS receiver on the NMEA input (`--gnss`). */
+  gnss?: GnssPlan;
   recording?: RecordingBinding;
   /** Zone Monitor's live zones rendered for a frame width, or null where the unit offers none (firmware < 3.2). */
   zonePlan?: (columnsPerFrame: number) => ZoneMonitorPlan | null;
@@ -74,6 +82,7 @@ export class UnitRun {
       serialNumber: serialToBigInt(this.deps.serialNumber()),
       bindAddress: this.deps.dataSource?.(),
       timestampOffsetNs: this.deps.hal.time.timestampOffsetNs(config),
+      gnss: this.deps.gnss,
     });
   }
 

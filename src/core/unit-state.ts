@@ -36,6 +36,7 @@ export interface UnitStateView {
   absentParameters(): ReadonlySet<string>;
   /** The local address the data streams leave from now (bound-address.ts). */
   dataSource(): string | undefined;
+  absentValues(): ReadonlyMap<string, readonly unknown[]>;
 }
 
 export interface UnitState {
@@ -85,6 +86,7 @@ export function composeUnitState(deps: SensorDependencies, shared: UnitStateShar
     product,
     absentParameters: sensor.absentParameters,
     announceRestart: () => power.announceRestart(),
+    absentValues: sensor.absentValues,
   });
   const power: PowerState = new PowerState({
     ...deps,

@@ -73,6 +73,13 @@ const ACTIONS: Record<Plane, Record<string, NumberParam[]>> = {
     firmware_upload_refuse: [{ name: 'after_bytes', min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }],
     storage: [],
     object: [],
+    window_soil: [
+      { name: 'azimuth_from_deg', min: 0, max: 360, integer: false },
+      { name: 'azimuth_to_deg', min: 0, max: 360, integer: false },
+      { name: 'first_beam', min: 0, max: 127, integer: true, default: 0 },
+      { name: 'last_beam', min: 0, max: 127, integer: true, default: 127 },
+      { name: 'level', min: 1, max: 255, integer: true, default: 255 },
+    ],
   },
 };
 

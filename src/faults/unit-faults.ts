@@ -41,7 +41,7 @@ export class UnitFaults {
   private readonly restartMs: Valued<number> = [];
   private readonly uploadRefuse: Valued<number> = [];
   private readonly storage: Valued<StorageFaultError> = [];
-  /** Objects in the scene, by rule. */
+  /** Objects in the scene and dirt on the window, by rule. */
   private readonly objects = new Map<string, SceneObjectPlan>();
   private readonly ramps = new Map<TelemetryInput, NodeJS.Timeout>();
   private readonly telemetryBase: Partial<Record<TelemetryInput, number>> = {};
@@ -77,6 +77,7 @@ export class UnitFaults {
       firmware_boot_fail: firmwareBoot,
       reinit_time: streams,
       object: streams,
+      window_soil: streams,
     };
     if (action.type in offered && offered[action.type] === undefined)
       return `the ${action.type} fault needs the simulated unit (--hal sim)`;
@@ -161,11 +162,16 @@ export class UnitFaults {
           velocityMS: action.velocity_m_s,
           startMs: Date.now(),
         });
-        this.port.streams!.setObjects([...this.objects.values()]);
-        return () => {
-          this.objects.delete(id);
-          this.port.streams?.setObjects([...this.objects.values()]);
-        };
+        return this.placeInScene(id);
+      case 'window_soil':
+        this.objects.set(id, {
+          kind: 'soil',
+          id,
+          azimuthDeg: [action.azimuth_from_deg, action.azimuth_to_deg],
+          beams: [action.first_beam, action.last_beam],
+          level: action.level,
+        });
+        return this.placeInScene(id);
       case 'storage':
         return this.pushValue(this.storage, id, action.error, () => this.core.setStorageFault(newest(this.storage)));
       case 'firmware_upload_refuse':
@@ -174,6 +180,15 @@ export class UnitFaults {
           this.core.setUploadFilter(limit === undefined ? undefined : (body) => refusedAfter(body, limit));
         });
     }
+  }
+
+  /** Hands the scene's objects (with rule `id`'s) to the streams; returns what takes `id`'s away again. */
+  private placeInScene(id: string): () => void {
+    this.port.streams!.setObjects([...this.objects.values()]);
+    return () => {
+      this.objects.delete(id);
+      this.port.streams?.setObjects([...this.objects.values()]);
+    };
   }
 
   /** Stops ramps and hands the unit back its own timing (the plane closes; its rules have ended). */

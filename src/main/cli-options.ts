@@ -12,6 +12,7 @@ import {
   type FirmwareLine,
   isLoopbackHost,
   parseAddressList,
+  parseGnssPosition,
 } from '../model/index.js';
 import { DEFAULT_FIRMWARE_MAX_BYTES, parseVersion } from '../core/index.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../routes/index.js';
@@ -91,6 +92,13 @@ export const CLI_OPTIONS = {
     valueName: Object.keys(FIRMWARE_LINES).join('|'),
     help: 'firmware line the unit runs and reports (image_rev, fw, mDNS, metadata); 3.2 adds Zone Monitor (docs/zone-monitor.md)',
     parse: p.oneOf(Object.keys(FIRMWARE_LINES) as FirmwareLine[]),
+  }),
+  gnss: option({
+    flag: 'gnss',
+    group: 'unit',
+    valueName: 'LAT,LON[,SPEED,COURSE]',
+    help: 'where the GNSS receiver on the NMEA input stands (degrees; m/s and degrees from north when it moves); its sentences reach ACCEL32_GYRO32_NMEA IMU packets with multipurpose_io_mode INPUT_NMEA_UART; default 37.7749,-122.4194',
+    parse: p.optional(parseGnssPosition),
   }),
   serial: option({
     flag: 'serial',

@@ -127,6 +127,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       alerts,
       bindAddress: options.bindDataToHost === false ? undefined : dataBindAddress(host),
       simulatedRebootMs: options.simulatedRebootMs,
+      gnss: options.gnss,
       firmwareMaxBytes: options.firmwareMaxBytes,
       zoneRenderTimeLimitMs: options.zoneRenderTimeLimitMs,
       firmwarePolicy: options.firmwarePolicy,

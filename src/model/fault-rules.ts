@@ -68,7 +68,20 @@ export type UnitAction =
    * A box in the simulated scene while the rule lives (to trigger Zone Monitor's zones): edge lengths, centre
    * and velocity in the sensor frame, metres and metres per second; the beams that meet it return from it.
    */
-  | { type: 'object'; size_m: Vector3; position_m: Vector3; velocity_m_s: Vector3 };
+  | { type: 'object'; size_m: Vector3; position_m: Vector3; velocity_m_s: Vector3 }
+  /**
+   * Dirt on part of the window while the rule lives: the beams `first_beam`…`last_beam` between the azimuths
+   * (degrees, as azimuth_window counts; wrapping through 0 when from > to) see through it. `level` 1-255 is the
+   * WINDOW byte of their pixels; their returns are dimmed by it and lost from 192 on.
+   */
+  | {
+      type: 'window_soil';
+      azimuth_from_deg: number;
+      azimuth_to_deg: number;
+      first_beam: number;
+      last_beam: number;
+      level: number;
+    };
 
 export type Vector3 = [number, number, number];
 

@@ -85,14 +85,26 @@ export {
   parseIpv4Override,
   prefixFromNetmask,
 } from './ipv4.js';
-export { columnWindow, columnsPerFrame, frameRateHz, isColumnInWindow, pixelShiftByRow } from './lidar-geometry.js';
+export {
+  columnWindow,
+  columnsPerFrame,
+  frameRateHz,
+  frameStartColumn,
+  isColumnInWindow,
+  pixelShiftByRow,
+} from './lidar-geometry.js';
 export { clockIdentityFromMac, ipv6LinkLocalFromMac, macFromSerial } from './mac.js';
 export { DEFAULT_PRODUCT, PRODUCT_NAMES, findProduct } from './products.js';
 export type { ChannelCount, ProductLine, ProductModel } from './products.js';
 export { systemRealtimeNs } from './realtime-clock.js';
 export {
+  BLOOM_REDUCTION_OPTIMIZATIONS,
   FULL_SCALE_RANGES,
   FULL_TURN_MDEG,
+  HEADER_TYPES,
+  IMU_MEASUREMENTS_PER_PACKET,
+  IMU_PACKETS_PER_FRAME,
+  IMU_PROFILES,
   LIDAR_MODES,
   LIDAR_PROFILES,
   MIN_RANGE_THRESHOLDS_CM,
@@ -102,10 +114,13 @@ export {
   SIGNAL_MULTIPLIERS,
   TIMESTAMP_MODES,
   azimuthWindowWidthMdeg,
+  lidarHeaderType,
   maxAzimuthWidthMdeg,
 } from './sensor-config.js';
 export type {
   FullScaleRange,
+  HeaderType,
+  ImuProfile,
   LidarMode,
   LidarProfile,
   MultipurposeIoMode,
@@ -114,6 +129,15 @@ export type {
   ReturnOrder,
   TimestampMode,
 } from './sensor-config.js';
+export {
+  CHANNEL_BLOCKS,
+  LEGACY_CHANNEL_BLOCK,
+  channelBlockTableMarkdown,
+  hasField,
+} from './lidar-field-tables.js';
+export type { ChannelBlockTable, ChannelField, FieldSpec } from './lidar-field-tables.js';
+export { DEFAULT_GNSS, parseGnssPosition } from './gnss-position.js';
+export type { GnssPlan } from './gnss-position.js';
 export { PARAMETER_SCHEMAS } from './parameter-schemas.js';
 export type { ParameterName, SensorConfig } from './parameter-schemas.js';
 export {

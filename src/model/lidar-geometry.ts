@@ -42,6 +42,14 @@ export function columnWindow(azimuthWindow: readonly [number, number], cpf: numb
   return [nearest, nearest];
 }
 
+/**
+ * The measurement id at azimuth `offsetMdeg` (lidar_frame_azimuth_offset), counted as columnWindow counts
+ * (measurement id m is at azimuth (1 − m / cpf) turns): a frame starting there starts with the packet holding it.
+ */
+export function frameStartColumn(offsetMdeg: number, cpf: number): number {
+  return mod(Math.floor(((FULL_TURN_MDEG - offsetMdeg) * cpf) / FULL_TURN_MDEG), cpf);
+}
+
 /** Whether measurement id `column` lies inside `window` (inclusive, wrapping when first > last). */
 export function isColumnInWindow(column: number, [first, last]: readonly [number, number]): boolean {
   return first <= last ? column >= first && column <= last : column >= first || column <= last;

@@ -5,7 +5,11 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import {
+  BLOOM_REDUCTION_OPTIMIZATIONS,
   FULL_SCALE_RANGES,
+  HEADER_TYPES,
+  IMU_PACKETS_PER_FRAME,
+  IMU_PROFILES,
   FULL_TURN_MDEG,
   LIDAR_MODES,
   LIDAR_PROFILES,
@@ -33,6 +37,8 @@ const integerAs = <T extends number>(minimum: number, maximum: number) =>
   Type.Unsafe<T>({ minimum, maximum, type: 'integer' });
 
 const PORT = Type.Integer({ minimum: 0, maximum: 65535 });
+/** An IPv4 TTL a multicast datagram may leave with (0 would keep it on the host). */
+const MULTICAST_TTL = Type.Integer({ minimum: 1, maximum: 255 });
 
 /**
  * The JSON schema of every parameter's value: the one statement of what a configuration holds. The
@@ -48,7 +54,7 @@ export const PARAMETER_SCHEMAS = {
   udp_dest_zm: Type.String({ maxLength: 253, format: 'udp-destination' }),
   udp_port_zm: PORT,
   udp_profile_lidar: keyword(LIDAR_PROFILES),
-  udp_profile_imu: keyword(['LEGACY']),
+  udp_profile_imu: keyword(IMU_PROFILES),
   columns_per_packet: integerAs<16>(16, 16),
   return_order: keyword(RETURN_ORDERS),
   timestamp_mode: keyword(TIMESTAMP_MODES),
@@ -73,6 +79,12 @@ export const PARAMETER_SCHEMAS = {
   min_range_threshold_cm: oneOfNumbers(MIN_RANGE_THRESHOLDS_CM),
   gyro_fsr: keyword(FULL_SCALE_RANGES),
   accel_fsr: keyword(FULL_SCALE_RANGES),
+  udp_multicast_ttl: MULTICAST_TTL,
+  udp_multicast_ttl_zm: MULTICAST_TTL,
+  header_type: keyword(HEADER_TYPES),
+  imu_packets_per_frame: oneOfNumbers(IMU_PACKETS_PER_FRAME),
+  lidar_frame_azimuth_offset: Type.Integer({ minimum: 0, maximum: FULL_TURN_MDEG }),
+  bloom_reduction_optimization: keyword(BLOOM_REDUCTION_OPTIMIZATIONS),
 } as const;
 
 type ParameterSchemas = typeof PARAMETER_SCHEMAS;

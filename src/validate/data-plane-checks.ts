@@ -5,6 +5,7 @@
 import { lookup } from 'node:dns/promises';
 import { type CheckRun, expectThat, SkipCheck } from './check-run.js';
 import { imuChecks } from './imu-checks.js';
+import { imuNmeaChecks } from './imu-nmea-checks.js';
 import { zonePacketChecks } from './zone-checks.js';
 import { lidarChecks } from './lidar-checks.js';
 import type { UdpCapture } from './udp-capture.js';
@@ -59,7 +60,10 @@ export async function dataPlaneChecks(
     sensorTime,
     cursors: [alertsBefore.next_cursor, alertsAfter.next_cursor],
   });
-  await imuChecks(run, capture, config, elapsedS);
+  if (config.udp_profile_imu === 'ACCEL32_GYRO32_NMEA') {
+    const imuFormat = await client.fresh('/api/v1/sensor/metadata/imu_data_format');
+    await imuNmeaChecks(run, capture, { config, format, imuFormat, info, elapsedS });
+  } else await imuChecks(run, capture, config, elapsedS);
   await zonePacketChecks(run, capture, config);
   await sourceAddressCheck(run, client, capture);
 }

@@ -8,6 +8,12 @@ import { type ResponseSchemas, schemaErrors } from './response-schemas.js';
 import { CONFIG_RULES, DOCUMENT_KEYS, keyMismatch, METADATA_MEMBERS } from './spec-rules.js';
 import type { UnitClient } from './unit-client.js';
 
+/** The members firmware 3.2 adds to the data formats (a real 3.2.0 unit's metadata has them). */
+const FIRMWARE_32_FORMAT_KEYS: Record<string, readonly string[]> = {
+  lidar_data_format: ['fps', 'header_type'],
+  imu_data_format: ['imu_measurements_per_packet', 'imu_packets_per_frame'],
+};
+
 /** Every JSON GET of the interface: check id stem, path, the spec's key list for it (if it has one). */
 export const JSON_GETS: readonly {
   name: string;
@@ -15,12 +21,21 @@ export const JSON_GETS: readonly {
   keys?: readonly string[];
   optional?: readonly string[];
 }[] = [
-  // Firmware 3.2 adds the zone packet destination (Zone Monitor).
+  // Firmware 3.2 adds the zone packet destination (Zone Monitor) and the parameters of its data formats.
   {
     name: 'config',
     path: '/api/v1/sensor/config',
     keys: Object.keys(CONFIG_RULES),
-    optional: ['udp_dest_zm', 'udp_port_zm'],
+    optional: [
+      'udp_dest_zm',
+      'udp_port_zm',
+      'udp_multicast_ttl',
+      'udp_multicast_ttl_zm',
+      'header_type',
+      'lidar_frame_azimuth_offset',
+      'imu_packets_per_frame',
+      'bloom_reduction_optimization',
+    ],
   },
   // imu_data_format: aggregated by 3.1 firmware beside the spec's seven members.
   { name: 'metadata', path: '/api/v1/sensor/metadata', keys: METADATA_MEMBERS, optional: ['imu_data_format'] },
@@ -32,7 +47,12 @@ export const JSON_GETS: readonly {
     'imu_intrinsics',
     'lidar_intrinsics',
     'calibration_status',
-  ].map((name) => ({ name, path: `/api/v1/sensor/metadata/${name}`, keys: DOCUMENT_KEYS[name] })),
+  ].map((name) => ({
+    name,
+    path: `/api/v1/sensor/metadata/${name}`,
+    keys: DOCUMENT_KEYS[name],
+    optional: FIRMWARE_32_FORMAT_KEYS[name],
+  })),
   { name: 'alerts', path: '/api/v1/sensor/alerts', keys: DOCUMENT_KEYS.alerts },
   { name: 'alerts-summary', path: '/api/v1/sensor/alerts?mode=summary', keys: DOCUMENT_KEYS.alerts },
   { name: 'telemetry', path: '/api/v1/sensor/telemetry', keys: DOCUMENT_KEYS.telemetry },

@@ -15,7 +15,9 @@ import type { UdpCapture } from './udp-capture.js';
 
 export async function lidarChecks(run: CheckRun, capture: UdpCapture, c: UnitDuringCapture): Promise<void> {
   const profile = String(c.format.udp_profile_lidar);
-  const layout = PROFILE_LAYOUTS[profile];
+  // Firmware 3.2: header_type FUSA gives any profile the FUSA header (u32 frame id, no CRC).
+  const own = PROFILE_LAYOUTS[profile];
+  const layout = own && c.format.header_type === 'FUSA' ? { ...own, header: 'fusa' as const, crc: false } : own;
   const pixels = c.format.pixels_per_column as number;
   const perPacket = c.format.columns_per_packet as number;
   const width = c.format.columns_per_frame as number;

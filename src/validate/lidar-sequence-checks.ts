@@ -8,7 +8,7 @@ import type { LidarPacket } from './packet-decoder.js';
 
 export async function lidarSequenceChecks(run: CheckRun, lidar: LidarCapture): Promise<void> {
   const { layout, packets, perPacket, title, width } = lidar;
-  const sequence = walkSequence(packets, width, perPacket, layout.header === 'fusa');
+  const sequence = walkSequence(packets, width, perPacket, layout.header === 'fusa', frameStartSlot(lidar));
   await run.check(
     'udp.lidar.no-gaps',
     title('no packet missing: frame and measurement ids continue without gaps'),
@@ -41,6 +41,16 @@ export async function lidarSequenceChecks(run: CheckRun, lidar: LidarCapture): P
   );
 }
 
+/**
+ * The packet a frame starts with (firmware 3.2's lidar_frame_azimuth_offset, 0 before it): the one holding the column
+ * at that azimuth, measurement id m lying at (1 − m / width) turns as azimuth_window counts.
+ */
+function frameStartSlot({ unit, width, perPacket }: LidarCapture): number {
+  const offsetMdeg = Number(unit.config.lidar_frame_azimuth_offset ?? 0);
+  const column = Math.floor(((360_000 - offsetMdeg) * width) / 360_000) % width;
+  return Math.floor(column / perPacket);
+}
+
 interface Sequence {
   missing: number;
   duplicates: number;
@@ -57,11 +67,19 @@ interface Sequence {
  * a step back is a reordering, a position seen before a duplicate, a step over missing positions a
  * loss. Frames whose packets never arrive at all are whole-frame gaps and frame id jumps.
  */
-function walkSequence(packets: LidarPacket[], width: number, perPacket: number, u32Frames: boolean): Sequence {
+function walkSequence(
+  packets: LidarPacket[],
+  width: number,
+  perPacket: number,
+  u32Frames: boolean,
+  startSlot: number,
+): Sequence {
   const result: Sequence = { missing: 0, duplicates: 0, reordered: 0, frameJumps: 0 };
   const slots = width / perPacket;
+  /** A packet's place in its frame, counted from the frame's first packet. */
+  const slotOf = (p: LidarPacket) => (p.columns[0].measurementId / perPacket - startSlot + slots) % slots;
   // Packets outside the window may not be sent at all: each frame's first and last slot are learnt from the capture.
-  const indexes = packets.map((p) => p.columns[0].measurementId / perPacket);
+  const indexes = packets.map(slotOf);
   const firstSlot = Math.min(...indexes);
   const lastSlot = Math.max(...indexes);
   const seen = new Set<number>();
@@ -77,7 +95,7 @@ function walkSequence(packets: LidarPacket[], width: number, perPacket: number, 
       frameBase += step < wrap / 2 ? step : step - wrap;
     }
     previousFrame = p.frameId;
-    const position = frameBase * slots + p.columns[0].measurementId / perPacket;
+    const position = frameBase * slots + slotOf(p);
     if (seen.has(position)) {
       result.duplicates++;
       result.firstDuplicate ??= where(p);

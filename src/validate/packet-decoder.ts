@@ -1,7 +1,9 @@
 /**
  * Lidar and IMU datagrams decoded from the published packet layouts (docs/udp-packets.md), written
- * for the validator alone: it must not share the server's encoders, or a shared mistake would pass.
+ * for the validator alone: it must not share the server's encoders, or a shared mistake would pass. Only the
+ * block sizes come from the profiles' field tables (src/model), the one statement of each layout.
  */
+import { CHANNEL_BLOCKS, LEGACY_CHANNEL_BLOCK } from '../model/index.js';
 
 export type HeaderKind = 'standard' | 'fusa' | 'legacy';
 
@@ -12,12 +14,15 @@ export interface ProfileLayout {
   crc: boolean;
 }
 
+/** Block sizes from the profiles' field tables (docs/udp-packets.md's layout table is made from the same tables). */
 export const PROFILE_LAYOUTS: Record<string, ProfileLayout> = {
-  RNG19_RFL8_SIG16_NIR16: { header: 'standard', bytesPerChannel: 12, crc: true },
-  RNG19_RFL8_SIG16_NIR16_DUAL: { header: 'standard', bytesPerChannel: 16, crc: true },
-  RNG15_RFL8_NIR8: { header: 'standard', bytesPerChannel: 4, crc: true },
-  FUSA_RNG15_RFL8_NIR8_DUAL: { header: 'fusa', bytesPerChannel: 8, crc: false },
-  LEGACY: { header: 'legacy', bytesPerChannel: 12, crc: false },
+  ...Object.fromEntries(
+    Object.entries(CHANNEL_BLOCKS).map(([profile, block]) => {
+      const fusa = profile === 'FUSA_RNG15_RFL8_NIR8_DUAL';
+      return [profile, { header: fusa ? 'fusa' : 'standard', bytesPerChannel: block.bytes, crc: !fusa }];
+    }),
+  ),
+  LEGACY: { header: 'legacy', bytesPerChannel: LEGACY_CHANNEL_BLOCK.bytes, crc: false },
 };
 
 const HEADER_BYTES = 32;

@@ -32,7 +32,15 @@ export const LIDAR_PROFILES = [
   'RNG15_RFL8_NIR8',
   'FUSA_RNG15_RFL8_NIR8_DUAL',
   'LEGACY',
+  // Firmware 3.2's, as the vendor SDK 1.0.1 reads them.
+  'RNG19_RFL8_SIG16_NIR16_ZONE16',
+  'RNG15_RFL8_NIR8_ZONE16',
+  'RNG19_RFL8_SIG16_ZONE16_DUAL',
+  'RNG15_RFL8_NIR8_DUAL',
+  'RNG15_RFL8_WIN8',
 ] as const;
+/** LEGACY, and firmware 3.2's ACCEL32_GYRO32_NMEA. */
+export const IMU_PROFILES = ['LEGACY', 'ACCEL32_GYRO32_NMEA'] as const;
 export const LIDAR_MODES = ['512x10', '1024x10', '2048x10', '512x20', '1024x20', '4096x5'] as const;
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
@@ -46,7 +54,7 @@ export const CONFIG_RULES: Record<string, ValueRule> = {
   udp_port_lidar: integer(0, 65535),
   udp_port_imu: integer(0, 65535),
   udp_profile_lidar: keyword(...LIDAR_PROFILES),
-  udp_profile_imu: keyword('LEGACY'),
+  udp_profile_imu: keyword(...IMU_PROFILES),
   columns_per_packet: oneOfNumbers(16),
   return_order: keyword('STRONGEST_TO_WEAKEST', 'NEAREST_TO_FARTHEST', 'FARTHEST_TO_NEAREST'),
   timestamp_mode: keyword('TIME_FROM_INTERNAL_OSC', 'TIME_FROM_SYNC_PULSE_IN', 'TIME_FROM_PTP_1588'),

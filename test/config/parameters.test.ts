@@ -25,7 +25,10 @@ const CASES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
     ],
     invalid: ['rng19_rfl8_sig16_nir16', 'LEGACY', '', 1],
   },
-  udp_profile_imu: { valid: ['LEGACY'], invalid: ['legacy', 'ACCEL32_GYRO32_NMEA', 0] },
+  udp_profile_imu: {
+    valid: ['LEGACY', 'ACCEL32_GYRO32_NMEA'],
+    invalid: ['legacy', 'accel32_gyro32_nmea', 'ACCEL32_GYRO32', 0],
+  },
   columns_per_packet: { valid: [16], invalid: [8, 32, '16'] },
   return_order: {
     valid: ['STRONGEST_TO_WEAKEST', 'NEAREST_TO_FARTHEST', 'FARTHEST_TO_NEAREST'],
@@ -75,6 +78,16 @@ const CASES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
   min_range_threshold_cm: { valid: [0, 30, 50], invalid: [10, 31, -1, '50', 100] },
   gyro_fsr: { valid: ['NORMAL', 'EXTENDED'], invalid: ['normal', 'HIGH'] },
   accel_fsr: { valid: ['NORMAL', 'EXTENDED'], invalid: ['extended', 2] },
+  // Firmware 3.2's own.
+  udp_multicast_ttl: { valid: [1, 64, 255], invalid: [0, 256, -1, 1.5, '1', null] },
+  udp_multicast_ttl_zm: { valid: [1, 32, 255], invalid: [0, 256, '255'] },
+  lidar_frame_azimuth_offset: { valid: [0, 90000, 359999, 360000], invalid: [-1, 360001, 1.5, '0'] },
+  bloom_reduction_optimization: {
+    valid: ['BALANCED', 'MINIMIZE_FALSE_POSITIVES'],
+    invalid: ['balanced', 'OFF', 0, ''],
+  },
+  header_type: { valid: ['STANDARD', 'FUSA'], invalid: ['standard', 'fusa', 'LEGACY', 1] },
+  imu_packets_per_frame: { valid: [1, 2, 4, 8, 16], invalid: [0, 3, 32, '8', 8.5] },
 };
 
 let unit: TestSensor;
@@ -101,8 +114,8 @@ const post = (body: unknown) =>
 const getParam = async (name: string) => (await unit.app.inject({ url: `/api/v1/sensor/config/${name}` })).json();
 
 describe('the parameter registry', () => {
-  it("covers the 27 parameters of the spec and firmware 3.2's two of Zone Monitor, and every one has cases here", () => {
-    expect(PARAMETERS).toHaveLength(29);
+  it("covers the 27 parameters of the spec and firmware 3.2's eight, and every one has cases here", () => {
+    expect(PARAMETERS).toHaveLength(35);
     expect(Object.keys(CASES).sort()).toEqual(PARAMETERS.map((p) => p.name).sort());
   });
 

@@ -36,7 +36,16 @@ describe('FirmwareOffer', () => {
     const { offer } = offerOf(FACTORY_FIRMWARE);
     expect(offer.reportedVersion).toBe('3.1.0');
     expect(offer.zoneMonitor).toBe(false);
-    expect([...offer.absentParameters].sort()).toEqual(['udp_dest_zm', 'udp_port_zm']);
+    expect([...offer.absentParameters].sort()).toEqual([
+      'bloom_reduction_optimization',
+      'header_type',
+      'imu_packets_per_frame',
+      'lidar_frame_azimuth_offset',
+      'udp_dest_zm',
+      'udp_multicast_ttl',
+      'udp_multicast_ttl_zm',
+      'udp_port_zm',
+    ]);
     const shown = offer.shown(defaultConfig());
     expect(shown).not.toHaveProperty('udp_port_zm');
     expect(offer.shown(defaultConfig())).not.toBe(shown);
@@ -64,7 +73,7 @@ describe('FirmwareOffer', () => {
 
   it('an update to another image is offered what that image has', () => {
     const { offer, runs } = offerOf(FACTORY_FIRMWARE);
-    expect(offer.absentParameters.size).toBe(2);
+    expect(offer.absentParameters.size).toBe(8);
     runs(FIRMWARE_3_2, 'image-b');
     expect(offer.absentParameters.size).toBe(0);
     expect(offer.zoneMonitor).toBe(true);

@@ -16,8 +16,6 @@ import { waitFor } from '../helpers/poll.js';
 const skipReason = netnsSkipReason();
 if (skipReason) console.log(`skipping the mDNS namespace tests: ${skipReason}`);
 
-const REPO = resolve(import.meta.dirname, '../..');
-const CLI = resolve(REPO, 'dist/cli.js');
 const QUERIER = resolve(import.meta.dirname, 'mdns-querier.mjs');
 const SERIAL = '122201000123';
 const UNIT = '192.0.2.1';
@@ -63,28 +61,7 @@ describe.skipIf(skipReason)('mDNS advertisement between network namespaces', () 
     pair = NetnsPair.create('mdns', { a: [`${UNIT}/24`], b: [`${BROWSER}/24`] });
     dataDir = mkdtempSync(join(tmpdir(), 'sensor-mdns-'));
     // No --mdns: listening on a non-loopback address turns it on.
-    server = pair.spawn(pair.a, [
-      process.execPath,
-      CLI,
-      '--host',
-      UNIT,
-      '--port',
-      '8080',
-      '--serial',
-      SERIAL,
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'warn',
-    ]);
-    await waitFor(
-      async () => {
-        if (server.child.exitCode !== null) throw new Error(`the server exited: ${server.output()}`);
-        return (await pair.fetch(pair.b, `http://${UNIT}:8080/api/v1/system/firmware`)).status === 200;
-      },
-      30_000,
-      'the unit to answer',
-    );
+    server = await pair.startUnit(UNIT, dataDir, ['--serial', SERIAL]);
     browser = pair.spawn(pair.b, [process.execPath, QUERIER, 'browse', BROWSER]);
   }, 60_000);
 

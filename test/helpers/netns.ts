@@ -196,6 +196,34 @@ export class NetnsPair {
     return JSON.parse(line) as { status: number; body: string };
   }
 
+  /**
+   * The built CLI (dist/cli.js) in side `a`, listening on `address`:8080 with `args` and `dataDir`; resolves once
+   * side `b` gets an answer from it.
+   */
+  async startUnit(address: string, dataDir: string, args: readonly string[] = []): Promise<SpawnedProcess> {
+    const cli = new URL('../../dist/cli.js', import.meta.url).pathname;
+    const unit = this.spawn(this.a, [
+      process.execPath,
+      cli,
+      '--host',
+      address,
+      '--port',
+      '8080',
+      ...args,
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+    ]);
+    const started = Date.now();
+    for (;;) {
+      if (unit.child.exitCode !== null) throw new Error(`the unit exited: ${unit.output()}`);
+      if ((await this.fetch(this.b, `http://${address}:8080/api/v1/system/firmware`)).status === 200) return unit;
+      if (Date.now() - started > 30_000) throw new Error(`the unit did not answer in 30 s: ${unit.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /** Stops a process this pair started and waits for it to exit. */
   async stop(process_: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     if (process_.exitCode !== null || process_.signalCode !== null) return;

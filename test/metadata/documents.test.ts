@@ -121,7 +121,13 @@ describe('the metadata cache', () => {
     expect(after.sensor_info.initialization_id).not.toBe(previousId);
     expect(after.lidar_data_format.columns_per_frame).toBe(2048);
     expect(after.lidar_data_format.column_window).toEqual([1480, 341]);
-    expect(after.imu_data_format).toEqual({ accel_fsr: 'NORMAL', gyro_fsr: 'EXTENDED' });
+    // defaultConfig() is a 3.2 unit's (it has header_type): the data formats carry 3.2's members too.
+    expect(after.imu_data_format).toEqual({
+      accel_fsr: 'NORMAL',
+      gyro_fsr: 'EXTENDED',
+      imu_measurements_per_packet: 1,
+      imu_packets_per_frame: 8,
+    });
     expect(after.config_params.lidar_mode).toBe('2048x10');
   });
 

@@ -70,12 +70,18 @@ describe('a capture of two sensors', () => {
     ).toEqual(
       expect.arrayContaining([
         ['169.254.92.158', '122247000785', 390078, ['FUSA_RNG15_RFL8_NIR8_DUAL']],
-        // Packets of 64 × 16 bytes: firmware 3.2's ZONE16 profiles of the same size are candidates too.
+        // Packets of 64 × 16 bytes: firmware 3.2's profiles of the same size (ZONE16, RNG15_RFL8_NIR8_DUAL) are
+        // candidates too.
         [
           '169.254.238.111',
           '122239000672',
           9342165,
-          ['RNG19_RFL8_SIG16_NIR16_DUAL', 'RNG15_RFL8_NIR8_ZONE16', 'RNG19_RFL8_SIG16_ZONE16_DUAL'],
+          [
+            'RNG19_RFL8_SIG16_NIR16_DUAL',
+            'RNG15_RFL8_NIR8_ZONE16',
+            'RNG19_RFL8_SIG16_ZONE16_DUAL',
+            'RNG15_RFL8_NIR8_DUAL',
+          ],
         ],
       ]),
     );

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { emptyLidarImage, type LidarImage } from '../../src/udp/scene/lidar-image.js';
 import { LidarPacketStamper } from '../../src/udp/packets/lidar-packet.js';
-import { PROFILE_LAYOUTS } from '../../src/udp/packets/lidar-profiles.js';
+import { PROFILE_LAYOUTS, layoutWithHeader } from '../../src/udp/packets/lidar-profiles.js';
 import { decodeLidarPacket } from './decoder/lidar-decoder.js';
 import { encodeLidarFrame } from './helpers/whole-frame.js';
-import { PACKET_SIZES, PROFILES, isDual, isFusa, type Profile } from './decoder/formats.js';
+import { PACKET_SIZES, PROFILES, hasNearIr, hasZoneMask, isDual, isFusa, type Profile } from './decoder/formats.js';
 
 /** Deterministic pseudo-random image with values every field can hold (RNG15 fields hold multiples of 8). */
 function randomImage(columns: number, pixels: number, coarse: boolean): LidarImage {
@@ -27,6 +27,7 @@ function randomImage(columns: number, pixels: number, coarse: boolean): LidarIma
     img.signal1[i] = rnd(65535);
     img.signal2[i] = rnd(65535);
     img.nearIr[i] = coarse ? rnd(255) * 16 : rnd(65535);
+    img.zoneMask[i] = rnd(65535);
   }
   return img;
 }
@@ -77,8 +78,10 @@ describe.each(PROFILES)('%s packets', (profile: Profile) => {
             const at = m * pixels + p;
             expect(px.range).toBe(img.range1[at]);
             expect(px.reflectivity).toBe(img.reflectivity1[at]);
-            expect(px.nearIr).toBe(img.nearIr[at]);
+            expect(px.nearIr).toBe(hasNearIr(profile) ? img.nearIr[at] : 0);
+            expect(px.zoneMask).toBe(hasZoneMask(profile) ? img.zoneMask[at] : 0);
             expect(px.flags).toBe(0);
+            expect(px.window).toBe(0);
             if (!coarse) expect(px.signal).toBe(img.signal1[at]);
             if (isDual(profile)) {
               expect(px.range2).toBe(img.range2[at]);
@@ -132,6 +135,33 @@ describe.each(PROFILES)('%s packets', (profile: Profile) => {
         if (!inside)
           expect(c.pixels.every((px) => px.range === 0 && px.reflectivity === 0 && px.nearIr === 0)).toBe(true);
       }
+    }
+  });
+});
+
+describe.each(PROFILES.filter((p) => !isFusa(p)))('%s packets with header_type FUSA', (profile: Profile) => {
+  it('carry the FUSA header: u32 frame ids past 65535, identity at its offsets, an all-zero footer', () => {
+    const cpf = 512;
+    const format = {
+      layout: layoutWithHeader(profile, 'FUSA'),
+      columnsPerFrame: cpf,
+      pixelsPerColumn: 16,
+      columnWindow: [0, cpf - 1] as [number, number],
+    };
+    const img = randomImage(cpf, 16, profile.startsWith('RNG15'));
+    const [t] = encodeLidarFrame(img, format, { initId: INIT_ID, serialNumber: SERIAL });
+    const stamper = new LidarPacketStamper(format, 1e8);
+    for (const frameId of [0, 65535, 65536, 70000, 0xfffffffe]) {
+      const p = decodeLidarPacket(stamper.stamp(t, frameId, 0x41, 0, 0), profile, 16, 'FUSA');
+      expect(p.packetType).toBe(1);
+      expect(p.frameId).toBe(frameId);
+      expect(p.initId).toBe(INIT_ID);
+      expect(p.serial).toBe(SERIAL);
+      expect(p.alertFlags).toBe(0x41);
+      expect(p.reservedZero).toBe(true);
+      expect(p.footerOk).toBe(true);
+      expect(p.columns[3].measurementId).toBe(3);
+      expect(p.columns[3].pixels[5].range).toBe(img.range1[3 * 16 + 5]);
     }
   });
 });

@@ -143,6 +143,44 @@ describe('lidar-sensor validate on healthy units', () => {
     expect(Buffer.from(await (await fetch(`${zones}/staged/zip`)).arrayBuffer())).toEqual(stagedBefore);
   });
 
+  it('decodes and checks firmware 3.2 formats: ACCEL32_GYRO32_NMEA with a GNSS sentence, the FUSA header on a 3.2 profile, frames starting at an azimuth offset', async () => {
+    const cli = await unit(['--product', 'OS-1-32', '--firmware-version', '3.2']);
+    const set = await fetch(`${cli.baseUrl}/api/v1/sensor/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        udp_profile_lidar: 'RNG19_RFL8_SIG16_NIR16_ZONE16',
+        header_type: 'FUSA',
+        udp_profile_imu: 'ACCEL32_GYRO32_NMEA',
+        imu_packets_per_frame: 4,
+        multipurpose_io_mode: 'INPUT_NMEA_UART',
+        // Frames start at 90°: the sequence checks count each frame from its own first packet.
+        lidar_frame_azimuth_offset: 90_000,
+      }),
+    });
+    expect(set.status).toBe(204);
+    const outcome = await validate(cli.baseUrl, '--allow-changes', '--udp-timeout', '2');
+    expect(failed(outcome), outcome.stdout).toEqual([]);
+    const imu = outcome.report.checks.filter((c) => c.id.startsWith('udp.imu.'));
+    expect(imu.map((c) => [c.id, c.status])).toEqual(
+      [
+        'received',
+        'size',
+        'rate',
+        'header',
+        'measurement-ids',
+        'frames',
+        'timestamps',
+        'ranges',
+        'gravity',
+        'nmea',
+      ].map((id) => [`udp.imu.${id}`, 'PASS']),
+    );
+    expect(imu.find((c) => c.id === 'udp.imu.nmea')?.detail).toMatch(/^\d+ sentences$/);
+    for (const id of ['udp.lidar.no-gaps', 'udp.lidar.in-order', 'udp.lidar.frame-id'])
+      expect(outcome.report.checks.find((c) => c.id === id)?.status, id).toBe('PASS');
+  });
+
   // Every sample recording (test/fixtures/recordings), replayed read-only (a replay fixes what was measured, so the
   // write paths that change the lidar mode are refused by design: docs/replay.md). The LEGACY one once failed on
   // two real deviations of the unit: the document's udp_profile_lidar enum lacked LEGACY, and firmware fw named

@@ -3,7 +3,17 @@
  * frame format, the scene and the alerts of each socket. Built once by the device core; nothing below it
  * reads the configuration again.
  */
-import { ALERT_IDS, type ProductModel, resolveFrameFormat, type SensorConfig } from '../../model/index.js';
+import {
+  ALERT_IDS,
+  DEFAULT_GNSS,
+  type GnssPlan,
+  frameStartColumn,
+  IMU_MEASUREMENTS_PER_PACKET,
+  lidarHeaderType,
+  type ProductModel,
+  resolveFrameFormat,
+  type SensorConfig,
+} from '../../model/index.js';
 import type { StreamPlan } from '../stream-plan.js';
 import type { StreamAlertIds } from '../worker/stream-alerts.js';
 
@@ -39,6 +49,8 @@ export interface PlanIdentity {
   bindAddress: string | undefined;
   /** Sensor timestamp = process.hrtime.bigint() + timestampOffsetNs (the clock `timestamp_mode` selects). */
   timestampOffsetNs: bigint;
+  /** The GNSS receiver wired to the NMEA input (`--gnss`); its sentences arrive with multipurpose_io_mode INPUT_NMEA_UART. */
+  gnss?: GnssPlan;
 }
 
 /**
@@ -57,13 +69,18 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
     timestampOffsetNs: run.timestampOffsetNs,
     profile: c.udp_profile_lidar,
     columnWindow,
+    header: lidarHeaderType(c.udp_profile_lidar, c.header_type),
     lidar: lidarOn
       ? {
           host: c.udp_dest,
           port: c.udp_port_lidar,
           alerts: LIDAR_ALERTS,
+          multicastTtl: c.udp_multicast_ttl,
           columnsPerFrame,
           frameRateHz,
+          firstPacket: Math.floor(
+            frameStartColumn(c.lidar_frame_azimuth_offset, columnsPerFrame) / c.columns_per_packet,
+          ),
           geometry: {
             columnsPerFrame: sceneColumnsPerFrame,
             beamAltitudeDeg: [...product.beamAltitudeDeg],
@@ -82,12 +99,31 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
       : null,
     imu:
       c.udp_dest !== '' && c.udp_port_imu !== 0
-        ? { host: c.udp_dest, port: c.udp_port_imu, alerts: IMU_ALERTS, accelFsr: c.accel_fsr, gyroFsr: c.gyro_fsr }
+        ? {
+            host: c.udp_dest,
+            port: c.udp_port_imu,
+            alerts: IMU_ALERTS,
+            multicastTtl: c.udp_multicast_ttl,
+            accelFsr: c.accel_fsr,
+            gyroFsr: c.gyro_fsr,
+            ...(c.udp_profile_imu === 'ACCEL32_GYRO32_NMEA'
+              ? {
+                  frames: {
+                    columnsPerFrame,
+                    frameRateHz,
+                    packetsPerFrame: c.imu_packets_per_frame,
+                    measurementsPerPacket: IMU_MEASUREMENTS_PER_PACKET.ACCEL32_GYRO32_NMEA,
+                    header: lidarHeaderType(c.udp_profile_lidar, c.header_type),
+                    gnss: c.multipurpose_io_mode === 'INPUT_NMEA_UART' ? (run.gnss ?? DEFAULT_GNSS) : null,
+                  },
+                }
+              : {}),
+          }
         : null,
     // Zone packets ride with the lidar stream.
     zones:
       lidarOn && c.udp_dest_zm !== '' && c.udp_port_zm !== 0
-        ? { host: c.udp_dest_zm, port: c.udp_port_zm, alerts: ZONE_ALERTS }
+        ? { host: c.udp_dest_zm, port: c.udp_port_zm, alerts: ZONE_ALERTS, multicastTtl: c.udp_multicast_ttl_zm }
         : null,
   };
 }

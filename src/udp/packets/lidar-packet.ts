@@ -4,6 +4,7 @@
  * into the template and refreshes the CRC through crc64-patch.ts.
  */
 import { crc64, type Crc64Register } from './crc64.js';
+import { PACKET_TYPE, type SensorIdentity, writeConstantHeader, writeFrameHeader } from './packet-header.js';
 import { Crc64Patcher, type VariableRange } from './crc64-patch.js';
 import type { LidarImage } from '../scene/lidar-image.js';
 import {
@@ -23,12 +24,7 @@ export interface LidarFrameFormat {
   columnWindow: readonly [number, number];
 }
 
-export interface SensorIdentity {
-  /** u24 `initialization_id`. */
-  initId: number;
-  /** u40 `prod_sn`. */
-  serialNumber: bigint;
-}
+export type { SensorIdentity };
 
 export interface LidarPacketTemplate {
   /** Index of the packet in its frame: it carries measurement ids `16·index .. 16·index + 15`. */
@@ -40,24 +36,6 @@ export interface LidarPacketTemplate {
 
 const isInWindow = (m: number, [first, last]: readonly [number, number]) =>
   first <= last ? m >= first && m <= last : m >= first || m <= last;
-
-function writeSerial(b: Buffer, offset: number, serial: bigint) {
-  for (let i = 0; i < 5; i++) b[offset + i] = Number((serial >> BigInt(8 * i)) & 0xffn);
-}
-
-/** Header fields that never change within one initialization. */
-function writeConstantHeader(b: Buffer, layout: ProfileLayout, id: SensorIdentity) {
-  if (layout.header === 'STANDARD') {
-    b.writeUInt16LE(1, 0);
-    b.writeUIntLE(id.initId & 0xffffff, 4, 3);
-    writeSerial(b, 7, id.serialNumber);
-  } else {
-    b[0] = 1;
-    b.writeUIntLE(id.initId & 0xffffff, 1, 3);
-    writeSerial(b, 11, id.serialNumber);
-  }
-  // Thermal / shot-limiting countdowns and states (bytes 16-19) are stamped per packet (LidarPacketStamper).
-}
 
 /**
  * The template of packet `index` (frame columns index·16 … index·16 + 15), its channel data read from
@@ -78,7 +56,8 @@ export function encodeLidarPacket(
   const size = lidarPacketBytes(layout, pixelsPerColumn);
   const colBytes = columnBytes(layout, pixelsPerColumn);
   const b = Buffer.alloc(size);
-  writeConstantHeader(b, layout, id);
+  writeConstantHeader(b, layout.header, PACKET_TYPE.lidar, id);
+  // Thermal / shot-limiting countdowns and states (bytes 16-19) are stamped per packet (LidarPacketStamper).
   for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
     const m = index * COLUMNS_PER_PACKET + i;
     const col = PACKET_HEADER_BYTES + i * colBytes;
@@ -147,18 +126,13 @@ export class LidarPacketStamper {
     frameStartLo: number,
     /** Bytes 16-19 (countdown_thermal_shutdown, countdown_shot_limiting, thermal_shutdown, shot_limiting) as LE u32. */
     thermalHeader = 0,
+    /** The packet's place in its frame (lidar_frame_azimuth_offset starts frames elsewhere than packet 0): its columns' times. */
+    position = tpl.index,
   ): Buffer {
     const b = tpl.bytes;
     b.writeUInt32LE(thermalHeader >>> 0, 16);
-    if (this.format.layout.header === 'STANDARD') {
-      b[2] = frameId & 0xff;
-      b[3] = (frameId >>> 8) & 0xff;
-      b[12] = alertFlags;
-    } else {
-      b.writeUInt32LE(frameId >>> 0, 4);
-      b[8] = alertFlags;
-    }
-    const first = tpl.index * COLUMNS_PER_PACKET;
+    writeFrameHeader(b, this.format.layout.header, frameId, alertFlags);
+    const first = position * COLUMNS_PER_PACKET;
     for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
       const o = PACKET_HEADER_BYTES + i * this.colBytes;
       const sum = frameStartLo + this.columnOffsetNs[first + i];

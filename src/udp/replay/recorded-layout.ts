@@ -5,8 +5,8 @@
  * measurement id, frame id, encoder count), 12-byte channel blocks and a u32 status. Where the replay
  * code reads or rewrites packets it asks these helpers for offsets, so both families share it. Pure.
  */
-import type { LidarProfile } from '../../model/index.js';
-import type { LidarImage } from '../scene/lidar-image.js';
+import { type HeaderType, LEGACY_CHANNEL_BLOCK, type LidarProfile } from '../../model/index.js';
+import { compileColumnReader, type ColumnCodec } from '../packets/field-codec.js';
 import {
   COLUMNS_PER_PACKET,
   COLUMN_HEADER_BYTES,
@@ -14,6 +14,7 @@ import {
   PACKET_HEADER_BYTES,
   PROFILE_LAYOUTS,
   columnBytes,
+  layoutWithHeader,
   type ProfileLayout,
 } from '../packets/lidar-profiles.js';
 
@@ -24,7 +25,7 @@ export interface LegacyLayout {
   header: 'LEGACY';
   bytesPerChannel: 12;
   dual: false;
-  readColumn(bytes: Uint8Array, offset: number, img: LidarImage, m: number): void;
+  readColumn: ColumnCodec;
 }
 
 export type RecordedLayout = ProfileLayout | LegacyLayout;
@@ -38,17 +39,13 @@ export const LEGACY_LAYOUT: LegacyLayout = {
   header: 'LEGACY',
   bytesPerChannel: 12,
   dual: false,
-  // The blocks are RNG19_RFL8_SIG16_NIR16's (REFLECTIVITY byte 4, SIGNAL bytes 6-7, NEAR_IR bytes 8-9) with
-  // one more range bit: bits 0..19 in mm.
-  readColumn(b, o, img, m) {
-    PROFILE_LAYOUTS.RNG19_RFL8_SIG16_NIR16.readColumn(b, o, img, m);
-    for (let p = 0, i = m * img.pixels; p < img.pixels; p++, i++, o += 12)
-      if (b[o + 2] & 0x08) img.range1[i] += 1 << 19;
-  },
+  readColumn: compileColumnReader(LEGACY_CHANNEL_BLOCK),
 };
 
-export function recordedLayout(profile: RecordedProfile): RecordedLayout {
-  return profile === 'LEGACY' ? LEGACY_LAYOUT : PROFILE_LAYOUTS[profile];
+/** `header`: the metadata's header_type (firmware 3.2); without it, the profile's own header. */
+export function recordedLayout(profile: RecordedProfile, header?: HeaderType): RecordedLayout {
+  if (profile === 'LEGACY') return LEGACY_LAYOUT;
+  return header ? layoutWithHeader(profile, header) : PROFILE_LAYOUTS[profile];
 }
 
 export const isLegacy = (layout: RecordedLayout): layout is LegacyLayout => layout.header === 'LEGACY';

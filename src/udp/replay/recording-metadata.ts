@@ -32,6 +32,8 @@ export interface RecordedMetadata {
     pixels_per_column: number;
     udp_profile_imu: string;
     udp_profile_lidar: string;
+    /** Firmware 3.2: the lidar packets' header; absent from older recordings (the profile's own header). */
+    header_type?: 'STANDARD' | 'FUSA';
   };
   /** config_params as recorded (older firmware omits some parameters). */
   configParams: Record<string, unknown>;
@@ -197,5 +199,6 @@ function formatOf(format: Json, config: Json): RecordedMetadata['dataFormat'] {
       'udp_profile_lidar',
       typeof config.udp_profile_lidar === 'string' ? config.udp_profile_lidar : 'LEGACY',
     ),
+    ...(format.header_type === 'FUSA' || format.header_type === 'STANDARD' ? { header_type: format.header_type } : {}),
   };
 }

@@ -155,7 +155,7 @@ function replayableFormat(file: string, metadata: RecordedMetadata) {
         `but ${pixels} pixels per column`,
     );
   }
-  return { profile, layout: recordedLayout(profile), pixels };
+  return { profile, layout: recordedLayout(profile, format.header_type), pixels };
 }
 
 /** One recorded datagram as the replay sends it: its time from `t0`, its frame id, and whether it is whole. */

@@ -21,12 +21,15 @@ import {
   columnOffset,
   columnValid,
   measurementIdAt,
+  isLegacy,
   recordedLayout,
   type RecordedLayout,
   type RecordedProfile,
 } from './recorded-layout.js';
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../packets/lidar-profiles.js';
+import { imuNmeaMeasurementsOf, moveImuNmeaPacket } from '../packets/imu-nmea-packet.js';
+import { COLUMNS_PER_PACKET, layoutWithHeader } from '../packets/lidar-profiles.js';
+import type { HeaderType } from '../../model/index.js';
 import { ZONE_PACKET_HEADER_BYTES } from '../packets/zone-packet.js';
 import { emptyLidarImage } from '../scene/lidar-image.js';
 import type { PacedSource } from '../worker/pacer.js';
@@ -50,6 +53,8 @@ export interface ReplaySourcePlan {
   timetableEpochMs?: number;
   /** Active column window: columns outside it are blanked, packets wholly outside it not sent. */
   columnWindow: [number, number];
+  /** header_type of the unit: packets re-encoded into another profile carry this header (undefined: the profile's own). */
+  header?: HeaderType;
 }
 
 /** The last loaded recording and its packets in the last profile: a reinit that keeps both reuses them. */
@@ -69,7 +74,7 @@ function firstPassBytes(recording: Recording, plan: ReplaySourcePlan): (Buffer |
   if (plan.profile === recording.profile && !windowed) return recording.packets.map((p) => p.bytes);
   const key = `${plan.file}\0${plan.metadataFile}\0${plan.profile}\0${plan.columnWindow.join('-')}`;
   if (cachedEncoding?.key === key) return cachedEncoding.bytes;
-  const to = recordedLayout(plan.profile);
+  const to = recordedLayout(plan.profile, plan.header);
   const identity = {
     initId: recording.metadata.sensorInfo.initialization_id,
     serial: /^[0-9]+$/.test(recording.metadata.sensorInfo.prod_sn) ? BigInt(recording.metadata.sensorInfo.prod_sn) : 0n,
@@ -86,7 +91,13 @@ function firstPassBytes(recording: Recording, plan: ReplaySourcePlan): (Buffer |
     const encoded =
       plan.profile === recording.profile || plan.profile === 'LEGACY'
         ? p.bytes
-        : reencodeLidarPacket(p.bytes, recording.layout, PROFILE_LAYOUTS[plan.profile], recording.pixels, identity);
+        : reencodeLidarPacket(
+            p.bytes,
+            recording.layout,
+            layoutWithHeader(plan.profile, plan.header ?? 'STANDARD'),
+            recording.pixels,
+            identity,
+          );
     return windowed ? applyColumnWindow(encoded, to, recording.pixels, plan.columnWindow) : encoded;
   });
   cachedEncoding = { key, bytes };
@@ -109,7 +120,8 @@ export class ReplayStream implements PacedSource {
   ) {
     this.recording = recordingFor(plan);
     this.bytes = firstPassBytes(this.recording, plan);
-    this.layout = recordedLayout(plan.profile);
+    this.layout =
+      plan.profile === this.recording.profile ? this.recording.layout : recordedLayout(plan.profile, plan.header);
     const times = this.recording.packets.map((p) => p.timeNs);
     this.schedule = new ReplaySchedule(
       times,
@@ -196,8 +208,14 @@ export class ReplayStream implements PacedSource {
     const out = Buffer.from(bytes);
     const deltaNs = BigInt(Math.round(pass * this.schedule.passNs));
     if (kind === 'imu') {
-      // Only LEGACY IMU packets have a known place for their timestamps; others are sent as recorded.
       if (out.length === IMU_PACKET_BYTES) shiftImuTimestamps(out, deltaNs);
+      else if (imuNmeaMeasurementsOf(out.length) !== null) {
+        // ACCEL32_GYRO32_NMEA: the frame's id and header as the recording's lidar packets have them.
+        const header = isLegacy(this.recording.layout) ? 'STANDARD' : this.recording.layout.header;
+        moveImuNmeaPacket(out, header, pass * this.recording.framesPerPass, deltaNs);
+        if (header === 'STANDARD') correctCrc(bytes, out);
+      }
+      // Other IMU packets have no known place for their timestamps: sent as recorded.
       return out;
     }
     if (kind === 'zone') {

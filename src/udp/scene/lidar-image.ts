@@ -25,6 +25,8 @@ export interface LidarImage {
   nearIr: Uint16Array;
   /** Bit i: live zone slot i holds the first return (ZONE16 profiles; zero unless zones are watched). */
   zoneMask: Uint16Array;
+  /** The WINDOW byte: how soiled the window is in front of the pixel (0 clean; fault injection, window-soil.ts). */
+  window: Uint8Array;
 }
 
 /** Whether an echo at `rangeMm` (0 = none) is reported under min_range_threshold_cm. */
@@ -59,6 +61,7 @@ export function emptyLidarImage(columns: number, pixels: number): LidarImage {
     signal2: new Uint16Array(size),
     nearIr: new Uint16Array(size),
     zoneMask: new Uint16Array(size),
+    window: new Uint8Array(size),
   };
 }
 
@@ -85,6 +88,7 @@ export function fillLidarImage(
   for (const field of [img.range1, img.range2, img.signal1, img.signal2, img.reflectivity1, img.reflectivity2])
     field.fill(0);
   img.zoneMask.fill(0);
+  img.window.fill(0);
   const { returnOrder, minRangeMm, signalMultiplier } = settings;
   const second = scene.second;
   // Rays are visited in increasing order: one cursor walks the sorted second echoes alongside.

@@ -6,8 +6,13 @@
  */
 import type { LidarImage } from './lidar-image.js';
 import type { BeamGeometry } from './scene.js';
+import type { WindowSoilPlan } from './window-soil.js';
 
-export interface SceneObjectPlan {
+/** What fault injection puts into the scene: boxes, and dirt on the window (window-soil.ts). */
+export type SceneObjectPlan = BoxObjectPlan | WindowSoilPlan;
+
+export interface BoxObjectPlan {
+  kind?: 'box';
   id: string;
   /** Edge lengths, metres (sensor frame axes). */
   sizeM: [number, number, number];
@@ -34,7 +39,7 @@ const SIGNAL_AT_1M = 20_000;
  * about z that relates the two frames).
  */
 export function boxesAt(
-  objects: readonly SceneObjectPlan[],
+  objects: readonly BoxObjectPlan[],
   nowMs: number,
   lidarToSensor: readonly number[],
 ): LidarBox[] {

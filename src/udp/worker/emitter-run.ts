@@ -8,6 +8,7 @@ import type { StreamDestination, StreamPlan } from '../stream-plan.js';
 import type { StreamName } from '../stream-totals.js';
 import type { SceneObjectPlan } from '../scene/scene-objects.js';
 import { ImuStream } from './imu-stream.js';
+import { ImuFrameStream } from './imu-frame-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import type { PacedSource, Pacer } from './pacer.js';
 import { ReplayStream } from '../replay/replay-stream.js';
@@ -48,7 +49,11 @@ export class EmitterRun {
 
   private constructor(
     private readonly plan: StreamPlan,
-    private readonly streams: { lidar: LidarStream | null; imu: ImuStream | null; replay: ReplayStream | null },
+    private readonly streams: {
+      lidar: LidarStream | null;
+      imu: ImuStream | ImuFrameStream | null;
+      replay: ReplayStream | null;
+    },
     private readonly targets: { lidar: UdpTarget | null; imu: UdpTarget | null; zones: UdpTarget | null },
     private readonly pacer: Pacer,
   ) {
@@ -66,6 +71,7 @@ export class EmitterRun {
         port: to.port,
         bindAddress: plan.bindAddress,
         alerts: to.alerts,
+        multicastTtl: to.multicastTtl,
         stream,
         portParameter,
         report: ctx.report,
@@ -91,16 +97,16 @@ export class EmitterRun {
     // Packet templates are encoded while the sockets open.
     const identity = { initId: plan.initId, serialNumber: plan.serialNumber };
     let lidar: LidarStream | null = null;
-    let imu: ImuStream | null = null;
+    let imu: ImuStream | ImuFrameStream | null = null;
     let replay: ReplayStream | null = null;
     try {
       if (plan.replay) {
-        const { profile, columnWindow } = plan;
-        replay = new ReplayStream({ ...plan.replay, profile, columnWindow }, targets);
+        const { profile, columnWindow, header } = plan;
+        replay = new ReplayStream({ ...plan.replay, profile, columnWindow, header }, targets);
       } else {
         if (plan.lidar && scene && targets.lidar) {
           if (plan.profile === 'LEGACY') throw new Error('the synthetic scene has no LEGACY encoder');
-          const frame = { profile: plan.profile, columnWindow: plan.columnWindow };
+          const frame = { profile: plan.profile, columnWindow: plan.columnWindow, header: plan.header };
           lidar = new LidarStream(
             plan.lidar,
             frame,
@@ -114,7 +120,11 @@ export class EmitterRun {
           lidar.setZones(ctx.zones);
           lidar.setObjects(ctx.objects);
         }
-        imu = plan.imu && targets.imu ? new ImuStream(plan.imu, targets.imu) : null;
+        const frames = plan.imu?.frames;
+        if (plan.imu && targets.imu)
+          imu = frames
+            ? new ImuFrameStream({ ...plan.imu, frames }, identity, targets.imu, alertFlags)
+            : new ImuStream(plan.imu, targets.imu);
       }
     } catch (error) {
       for (const t of all) t.close();

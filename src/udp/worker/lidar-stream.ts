@@ -1,7 +1,7 @@
 /**
  * The lidar stream of one run: packet templates of the configuration, stamped and sent on schedule.
  */
-import type { LidarProfile } from '../../model/index.js';
+import type { HeaderType, LidarProfile } from '../../model/index.js';
 import type { LidarStreamPart } from '../stream-plan.js';
 import { emptyLidarImage, fillLidarImage } from '../scene/lidar-image.js';
 import {
@@ -10,7 +10,7 @@ import {
   type LidarPacketTemplate,
   type SensorIdentity,
 } from '../packets/lidar-packet.js';
-import { COLUMNS_PER_PACKET, PROFILE_LAYOUTS } from '../packets/lidar-profiles.js';
+import { COLUMNS_PER_PACKET, layoutWithHeader } from '../packets/lidar-profiles.js';
 import { PacedStream } from './paced-stream.js';
 import type { SceneReturns } from '../scene/scene.js';
 import type { StreamSchedule } from './schedule.js';
@@ -20,7 +20,15 @@ import type { LidarImage } from '../scene/lidar-image.js';
 import type { ZoneMonitorPlan } from '../emitter-protocol.js';
 import { NO_ZONES, ZoneWatch } from './zone-watch.js';
 import { encodeZonePacket, ZONE_PACKET_BYTES, type ZoneState } from '../packets/zone-packet.js';
-import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing, type SceneObjectPlan } from '../scene/scene-objects.js';
+import {
+  type BoxObjectPlan,
+  boxesAt,
+  type LidarBox,
+  overlayBoxes,
+  packetsSeeing,
+  type SceneObjectPlan,
+} from '../scene/scene-objects.js';
+import { overlaySoil, packetsSoiled, type WindowSoilPlan } from '../scene/window-soil.js';
 
 export class LidarStream extends PacedStream {
   protected framePeriodNs: number;
@@ -49,7 +57,11 @@ export class LidarStream extends PacedStream {
   /** The states the last zone packet carried (the live view shows them); null until one is sent. */
   zoneStates: readonly ZoneState[] | null = null;
   private readonly zonePacket = Buffer.alloc(ZONE_PACKET_BYTES);
-  private objects: readonly SceneObjectPlan[] = [];
+  private objects: readonly BoxObjectPlan[] = [];
+  /** Dirt on the window (fault injection), the packets behind it, and whether it changed since the last frame. */
+  private soils: readonly WindowSoilPlan[] = [];
+  private soiled = new Set<number>();
+  private soilChanged = false;
   /** Packets encoded with objects in them at the last frame start: encoded again once the objects have gone. */
   private withObjects = new Set<number>();
 
@@ -59,7 +71,7 @@ export class LidarStream extends PacedStream {
    */
   constructor(
     plan: LidarStreamPart,
-    frame: { profile: LidarProfile; columnWindow: [number, number] },
+    frame: { profile: LidarProfile; columnWindow: [number, number]; header: HeaderType },
     scene: SceneReturns,
     identity: SensorIdentity,
     target: UdpTarget,
@@ -72,7 +84,7 @@ export class LidarStream extends PacedStream {
     this.plan = plan;
     this.scene = scene;
     this.identity = identity;
-    const layout = PROFILE_LAYOUTS[frame.profile];
+    const layout = layoutWithHeader(frame.profile, frame.header);
     const cpf = plan.columnsPerFrame;
     const format = { layout, columnsPerFrame: cpf, pixelsPerColumn: scene.pixels, columnWindow: frame.columnWindow };
     // As lidar_data_format's pixel_shift_by_row: halves round away from zero.
@@ -129,13 +141,27 @@ export class LidarStream extends PacedStream {
     this.withObjects.clear();
   }
 
-  /** Objects in the scene from the next frame on (fault injection). */
+  /** Objects in the scene and dirt on the window from the next frame on (fault injection). */
   setObjects(objects: readonly SceneObjectPlan[]): void {
-    this.objects = objects;
+    this.objects = objects.filter((o): o is BoxObjectPlan => o.kind !== 'soil');
+    const soils = objects.filter((o): o is WindowSoilPlan => o.kind === 'soil');
+    if (JSON.stringify(soils) !== JSON.stringify(this.soils)) {
+      this.soils = soils;
+      this.soilChanged = true;
+    }
   }
 
-  /** At a frame's start: the packets that see an object (or saw one) are encoded with the objects where they are now. */
+  /**
+   * At a frame's start: after a change of the window's dirt, the packets behind it (or behind it before) are
+   * encoded again; the packets that see a box (or saw one) are encoded with the boxes where they are now.
+   */
   private placeObjects(): void {
+    if (this.soilChanged) {
+      const soiled = packetsSoiled(this.soils, this.plan.columnsPerFrame);
+      for (const index of new Set([...soiled, ...this.soiled])) this.encodeAgain(index, []);
+      this.soiled = soiled;
+      this.soilChanged = false;
+    }
     if (this.objects.length === 0 && this.withObjects.size === 0) return;
     const boxes = boxesAt(this.objects, Date.now(), this.plan.lidarToSensor);
     const seeing = boxes.length
@@ -153,6 +179,7 @@ export class LidarStream extends PacedStream {
     const img = this.scratch;
     fillLidarImage(this.scene, this.plan.returns, cpf, first, img);
     if (boxes.length) overlayBoxes(img, first, cpf, this.plan.geometry, boxes);
+    if (this.soils.length) overlaySoil(img, first, cpf, this.soils);
     if (this.format.layout.zoneBits) this.zoneWatch.markZones(img, first);
     const N = img.pixels;
     this.image.range1.set(img.range1, first * N);
@@ -162,7 +189,9 @@ export class LidarStream extends PacedStream {
 
   /** One packet: its template stamped with the frame's id, start time and the current alert flags. */
   protected sendSlot(slot: number, s: StreamSchedule): void {
-    const index = s.indexOf(slot);
+    // The frame's packets in the order of lidar_frame_azimuth_offset: from plan.firstPacket on, through the last and 0.
+    const position = s.indexOf(slot);
+    const index = (position + this.plan.firstPacket) % this.slotsPerFrame;
     const frame = this.frameBase + s.frameOf(slot);
     if (frame !== this.stampedFrame) {
       const start = s.frameStartSensorNs(frame - this.frameBase);
@@ -176,9 +205,17 @@ export class LidarStream extends PacedStream {
     const tpl = this.byIndex[index];
     if (tpl)
       this.target.send(
-        this.stamper.stamp(tpl, frameId, this.alertFlags(), this.frameStartHi, this.frameStartLo, this.thermalHeader()),
+        this.stamper.stamp(
+          tpl,
+          frameId,
+          this.alertFlags(),
+          this.frameStartHi,
+          this.frameStartLo,
+          this.thermalHeader(),
+          position,
+        ),
       );
-    if (index === this.slotsPerFrame - 1) this.sendZonePacket(frameId);
+    if (position === this.slotsPerFrame - 1) this.sendZonePacket(frameId);
   }
 
   /** After a frame's last packet: the zones counted over the frame, one zone packet. */

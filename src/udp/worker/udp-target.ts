@@ -31,6 +31,8 @@ export interface UdpTargetOptions {
   port: number;
   bindAddress: string | undefined;
   alerts: StreamAlertIds;
+  /** IP TTL of datagrams to a multicast group (a unicast destination keeps the system's TTL). */
+  multicastTtl: number;
   /** Which stream this socket carries, for UDP fault rules (zone packets ride with the lidar stream). */
   stream: StreamName;
   /** The port's parameter name, for msg_verbose ("udp_port_lidar"). */
@@ -39,6 +41,10 @@ export interface UdpTargetOptions {
   /** The unit's UDP fault rules (src/faults); `filter` is null without rules. */
   faults: UdpFaultHook;
 }
+
+/** IPv4 224.0.0.0/4 or IPv6 ff00::/8. */
+const isMulticast = (address: string) =>
+  isIP(address) === 6 ? /^ff/i.test(address) : (Number(address.split('.')[0]) & 0xf0) === 0xe0;
 
 const errorCode = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
 
@@ -101,6 +107,7 @@ export class UdpTarget {
     } catch {
       // Not fatal: the default buffer holds several packets.
     }
+    if (isMulticast(address)) socket.setMulticastTTL(this.options.multicastTtl);
     this.connected = true;
     const ids = this.options.alerts;
     for (const id of [ids.unresolved, ids.unreachable, ids.openFailed]) {

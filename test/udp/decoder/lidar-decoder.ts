@@ -13,6 +13,7 @@ export interface DecodedPixel {
   reflectivity2: number;
   signal2: number;
   window: number;
+  zoneMask: number;
   flags: number;
 }
 
@@ -63,42 +64,73 @@ function decodePixel(profile: Profile, b: Buffer, o: number): DecodedPixel {
     reflectivity2: 0,
     signal2: 0,
     window: 0,
+    zoneMask: 0,
     flags: 0,
+  };
+  // Runs of fields several profiles share (docs/udp-packets.md, Columns).
+  const range19 = () => {
+    px.range = bits(b, o, 0, 18);
+    px.flags = bits(b, o, 19, 23);
+  };
+  const twoReturns19 = () => {
+    range19();
+    px.reflectivity = b[o + 3];
+    px.range2 = bits(b, o, 32, 50);
+    px.reflectivity2 = b[o + 7];
+    px.signal = b.readUInt16LE(o + 8);
+    px.signal2 = b.readUInt16LE(o + 10);
+    px.window = b[o + 15];
+  };
+  const return15Nir8 = () => {
+    px.range = bits(b, o, 0, 14) * 8;
+    px.flags = bits(b, o, 15, 15);
+    px.reflectivity = b[o + 2];
+    px.nearIr = b[o + 3] * 16;
   };
   switch (profile) {
     case 'RNG19_RFL8_SIG16_NIR16':
-      px.range = bits(b, o, 0, 18);
-      px.flags = bits(b, o, 19, 23);
+      range19();
       px.reflectivity = b[o + 4];
       px.signal = b.readUInt16LE(o + 6);
       px.nearIr = b.readUInt16LE(o + 8);
       px.window = b[o + 11];
       break;
     case 'RNG19_RFL8_SIG16_NIR16_DUAL':
-      px.range = bits(b, o, 0, 18);
-      px.flags = bits(b, o, 19, 23);
-      px.reflectivity = b[o + 3];
-      px.range2 = bits(b, o, 32, 50);
-      px.reflectivity2 = b[o + 7];
-      px.signal = b.readUInt16LE(o + 8);
-      px.signal2 = b.readUInt16LE(o + 10);
+      twoReturns19();
       px.nearIr = b.readUInt16LE(o + 12);
-      px.window = b[o + 15];
       break;
     case 'RNG15_RFL8_NIR8':
-      px.range = bits(b, o, 0, 14) * 8;
-      px.flags = bits(b, o, 15, 15);
-      px.reflectivity = b[o + 2];
-      px.nearIr = b[o + 3] * 16;
+      return15Nir8();
       break;
     case 'FUSA_RNG15_RFL8_NIR8_DUAL':
-      px.range = bits(b, o, 0, 14) * 8;
-      px.flags = bits(b, o, 15, 15);
-      px.reflectivity = b[o + 2];
-      px.nearIr = b[o + 3] * 16;
+    case 'RNG15_RFL8_NIR8_DUAL':
+      return15Nir8();
       px.range2 = bits(b, o, 32, 46) * 8;
       px.reflectivity2 = b[o + 6];
       px.window = b[o + 7];
+      break;
+    case 'RNG19_RFL8_SIG16_NIR16_ZONE16':
+      range19();
+      px.reflectivity = b[o + 4];
+      px.window = b[o + 5];
+      px.signal = b.readUInt16LE(o + 6);
+      px.nearIr = b.readUInt16LE(o + 8);
+      px.zoneMask = b.readUInt16LE(o + 10);
+      break;
+    case 'RNG15_RFL8_NIR8_ZONE16':
+      return15Nir8();
+      px.zoneMask = b.readUInt16LE(o + 4);
+      px.window = b[o + 6];
+      break;
+    case 'RNG19_RFL8_SIG16_ZONE16_DUAL':
+      twoReturns19();
+      px.zoneMask = b.readUInt16LE(o + 12);
+      break;
+    case 'RNG15_RFL8_WIN8':
+      px.range = bits(b, o, 0, 14) * 8;
+      px.flags = bits(b, o, 15, 15);
+      px.reflectivity = b[o + 2];
+      px.window = b[o + 3];
       break;
   }
   return px;
@@ -111,12 +143,20 @@ function decodePixel(profile: Profile, b: Buffer, o: number): DecodedPixel {
 export const lidarInitId = (packet: Buffer, profile?: Profile): number =>
   packet.readUIntLE(profile && isFusa(profile) ? 1 : 4, 3);
 
-/** Throws when the datagram does not have the profile's exact size. */
-export function decodeLidarPacket(b: Buffer, profile: Profile, pixels: number): DecodedLidarPacket {
+/**
+ * Throws when the datagram does not have the profile's exact size. `header`: the metadata's header_type
+ * (firmware 3.2 lets every profile carry the FUSA header); by default the profile's own.
+ */
+export function decodeLidarPacket(
+  b: Buffer,
+  profile: Profile,
+  pixels: number,
+  header: 'STANDARD' | 'FUSA' = isFusa(profile) ? 'FUSA' : 'STANDARD',
+): DecodedLidarPacket {
   const expected = packetSize(profile, pixels);
   if (b.length !== expected)
     throw new Error(`packet of ${b.length} bytes, ${profile} with ${pixels} pixels needs ${expected}`);
-  const fusa = isFusa(profile);
+  const fusa = header === 'FUSA';
   const p: DecodedLidarPacket = fusa
     ? {
         packetType: b[0],

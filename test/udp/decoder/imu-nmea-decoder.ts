@@ -1,0 +1,76 @@
+/** Decodes ACCEL32_GYRO32_NMEA IMU packets (firmware 3.2), from docs/udp-packets.md alone. */
+import { crc64xz } from './crc64-xz.js';
+
+export interface DecodedImuMeasurement {
+  timestamp: bigint;
+  measurementId: number;
+  status: number;
+  /** m/s² */
+  accel: [number, number, number];
+  /** rad/s */
+  gyro: [number, number, number];
+}
+
+export interface DecodedImuNmeaPacket {
+  packetType: number;
+  frameId: number;
+  initId: number;
+  serial: bigint;
+  alertFlags: number;
+  /** Header bytes 13-15 and 16-31 are zero (STANDARD). */
+  reservedZero: boolean;
+  nmeaTimestamp: bigint;
+  /** The sentence without its NUL padding ('' when none). */
+  nmea: string;
+  /** The NMEA block's bytes after the sentence are all zero. */
+  nmeaPaddingZero: boolean;
+  measurements: DecodedImuMeasurement[];
+  /** STANDARD: the footer's first 24 bytes are zero and its last 8 hold the CRC-64/XZ of the bytes before. */
+  footerOk: boolean;
+}
+
+export const imuNmeaPacketSize = (measurements: number) => 32 + 100 + 36 * measurements + 32;
+
+export function decodeImuNmeaPacket(b: Buffer): DecodedImuNmeaPacket {
+  const measurements = (b.length - 164) / 36;
+  if (!Number.isInteger(measurements) || measurements < 1)
+    throw new Error(`no ACCEL32_GYRO32_NMEA packet: ${b.length} bytes`);
+  const sentenceBytes = b.subarray(40, 132);
+  const end = sentenceBytes.indexOf(0);
+  const nmea = sentenceBytes.subarray(0, end < 0 ? 92 : end).toString('latin1');
+  const out: DecodedImuNmeaPacket = {
+    packetType: b.readUInt16LE(0),
+    frameId: b.readUInt16LE(2),
+    initId: b.readUIntLE(4, 3),
+    serial: BigInt(b.readUInt32LE(7)) + (BigInt(b[11]) << 32n),
+    alertFlags: b[12],
+    reservedZero: b.subarray(13, 32).every((x) => x === 0),
+    nmeaTimestamp: b.readBigUInt64LE(32),
+    nmea,
+    nmeaPaddingZero: sentenceBytes.subarray(nmea.length).every((x) => x === 0),
+    measurements: [],
+    footerOk:
+      b.subarray(b.length - 32, b.length - 8).every((x) => x === 0) &&
+      crc64xz(b, 0, b.length - 8) === b.readBigUInt64LE(b.length - 8),
+  };
+  for (let k = 0; k < measurements; k++) {
+    const o = 132 + 36 * k;
+    out.measurements.push({
+      timestamp: b.readBigUInt64LE(o),
+      measurementId: b.readUInt16LE(o + 8),
+      status: b.readUInt16LE(o + 10),
+      accel: [b.readFloatLE(o + 12), b.readFloatLE(o + 16), b.readFloatLE(o + 20)],
+      gyro: [b.readFloatLE(o + 24), b.readFloatLE(o + 28), b.readFloatLE(o + 32)],
+    });
+  }
+  return out;
+}
+
+/** Whether an NMEA sentence's checksum (two hex digits after `*`) is the XOR of the characters between `$` and `*`. */
+export function nmeaChecksumValid(sentence: string): boolean {
+  const match = /^\$([^*]*)\*([0-9A-F]{2})$/.exec(sentence);
+  if (!match) return false;
+  let sum = 0;
+  for (const ch of match[1]) sum ^= ch.charCodeAt(0);
+  return sum === Number.parseInt(match[2], 16);
+}
