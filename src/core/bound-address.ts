@@ -1,8 +1,9 @@
 /**
  * The specific address a unit listens on (`--host 10.77.0.2`), which is also where its mDNS answers and its
  * data leave from. When the unit's own network settings move that address off the machine (the static IPv4
- * override, its removal), it follows the interface to its new address, as a real unit answers on its new
- * address: the override's when there is one, else the interface's global address, else its link-local one.
+ * override, its removal) or anything else does (a DHCP lease, an operator), it follows the interface to its new
+ * address, as a real unit answers on its new address: the override's when there is one, else the interface's
+ * global address, else its link-local one.
  * A wildcard listen address (`0.0.0.0`) has nothing to follow; an address still held by the machine (any
  * interface: the simulated unit's, a loopback one) stays where it is.
  */
@@ -41,8 +42,13 @@ export class BoundAddress {
   /**
    * After the interface changed (`facts`, with the `override` now persisted): where the bound address went,
    * when the machine no longer holds it and the interface holds another; else undefined (nothing moves).
+   * `cause`: the unit's own reset of its settings, or a change it did not make (DHCP, an operator).
    */
-  follow(facts: NetworkFacts, override: string | null): AddressMove | undefined {
+  follow(
+    facts: NetworkFacts,
+    override: string | null,
+    cause: 'reset' | 'interface' = 'reset',
+  ): AddressMove | undefined {
     const from = this.address;
     if (from === undefined || heldByThisMachine(from)) return undefined;
     const candidates = [
@@ -54,9 +60,11 @@ export class BoundAddress {
     if (to === undefined) return undefined;
     this.address = to;
     const reason =
-      override !== null && addressOf(override) === to
-        ? `the static IPv4 override ${override} replaced it`
-        : `the static IPv4 override was removed; the interface's address is ${to}`;
+      cause === 'interface'
+        ? `the interface's addresses changed (not by the unit); it holds ${to}`
+        : override !== null && addressOf(override) === to
+          ? `the static IPv4 override ${override} replaced it`
+          : `the static IPv4 override was removed; the interface's address is ${to}`;
     return { from, to, reason };
   }
 }

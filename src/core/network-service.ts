@@ -22,11 +22,16 @@ import {
 } from '../model/index.js';
 import type { NetworkFacts, NetworkHal, SpeedOverride } from '../hal/index.js';
 import { KV_KEYS, type KvStore } from '../store/index.js';
-import type { AddressMove, BoundAddress } from './bound-address.js';
+import { type AddressMove, type BoundAddress, heldByThisMachine } from './bound-address.js';
 import { SerialQueue } from './serial-queue.js';
 
 /** How long after answering the unit resets its network ("a sub-second delay"). */
 export const NETWORK_RESET_DELAY_MS = 500;
+/**
+ * How often a unit bound to a specific address checks that the machine still holds it: a change the unit did
+ * not make (a DHCP lease renewed to another address, an operator's `ip addr`) moves it as its own override does.
+ */
+export const BOUND_ADDRESS_WATCH_MS = 2000;
 
 export interface Ipv4Document {
   /** The current global (or private) address in CIDR form; the link-local one when there is none. */
@@ -71,6 +76,7 @@ export class NetworkService {
   /** The speed the interface was last set to; the hardware negotiates normally at boot. */
   private appliedSpeed: SpeedOverride = null;
   private closed = false;
+  private addressWatch: NodeJS.Timeout | undefined;
 
   constructor(deps: NetworkServiceDependencies) {
     this.hal = deps.hal;
@@ -151,7 +157,24 @@ export class NetworkService {
 
   /** At boot and after a restart: the interface gets the persisted settings. Failures are logged, the unit stays up. */
   restore(): Promise<void> {
+    this.watchBoundAddress();
     return this.reset();
+  }
+
+  /** A bound address taken away by something else than the unit's own settings is followed too. */
+  private watchBoundAddress(): void {
+    const bound = this.bound;
+    if (!bound || this.addressWatch) return;
+    this.addressWatch = setInterval(() => {
+      const current = bound.current;
+      if (this.closed || current === undefined || heldByThisMachine(current)) return;
+      void this.resets
+        .run(() => this.followBoundAddress('interface'))
+        .catch((error: unknown) => {
+          this.log.error({ err: error }, 'following the interface to its new address failed');
+        });
+    }, BOUND_ADDRESS_WATCH_MS);
+    this.addressWatch.unref();
   }
 
   /** Resolves once every reset scheduled so far has run (tests, shutdown). */
@@ -163,6 +186,7 @@ export class NetworkService {
   /** Cancels resets not yet due: the unit is shutting down. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.addressWatch);
     for (const [timer, { settle }] of this.pending) {
       clearTimeout(timer);
       settle();
@@ -187,10 +211,10 @@ export class NetworkService {
     });
   }
 
-  /** A unit bound to an address the reset took away answers on the interface's new one. */
-  private async followBoundAddress(): Promise<void> {
+  /** A unit bound to an address a reset (or the interface itself) took away answers on the interface's new one. */
+  private async followBoundAddress(cause: 'reset' | 'interface' = 'reset'): Promise<void> {
     if (!this.bound) return;
-    const move = this.bound.follow(await this.hal.facts(), this.override());
+    const move = this.bound.follow(await this.hal.facts(), this.override(), cause);
     if (!move) return;
     this.log.warn(move, `the unit's address ${move.from} is gone (${move.reason}): it now answers on ${move.to}`);
     this.onAddressMoved(move);

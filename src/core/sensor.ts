@@ -163,7 +163,7 @@ export class Sensor extends EventEmitter<SensorEvents> {
     this.emit('address', move);
     if (!this.booted) return;
     void this.queue
-      .run(() => this.run.reinit(this.config('active')))
+      .run(() => this.run.reinit(this.configs.get('active')))
       .catch((error: unknown) => this.log.error({ err: error }, 'the data streams could not move to the new address'));
   }
 

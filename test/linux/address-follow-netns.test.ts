@@ -3,7 +3,8 @@
  * static IPv4 override moves that address: the built server runs with --hal linux in one namespace, a client
  * in the other talks HTTP to it and receives its lidar datagrams, noting the source address of each. Through
  * the override, a restart with the same arguments, the removal of the override and another restart, the unit
- * answers HTTP and mDNS and sends its data from wherever its address went, and only from there. Root only.
+ * answers HTTP and mDNS and sends its data from wherever its address went, and only from there. An address
+ * change the unit did not make (a DHCP lease renewed to another address) moves it too. Root only.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -144,5 +145,17 @@ describe.skipIf(skipReason)('a unit bound to its address follows its IPv4 overri
     await start();
     expect(await answersOn(address)).toMatchObject({ addr: linkLocal, override: null });
     await waitFor(() => udpSource() === address, 30_000, `lidar data from ${address} after the restart`);
+  });
+
+  it('follows an address change it did not make (a DHCP lease renewed to another address)', async () => {
+    const before = server?.output().length ?? 0;
+    pair.exec(pair.b, ['ip', 'addr', 'flush', 'dev', pair.b.iface]);
+    pair.exec(pair.b, ['ip', 'addr', 'add', '192.0.2.70/24', 'dev', pair.b.iface]);
+    expect(await answersOn('192.0.2.70')).toMatchObject({ addr: '192.0.2.70/24', override: null });
+    expect(server?.output().slice(before)).toContain("the interface's addresses changed (not by the unit)");
+    const config = await send('192.0.2.70', 'POST', '/sensor/config', { udp_dest: '192.0.2.1' });
+    expect(config.status, config.body).toBe(204);
+    await waitFor(() => udpSource() === '192.0.2.70', 30_000, 'lidar data from 192.0.2.70');
+    await waitFor(() => mdnsAddress('192.0.2.1', '192.0.2.70') === '192.0.2.70', 15_000, 'mDNS on 192.0.2.70');
   });
 });

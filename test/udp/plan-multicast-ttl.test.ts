@@ -10,6 +10,7 @@ it('gives lidar and IMU udp_multicast_ttl and zone packets udp_multicast_ttl_zm'
       ...defaultConfig(),
       udp_dest: '239.1.2.3',
       udp_dest_zm: '239.1.2.4',
+      udp_port_zm: 7504,
       udp_multicast_ttl: 5,
       udp_multicast_ttl_zm: 9,
     },
