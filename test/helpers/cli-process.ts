@@ -11,15 +11,27 @@ import { waitFor } from './poll.js';
 
 export const CLI_PATH = resolve(import.meta.dirname, '../../dist/cli.js');
 
+/** Ports this process has handed out: the kernel may offer a closed one again before its user has bound it. */
+const handedOut = new Set<number>();
+
+/**
+ * A port free now on `host`, never one this process handed out before (a test that asks twice, for the API
+ * and the control plane, once got the same port for both and the unit refused to start).
+ */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
+  for (;;) {
+    const port = await new Promise<number>((resolvePort, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, host, () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolvePort(port));
+      });
     });
-  });
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 /** The options every unit started from a script or test gets: where it listens, its data, how much it logs. */
