@@ -179,11 +179,16 @@ describe('Zone Monitor watches the scene', () => {
     // The lidar packets of that frame: 512 columns, 16 per packet, 32 channels of 12 bytes.
     const pixelBytes = 12;
     const size = 32 + 16 * (12 + 32 * pixelBytes) + 32;
+    const ofFrame = () =>
+      lidar.datagrams.filter((d) => d.data.length === size && d.data.readUInt16LE(2) === frame.frameId);
+    // The zone packet comes on its own socket: the frame's lidar packets may still be on their way to theirs.
+    await waitFor(() => ofFrame().length >= 32, 5000, "the 32 lidar packets of the zone packet's frame").catch(
+      () => {},
+    );
     let inZone0 = 0;
     let inZone1 = 0;
     let packetsOfFrame = 0;
-    for (const d of lidar.datagrams) {
-      if (d.data.length !== size || d.data.readUInt16LE(2) !== frame.frameId) continue;
+    for (const d of ofFrame()) {
       packetsOfFrame++;
       for (let c = 0; c < 16; c++) {
         for (let p = 0; p < 32; p++) {
