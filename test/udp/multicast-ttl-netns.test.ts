@@ -31,6 +31,22 @@ interface Datagram {
   payload?: string;
 }
 
+/**
+ * The datagrams from the first one after `seen` that arrived with `ttl`, once `count` have arrived: after a
+ * reinit every datagram has the new TTL, so the caller expects them all to have it.
+ */
+function fromFirstWithTtl(list: () => Datagram[], seen: number, ttl: number, count: number) {
+  return waitFor(
+    () => {
+      const after = list().slice(seen);
+      const first = after.findIndex((d) => d.ttl === ttl);
+      return first >= 0 && after.length >= first + count && after.slice(first);
+    },
+    20_000,
+    `${count} datagrams from the first with TTL ${ttl}`,
+  );
+}
+
 const datagrams = (receiver: SpawnedProcess) =>
   receiver
     .output()
@@ -75,17 +91,8 @@ describe.skipIf(skipReason)('udp_multicast_ttl between network namespaces', () =
 
     const seen = received().length;
     expect((await post({ udp_multicast_ttl: 200 })).status).toBe(204);
-    await waitFor(
-      () =>
-        received()
-          .slice(seen)
-          .some((d) => d.ttl === 200),
-      20_000,
-      'a datagram with TTL 200',
-    );
-    // After the reinit every datagram has the new TTL.
-    const last = received().slice(-5);
-    expect(last.every((d) => d.ttl === 200)).toBe(true);
+    const changed = await fromFirstWithTtl(received, seen, 200, 5);
+    expect(changed.map((d) => d.ttl)).toEqual(changed.map(() => 200));
   });
 
   it('zone packets to a multicast udp_dest_zm arrive with udp_multicast_ttl_zm, the lidar stream keeping its own', async () => {
@@ -105,32 +112,12 @@ describe.skipIf(skipReason)('udp_multicast_ttl between network namespaces', () =
     expect(zone.ttl).toBe(11);
     expect(zone.size).toBe(ZONE_PACKET_SIZE);
     expect(decodeZonePacket(Buffer.from(zone.payload ?? '', 'base64')).packetType).toBe(3);
-    await waitFor(
-      () =>
-        received()
-          .slice(lidarSeen)
-          .some((d) => d.ttl === 3),
-      20_000,
-      'a lidar datagram with TTL 3',
-    );
-    expect(
-      received()
-        .slice(-5)
-        .every((d) => d.ttl === 3),
-    ).toBe(true);
+    const lidar = await fromFirstWithTtl(received, lidarSeen, 3, 5);
+    expect(lidar.map((d) => d.ttl)).toEqual(lidar.map(() => 3));
 
     const zoneSeen = datagrams(zoneReceiver).length;
     expect((await post({ udp_multicast_ttl_zm: 64 })).status).toBe(204);
-    // After the reinit every zone packet has the new TTL: the first with 64 and the three after it.
-    const changed = await waitFor(
-      () => {
-        const after = datagrams(zoneReceiver).slice(zoneSeen);
-        const first = after.findIndex((d) => d.ttl === 64);
-        return first >= 0 && after.length >= first + 4 && after.slice(first);
-      },
-      20_000,
-      'four zone packets from the first with TTL 64',
-    );
+    const changed = await fromFirstWithTtl(() => datagrams(zoneReceiver), zoneSeen, 64, 4);
     expect(changed.map((d) => d.ttl)).toEqual(changed.map(() => 64));
     expect(changed.every((d) => d.size === ZONE_PACKET_SIZE)).toBe(true);
   });
