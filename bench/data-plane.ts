@@ -1,23 +1,27 @@
 /**
  * (2) Data plane: for 2048x10 and 1024x20 with 128 channels and every lidar profile, the packet rate
  * against nominal, inter-arrival jitter, lost packets and the server's CPU, once idle and once while
- * the HTTP load of (1) runs against the same sensor.
+ * the HTTP load of (1) runs against the same sensor; then the same for the ACCEL32_GYRO32_NMEA IMU stream beside
+ * the lidar stream at 2048x10. The unit runs firmware 3.2, which offers every profile.
  */
 import { LIDAR_PROFILES } from '../src/model/index.js';
 import type { BenchContext } from './context.js';
 import { LoadGenerator } from './load-client.js';
-import { nominalPacketRate } from './packet-fields.js';
+import { imuPacketRate, nominalPacketRate } from './packet-fields.js';
 import { sleep } from './processes.js';
 import { CpuMeter, udpReceiveBufferErrors } from './proc-stats.js';
 import type { StreamReport } from './receiver-protocol.js';
 import { fmt, metText, unavailable, type Figure, type Section, type TableRow } from './report.js';
-import { LIDAR, NoPacketsError, StreamRig } from './stream-rig.js';
+import { spawnSensor } from './sensor-process.js';
+import { IMU_FRAMES, LIDAR, NoPacketsError, StreamRig } from './stream-rig.js';
 
 export const RATE_TOLERANCE = 0.005;
 export const JITTER_P99_TARGET_MS = { idle: 2, load: 4 } as const;
 export const CPU_TARGET = 0.15;
 /** The configuration the CPU target is stated for. */
 const CPU_TARGET_RUN = { mode: '2048x10', profile: 'RNG19_RFL8_SIG16_NIR16' };
+/** The IMU row: ACCEL32_GYRO32_NMEA at its default 8 packets per frame, beside the lidar stream of this run. */
+const IMU_RUN = { mode: '2048x10', profile: 'RNG19_RFL8_SIG16_NIR16', imuPacketsPerFrame: 8 };
 
 type Condition = 'idle' | 'load';
 
@@ -30,18 +34,23 @@ interface RunResult {
   receiveBufferDrops: number;
   /** GET /api/v1/sensor/config requests/s the sensor served during the window (load runs only). */
   httpPerSecond?: number;
+  /** The row measures the ACCEL32_GYRO32_NMEA IMU stream with this many packets per frame (not the lidar stream). */
+  imuPacketsPerFrame?: number;
 }
 
 function runSection(r: RunResult): Section {
-  const nominal = nominalPacketRate(r.mode);
-  const label = `Data ${r.mode} ${r.profile} ${r.condition === 'idle' ? 'idle' : 'under HTTP load'}`;
+  const imu = r.imuPacketsPerFrame;
+  const nominal = imu ? imuPacketRate(r.mode, imu) : nominalPacketRate(r.mode);
+  const stream = imu ? `${r.mode} IMU ACCEL32_GYRO32_NMEA ${imu}/frame` : `${r.mode} ${r.profile}`;
+  const label = `Data ${stream} ${r.condition === 'idle' ? 'idle' : 'under HTTP load'}`;
   const ratio = r.stream.rate / nominal;
   const rateMet = Math.abs(ratio - 1) <= RATE_TOLERANCE;
   const jitter = r.stream.jitterMs;
   const jitterTarget = JITTER_P99_TARGET_MS[r.condition];
   const jitterMet = jitter !== null && jitter.p99 <= jitterTarget;
   const lossMet = r.stream.lost === 0;
-  const cpuTargeted = r.condition === 'idle' && r.mode === CPU_TARGET_RUN.mode && r.profile === CPU_TARGET_RUN.profile;
+  const cpuTargeted =
+    !imu && r.condition === 'idle' && r.mode === CPU_TARGET_RUN.mode && r.profile === CPU_TARGET_RUN.profile;
   const cpuMet = r.cpuPerSecond <= CPU_TARGET;
   const figures: Figure[] = [
     {
@@ -103,7 +112,11 @@ function runSection(r: RunResult): Section {
 }
 
 /** One measurement window: receiver counting, server CPU metered, kernel drop counter read. */
-async function window(rig: StreamRig, seconds: number): Promise<Omit<RunResult, 'mode' | 'profile' | 'condition'>> {
+async function window(
+  rig: StreamRig,
+  seconds: number,
+  streamId = LIDAR,
+): Promise<Omit<RunResult, 'mode' | 'profile' | 'condition'>> {
   const drops = udpReceiveBufferErrors();
   const cpu = new CpuMeter(rig.sensor.pid).start();
   await rig.receiver.startWindow();
@@ -111,7 +124,7 @@ async function window(rig: StreamRig, seconds: number): Promise<Omit<RunResult, 
   const streams = await rig.receiver.stopWindow();
   return {
     cpuPerSecond: cpu.perSecond(),
-    stream: streams[LIDAR],
+    stream: streams[streamId],
     receiveBufferDrops: udpReceiveBufferErrors() - drops,
   };
 }
@@ -119,26 +132,35 @@ async function window(rig: StreamRig, seconds: number): Promise<Omit<RunResult, 
 export async function benchDataPlane(ctx: BenchContext): Promise<Section> {
   const windowS = ctx.quick ? 1.5 : 3;
   const settleMs = ctx.quick ? 300 : 1000;
-  const runs: { mode: string; profile: string }[] = ctx.quick
+  const runs: { mode: string; profile: string; imuPacketsPerFrame?: number }[] = ctx.quick
     ? [
         { mode: '2048x10', profile: 'RNG19_RFL8_SIG16_NIR16' },
         { mode: '1024x20', profile: 'RNG19_RFL8_SIG16_NIR16_DUAL' },
       ]
     : ['2048x10', '1024x20'].flatMap((mode) => LIDAR_PROFILES.map((profile) => ({ mode, profile })));
-  const rig = await StreamRig.start(ctx);
+  runs.push(IMU_RUN);
+  const sensor = await spawnSensor({
+    host: '127.0.0.1',
+    dataDir: ctx.dataDir('stream'),
+    args: ['--firmware-version', '3.2'],
+  });
+  const rig = await StreamRig.start(ctx, '127.0.0.1', sensor);
   const generator = LoadGenerator.start();
   const sections: Section[] = [];
   try {
-    for (const { mode, profile } of runs) {
-      ctx.log(`data plane ${mode} ${profile}: idle, then under HTTP load (${windowS} s each)`);
+    for (const { mode, profile, imuPacketsPerFrame } of runs) {
+      const what = imuPacketsPerFrame ? `${profile} + IMU ACCEL32_GYRO32_NMEA` : profile;
+      ctx.log(`data plane ${mode} ${what}: idle, then under HTTP load (${windowS} s each)`);
+      const streamId = imuPacketsPerFrame ? IMU_FRAMES : LIDAR;
       try {
-        await rig.configure(mode, profile);
+        await rig.configure(mode, profile, true, imuPacketsPerFrame);
       } catch (error) {
         if (error instanceof NoPacketsError) return unavailable('Data plane', 'packets/s', 'data plane not streaming');
         throw error;
       }
       await sleep(settleMs);
-      sections.push(runSection({ mode, profile, condition: 'idle', ...(await window(rig, windowS)) }));
+      const run = { mode, profile, imuPacketsPerFrame };
+      sections.push(runSection({ ...run, condition: 'idle', ...(await window(rig, windowS, streamId)) }));
 
       // The same load as (1): 10 connections polling GET /api/v1/sensor/config, for longer than the window.
       const load = generator.run({
@@ -150,10 +172,10 @@ export async function benchDataPlane(ctx: BenchContext): Promise<Section> {
       // Awaited below; until then a failure (the generator dying on Ctrl-C) must not be an unhandled rejection.
       load.catch(() => {});
       await sleep(settleMs);
-      const measured = await window(rig, windowS);
+      const measured = await window(rig, windowS, streamId);
       const loadResult = await load;
       sections.push(
-        runSection({ mode, profile, condition: 'load', ...measured, httpPerSecond: loadResult.requestsPerSecond }),
+        runSection({ ...run, condition: 'load', ...measured, httpPerSecond: loadResult.requestsPerSecond }),
       );
     }
   } finally {

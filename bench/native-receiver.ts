@@ -43,8 +43,10 @@ function toLines(message: ToReceiver): string {
   const streams = message.streams.map((s) =>
     s.kind === 'lidar' ? `lidar ${s.id} ${s.layout === 'fusa' ? 1 : 0} ${s.packetsPerFrame}` : `sink ${s.id}`,
   );
-  for (const s of message.streams)
+  for (const s of message.streams) {
+    if (s.kind === 'imu-nmea') throw new Error('the C receiver counts lidar streams only');
     if (s.kind === 'lidar' && s.recordJitter) throw new Error('the C receiver counts; it keeps no jitter figures');
+  }
   return [`open ${streams.length}`, ...streams].map((line) => `${line}\n`).join('');
 }
 

@@ -1,6 +1,6 @@
 /**
- * The benchmark's own reading of lidar datagrams (docs/udp-packets.md), just the fields it needs:
- * init_id, frame_id and the first column's measurement_id. Independent of the encoder's code.
+ * The benchmark's own reading of lidar and ACCEL32_GYRO32_NMEA IMU datagrams (docs/udp-packets.md), just the
+ * fields it needs: init_id, frame_id and the first column's (sample's) measurement_id. Independent of the encoder's code.
  */
 
 /** FUSA_* profiles have a different header; every other non-legacy profile has the STANDARD one. */
@@ -26,23 +26,36 @@ export interface LidarIds {
   measurementId: number;
 }
 
-/** The ids of a lidar packet, or null for anything that is not one (too short, other packet type). */
-export function readLidarIds(packet: Buffer, layout: HeaderLayout): LidarIds | null {
-  if (packet.length < FIRST_MEASUREMENT_ID + 2) return null;
+/** measurement_id of an ACCEL32_GYRO32_NMEA IMU packet's first sample: after the header and the 100-byte NMEA block. */
+const FIRST_IMU_MEASUREMENT_ID = HEADER_BYTES + 100 + 8;
+
+/** The ids of a packet of `packetType` (1 lidar, 2 IMU), the measurement id read at `measurementAt`; null for others. */
+function readIds(packet: Buffer, layout: HeaderLayout, packetType: number, measurementAt: number): LidarIds | null {
+  if (packet.length < measurementAt + 2) return null;
   if (layout === 'fusa') {
-    if (packet[0] !== 1) return null;
+    if (packet[0] !== packetType) return null;
     return {
       initId: packet.readUIntLE(1, 3),
       frameId: packet.readUInt32LE(4),
-      measurementId: packet.readUInt16LE(FIRST_MEASUREMENT_ID),
+      measurementId: packet.readUInt16LE(measurementAt),
     };
   }
-  if (packet.readUInt16LE(0) !== 1) return null;
+  if (packet.readUInt16LE(0) !== packetType) return null;
   return {
     initId: packet.readUIntLE(4, 3),
     frameId: packet.readUInt16LE(2),
-    measurementId: packet.readUInt16LE(FIRST_MEASUREMENT_ID),
+    measurementId: packet.readUInt16LE(measurementAt),
   };
+}
+
+/** The ids of a lidar packet, or null for anything that is not one (too short, other packet type). */
+export function readLidarIds(packet: Buffer, layout: HeaderLayout): LidarIds | null {
+  return readIds(packet, layout, 1, FIRST_MEASUREMENT_ID);
+}
+
+/** The ids of an ACCEL32_GYRO32_NMEA IMU packet (its first sample's measurement id), or null for anything else. */
+export function readImuNmeaIds(packet: Buffer, layout: HeaderLayout): LidarIds | null {
+  return readIds(packet, layout, 2, FIRST_IMU_MEASUREMENT_ID);
 }
 
 /** Packets per frame for a `lidar_mode` such as "2048x10" (full azimuth window). */
@@ -54,6 +67,11 @@ export function packetsPerFrame(lidarMode: string): number {
 export function nominalPacketRate(lidarMode: string): number {
   const [columns, hz] = lidarMode.split('x').map(Number);
   return (columns * hz) / COLUMNS_PER_PACKET;
+}
+
+/** Nominal ACCEL32_GYRO32_NMEA IMU packets per second: `perFrame` a frame of `lidar_mode`. */
+export function imuPacketRate(lidarMode: string, perFrame: number): number {
+  return Number(lidarMode.split('x')[1]) * perFrame;
 }
 
 /**
@@ -70,6 +88,8 @@ export class SequenceTracker {
   constructor(
     private readonly perFrame: number,
     private readonly frameBits: 16 | 32,
+    /** Columns each packet covers (an IMU packet's share of the frame for IMU streams). */
+    private readonly columnsPerPacket = COLUMNS_PER_PACKET,
   ) {}
 
   reset(): void {
@@ -92,7 +112,7 @@ export class SequenceTracker {
       this.frameBase += forward;
     }
     this.lastFrameRaw = frameId;
-    const place = this.frameBase * this.perFrame + Math.floor(measurementId / COLUMNS_PER_PACKET);
+    const place = this.frameBase * this.perFrame + Math.floor(measurementId / this.columnsPerPacket);
     if (this.lastPlace !== null) {
       if (place > this.lastPlace + 1) this.lost += place - this.lastPlace - 1;
       else if (place <= this.lastPlace) {

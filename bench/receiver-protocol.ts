@@ -13,13 +13,20 @@ export interface LidarStreamSpec {
   recordJitter: boolean;
 }
 
+/** An ACCEL32_GYRO32_NMEA IMU stream, counted as a lidar stream is: packets placed by frame id and first sample. */
+export interface ImuNmeaStreamSpec extends Omit<LidarStreamSpec, 'kind'> {
+  kind: 'imu-nmea';
+  /** The lidar frame's columns: each IMU packet covers columnsPerFrame / packetsPerFrame of them. */
+  columnsPerFrame: number;
+}
+
 /** A port that only swallows datagrams (the IMU stream), so the sensor never gets port-unreachable. */
 export interface SinkSpec {
   id: string;
   kind: 'sink';
 }
 
-export type ReceiverSpec = LidarStreamSpec | SinkSpec;
+export type ReceiverSpec = LidarStreamSpec | ImuNmeaStreamSpec | SinkSpec;
 
 export interface StreamReport {
   packets: number;

@@ -8,6 +8,9 @@ export interface StreamSettings {
   udp_port_imu: number;
   lidar_mode: string;
   udp_profile_lidar: string;
+  /** Firmware 3.2's ACCEL32_GYRO32_NMEA, or LEGACY (every firmware). */
+  udp_profile_imu?: string;
+  imu_packets_per_frame?: number;
 }
 
 async function expectOk(response: Response, what: string): Promise<void> {

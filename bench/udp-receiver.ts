@@ -4,8 +4,15 @@
  * packet timestamps. Controlled over the IPC channel (receiver-protocol.ts).
  */
 import { createSocket, type Socket } from 'node:dgram';
-import type { FromReceiver, LidarStreamSpec, ReceiverSpec, StreamReport, ToReceiver } from './receiver-protocol.js';
-import { frameIdBits, readLidarIds, SequenceTracker } from './packet-fields.js';
+import type {
+  FromReceiver,
+  ImuNmeaStreamSpec,
+  LidarStreamSpec,
+  ReceiverSpec,
+  StreamReport,
+  ToReceiver,
+} from './receiver-protocol.js';
+import { frameIdBits, readImuNmeaIds, readLidarIds, SequenceTracker } from './packet-fields.js';
 import { spread } from './stats.js';
 
 const RECEIVE_HOST = '127.0.0.1';
@@ -23,13 +30,16 @@ class LidarCounter {
   private windowInitIds = new Set<number>();
   private counting = false;
   private windowStart = 0;
+  private readonly readIds: typeof readLidarIds;
 
   /** `lastInitId`: carried over when a stream is re-opened, so an unchanged init_id is not reported as new. */
   constructor(
-    private readonly spec: LidarStreamSpec,
+    private readonly spec: LidarStreamSpec | ImuNmeaStreamSpec,
     private lastInitId = -1,
   ) {
-    this.sequence = new SequenceTracker(spec.packetsPerFrame, frameIdBits(spec.layout));
+    const columnsPerPacket = spec.kind === 'imu-nmea' ? spec.columnsPerFrame / spec.packetsPerFrame : undefined;
+    this.sequence = new SequenceTracker(spec.packetsPerFrame, frameIdBits(spec.layout), columnsPerPacket);
+    this.readIds = spec.kind === 'imu-nmea' ? readImuNmeaIds : readLidarIds;
     this.jitter = spec.recordJitter ? new Float64Array(JITTER_CAPACITY) : null;
   }
 
@@ -39,7 +49,7 @@ class LidarCounter {
 
   onPacket(packet: Buffer): void {
     const now = performance.now();
-    const ids = readLidarIds(packet, this.spec.layout);
+    const ids = this.readIds(packet, this.spec.layout);
     if (!ids) return;
     if (ids.initId !== this.lastInitId) {
       send({ type: 'init', id: this.spec.id, initId: ids.initId, atNs: process.hrtime.bigint().toString() });
@@ -92,13 +102,13 @@ function send(message: FromReceiver): void {
 
 /** Opens a port for `spec.id`, or, when it is open already, keeps the port and takes the new spec (a new lidar mode). */
 async function open(spec: ReceiverSpec): Promise<number> {
-  if (spec.kind === 'lidar') counters.set(spec.id, new LidarCounter(spec, counters.get(spec.id)?.initId));
+  if (spec.kind !== 'sink') counters.set(spec.id, new LidarCounter(spec, counters.get(spec.id)?.initId));
   const existing = sockets.get(spec.id);
   if (existing) return existing.address().port;
   const socket = createSocket({ type: 'udp4', recvBufferSize: RECEIVE_BUFFER_BYTES });
   sockets.set(spec.id, socket);
   // Looked up per datagram, so a re-opened stream counts with its new spec at once.
-  if (spec.kind === 'lidar') socket.on('message', (packet) => counters.get(spec.id)?.onPacket(packet));
+  if (spec.kind !== 'sink') socket.on('message', (packet) => counters.get(spec.id)?.onPacket(packet));
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
     socket.bind(0, RECEIVE_HOST, () => resolve());

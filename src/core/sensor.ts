@@ -261,6 +261,9 @@ export class Sensor extends EventEmitter<SensorEvents> {
   get absentParameters(): ReadonlySet<string> {
     return this.offer.absentParameters;
   }
+  get absentValues(): ReadonlyMap<string, readonly unknown[]> {
+    return this.offer.absentValues;
+  }
 
   // The configuration lifecycle (config-lifecycle.ts): staged, active, persisted, reinit.
   /** The configuration as this unit reports it: without the parameters its firmware does not have. */

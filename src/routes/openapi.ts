@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { buildOpenApiDocument, documentedRoute, type DocumentedRoute, type DocumentInfo } from './openapi-document.js';
 import { problems } from './api-schemas.js';
 import { sendJsonText } from './http/cached-json.js';
-import { LIDAR_PROFILES } from '../model/index.js';
+import { withOfferedEnums } from './offered-enums.js';
 
 const DOCUMENT_INFO: DocumentInfo = {
   title: 'Lidar sensor HTTP interface',
@@ -48,36 +48,17 @@ export interface OpenApiRoutesOptions {
   shared: readonly TSchema[];
   /** A lidar profile this unit accepts and reports beyond the registry's (a replayed LEGACY recording). */
   extraLidarProfile?: string;
+  /** Values this unit's firmware does not have, by parameter (firmware 3.2's profiles on a 3.1 unit): not listed. */
+  absentValues?: () => ReadonlyMap<string, readonly unknown[]>;
   /** Path prefixes the document leaves out when it is made (the zone routes of a unit below firmware 3.2). */
   leaveOut?: () => readonly string[];
   /** The firmware build the unit reports (`build_rev`, "v3.2.0"): the document describes that firmware's interface. */
   firmwareRev?: string;
 }
 
-/**
- * The document of a unit that accepts and reports one more lidar profile than the registry lists: every
- * schema whose enum is the registry's profile list (udp_profile_lidar wherever it appears) names it too,
- * so the document stays true for this unit, and only for it.
- */
-function withLidarProfile(document: Record<string, unknown>, profile: string): Record<string, unknown> {
-  const profiles = new Set<string>(LIDAR_PROFILES);
-  const isProfileEnum = (value: unknown[]) =>
-    value.length === profiles.size && value.every((v) => typeof v === 'string' && profiles.has(v));
-  const visit = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(visit);
-    if (node === null || typeof node !== 'object') return node;
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) {
-      out[key] = key === 'enum' && Array.isArray(value) && isProfileEnum(value) ? [...value, profile] : visit(value);
-    }
-    return out;
-  };
-  return visit(document) as Record<string, unknown>;
-}
-
 export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = async (
   app,
-  { routes, shared, extraLidarProfile, firmwareRev, leaveOut },
+  { routes, shared, extraLidarProfile, absentValues, firmwareRev, leaveOut },
 ) => {
   let document: Record<string, unknown> | undefined;
   let yamlText: string | undefined;
@@ -90,7 +71,7 @@ export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = as
     const offered = routes.filter((route) => !prefixes.some((prefix) => route.url.startsWith(prefix)));
     return buildOpenApiDocument(info, offered, shared);
   };
-  const built = () => (document ??= extraLidarProfile ? withLidarProfile(build(), extraLidarProfile) : build());
+  const built = () => (document ??= withOfferedEnums(build(), { absentValues: absentValues?.(), extraLidarProfile }));
   const json = () => (jsonText ??= JSON.stringify(built()));
   // The YAML library is loaded only when someone asks for YAML, not at every start of the unit.
   const yaml = async () => {

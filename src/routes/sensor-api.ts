@@ -124,6 +124,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
     routes,
     shared: SHARED_SCHEMAS,
     extraLidarProfile: sensor.recordedOnlyProfile,
+    absentValues: () => sensor.absentValues,
     firmwareRev: buildRev(sensor.identity.firmware),
     leaveOut: () => (sensor.zoneMonitorOffered ? [] : ['/api/v1/zone_monitor/']),
   });

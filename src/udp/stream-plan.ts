@@ -43,6 +43,8 @@ export interface ImuStreamPart extends StreamDestination {
   frames?: {
     columnsPerFrame: number;
     frameRateHz: number;
+    /** The column a frame starts with (the lidar frames' first packet's, lidar_frame_azimuth_offset's). */
+    firstColumn: number;
     packetsPerFrame: number;
     measurementsPerPacket: number;
     header: HeaderType;

@@ -64,7 +64,7 @@ export async function dataPlaneChecks(
     const imuFormat = await client.fresh('/api/v1/sensor/metadata/imu_data_format');
     await imuNmeaChecks(run, capture, { config, format, imuFormat, info, elapsedS });
   } else await imuChecks(run, capture, config, elapsedS);
-  await zonePacketChecks(run, capture, config);
+  await zonePacketChecks(run, capture, config, format.header_type === 'FUSA');
   await sourceAddressCheck(run, client, capture);
 }
 

@@ -162,12 +162,14 @@ const ZONE_PACKET_BYTES = 680;
 /**
  * `--allow-changes`, a 3.2 unit's zone packets, pointed at the validator with its lidar stream: one every frame
  * (consecutive frame ids), whether or not a zone is live, as the SDK counts a frame complete only once its zone
- * packet came.
+ * packet came. `fusa`: the lidar data format's header_type is FUSA, whose header zone packets carry too (u32 frame
+ * id at byte 4), as the SDK reads every packet of a stream with one packet format.
  */
 export async function zonePacketChecks(
   run: CheckRun,
   capture: UdpCapture,
   config: Record<string, unknown>,
+  fusa: boolean,
 ): Promise<void> {
   await run.check(
     'udp.zone-every-frame',
@@ -177,8 +179,9 @@ export async function zonePacketChecks(
       expectThat(capture.zones.length > 0, 'no zone packet arrived while the lidar stream ran');
       const sizes = capture.zones.filter((z) => z.data.length !== ZONE_PACKET_BYTES);
       expectThat(sizes.length === 0, `${sizes.length} zone packets are not ${ZONE_PACKET_BYTES} bytes`);
-      const ids = capture.zones.map((z) => z.data.readUInt16LE(2));
-      const gaps = ids.filter((id, i) => i > 0 && id !== ((ids[i - 1] + 1) & 0xffff)).length;
+      const ids = capture.zones.map((z) => (fusa ? z.data.readUInt32LE(4) : z.data.readUInt16LE(2)));
+      const next = (id: number) => (fusa ? (id + 1) >>> 0 : (id + 1) & 0xffff);
+      const gaps = ids.filter((id, i) => i > 0 && id !== next(ids[i - 1])).length;
       expectThat(gaps === 0, `${gaps} of ${ids.length} zone packets do not follow the frame before`);
       return `${ids.length} zone packets, frames ${ids[0]}..${ids[ids.length - 1]}`;
     },

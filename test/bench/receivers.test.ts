@@ -115,4 +115,46 @@ describe('bench receivers', () => {
     receivers.push(receiver);
     await expect(receiver.open([{ ...SPECS[0], recordJitter: true } as ReceiverSpec])).rejects.toThrow(/jitter/);
   });
+
+  it('the Node receiver counts ACCEL32_GYRO32_NMEA IMU packets by frame and first sample: losses, wrap, late ones', async () => {
+    // 1024 columns, 8 packets per frame of 8 samples: packet j's first sample is column 128 j + 15.
+    const imuPacket = (frameId: number, j: number) => {
+      const buf = Buffer.alloc(32 + 100 + 8 * 36 + 32);
+      buf.writeUInt16LE(2, 0);
+      buf.writeUInt16LE(frameId, 2);
+      buf.writeUIntLE(9, 4, 3);
+      buf.writeUInt16LE(128 * j + 15, 32 + 100 + 8);
+      return buf;
+    };
+    const packets = [
+      ...[0, 1, 2, 4, 5, 6, 7].map((j) => imuPacket(0xffff, j)),
+      ...[0, 1, 2, 3, 4, 5, 6, 7].map((j) => imuPacket(0, j)),
+      imuPacket(0xffff, 7),
+    ];
+    const receiver = await Receiver.start([
+      {
+        id: 'imu',
+        kind: 'imu-nmea',
+        layout: 'standard',
+        packetsPerFrame: 8,
+        columnsPerFrame: 1024,
+        periodMs: 12.5,
+        recordJitter: false,
+      },
+    ]);
+    receivers.push(receiver);
+    await receiver.startWindow();
+    const socket = createSocket('udp4');
+    try {
+      for (const buf of packets)
+        await new Promise<void>((resolve, reject) =>
+          socket.send(buf, receiver.ports.imu, '127.0.0.1', (e) => (e ? reject(e) : resolve())),
+        );
+    } finally {
+      socket.close();
+    }
+    await waitFor(() => queuedBytes(receiver.ports.imu) === 0, 10_000, 'the receiver to read the IMU port');
+    const reports = await receiver.stopWindow();
+    expect(reports.imu).toMatchObject({ packets: 7 + 8 + 1, lost: 1, outOfOrder: 1, initIds: [9] });
+  });
 });

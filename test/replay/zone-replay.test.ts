@@ -86,7 +86,7 @@ describe('looping a recording with zone packets', () => {
     await waitFor(() => zones.count >= recordedZone.length * 3, 15_000, 'three passes of zone packets');
     const got = zones.datagrams.slice(0, recordedZone.length * 3).map((d) => d.data);
     expect(got.slice(0, recordedZone.length).map(hex)).toEqual(recordedZone.map((d) => hex(d.payload)));
-    const decoded = got.map(decodeZonePacket);
+    const decoded = got.map((b) => decodeZonePacket(b));
     for (let i = 1; i < decoded.length; i++) {
       expect(decoded[i].frameId, `frame id of zone packet ${i}`).toBe((decoded[i - 1].frameId + 1) & 0xffff);
       expect(decoded[i].timestampNs > decoded[i - 1].timestampNs, `timestamp of zone packet ${i}`).toBe(true);

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { PARAMETERS } from '../../config/index.js';
 import { notFound } from '../../model/index.js';
 import { sendCachedJson } from '../http/cached-json.js';
+import { withOfferedEnums } from '../offered-enums.js';
 import { sendProblem } from '../http/problem.js';
 import type { Sensor } from '../../core/index.js';
 import { LiveImageHub } from './live-image.js';
@@ -16,18 +17,24 @@ import { loadWebAssets, type WebAsset } from './web-assets.js';
 
 /**
  * The registry as plain JSON: name, JSON schema, default, read-only flag and description per parameter, without
- * those the unit's firmware does not have (`absent`).
+ * those the unit's firmware does not have (`absent`) and without the values it does not have (`absentValues`).
  */
-export function registryDocument(absent: ReadonlySet<string> = new Set()) {
-  return {
-    parameters: PARAMETERS.filter((p) => !absent.has(p.name)).map((p) => ({
-      name: p.name,
-      schema: JSON.parse(JSON.stringify(p.schema)) as unknown,
-      default: p.default,
-      readOnly: p.readOnly ?? false,
-      description: p.description,
-    })),
-  };
+export function registryDocument(
+  absent: ReadonlySet<string> = new Set(),
+  absentValues: ReadonlyMap<string, readonly unknown[]> = new Map(),
+) {
+  return withOfferedEnums(
+    {
+      parameters: PARAMETERS.filter((p) => !absent.has(p.name)).map((p) => ({
+        name: p.name,
+        schema: JSON.parse(JSON.stringify(p.schema)) as unknown,
+        default: p.default,
+        readOnly: p.readOnly ?? false,
+        description: p.description,
+      })),
+    },
+    { absentValues },
+  );
 }
 
 function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: WebAsset) {
@@ -40,11 +47,11 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
   // Read on the first request for the page: a unit nobody looks at neither reads nor hashes its files.
   let loaded: { assets: Map<string, WebAsset> } | undefined;
   const page = () => (loaded ??= { assets: loadWebAssets() });
-  // Made again when the unit's parameters change (a firmware update to 3.2 adds Zone Monitor's).
+  // Made again when the unit's parameters change (a firmware update to 3.2 adds Zone Monitor's and new values).
   let registry: { absent: ReadonlySet<string>; document: ReturnType<typeof registryDocument> } | undefined;
   const registryNow = () => {
     const absent = sensor.absentParameters;
-    if (registry?.absent !== absent) registry = { absent, document: registryDocument(absent) };
+    if (registry?.absent !== absent) registry = { absent, document: registryDocument(absent, sensor.absentValues) };
     return registry.document;
   };
   const live = new LiveImageHub(sensor.preview);

@@ -62,6 +62,10 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
   const { product } = run;
   const { columnsPerFrame, frameRateHz, columnWindow, sceneColumnsPerFrame } = resolveFrameFormat(product, c);
   const lidarOn = c.udp_dest !== '' && c.udp_port_lidar !== 0;
+  // A frame starts with the packet holding lidar_frame_azimuth_offset's column; the IMU frames start there too.
+  const firstPacket = Math.floor(
+    frameStartColumn(c.lidar_frame_azimuth_offset, columnsPerFrame) / c.columns_per_packet,
+  );
   return {
     initId: run.initId,
     serialNumber: run.serialNumber,
@@ -78,9 +82,7 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
           multicastTtl: c.udp_multicast_ttl,
           columnsPerFrame,
           frameRateHz,
-          firstPacket: Math.floor(
-            frameStartColumn(c.lidar_frame_azimuth_offset, columnsPerFrame) / c.columns_per_packet,
-          ),
+          firstPacket,
           geometry: {
             columnsPerFrame: sceneColumnsPerFrame,
             beamAltitudeDeg: [...product.beamAltitudeDeg],
@@ -111,6 +113,7 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
                   frames: {
                     columnsPerFrame,
                     frameRateHz,
+                    firstColumn: firstPacket * c.columns_per_packet,
                     packetsPerFrame: c.imu_packets_per_frame,
                     measurementsPerPacket: IMU_MEASUREMENTS_PER_PACKET.ACCEL32_GYRO32_NMEA,
                     header: lidarHeaderType(c.udp_profile_lidar, c.header_type),

@@ -5,11 +5,11 @@
  *
  * | offset | bytes | field                                                                   |
  * |--------|-------|-------------------------------------------------------------------------|
- * | 0      | 32    | packet header as lidar packets: packet_type 3, frame_id, init_id, prod_sn, alert_flags |
+ * | 0      | 32    | packet header as lidar packets (header_type): packet_type 3, frame_id, init_id, prod_sn, alert_flags |
  * | 32     | 8     | zone timestamp, u64 ns (the end of the frame, the unit's clock)         |
  * | 40     | 32    | live_zoneset_hash: SHA-256 of the active zone set zip                   |
  * | 72     | 16×36 | zone states, one per live slot (below)                                  |
- * | 648    | 32    | footer: CRC-64 in the last 8 bytes, as lidar packets                    |
+ * | 648    | 32    | footer as lidar packets: CRC-64 in the last 8 bytes (STANDARD), all zero (FUSA) |
  *
  * A zone state (36 bytes): byte 0 bit 0 live; byte 1 zone id; byte 2 error flags; byte 3 bits 2-3
  * trigger_type (1 OCCUPANCY, 2 VACANCY), bit 7 trigger_status; then u32 triggered_frames, count,
@@ -17,7 +17,9 @@
  * A slot with no live zone is as a real unit sends it: not live, zone id 0xff (no zone; 0 is a valid
  * id), every other byte 0.
  */
+import type { HeaderType } from '../../model/index.js';
 import { crc64 } from './crc64.js';
+import { writeConstantHeader, writeFrameHeader } from './packet-header.js';
 
 export const ZONE_SLOTS = 16;
 export const ZONE_STATE_BYTES = 36;
@@ -45,6 +47,8 @@ export interface ZoneState {
 }
 
 export interface ZonePacketHeader {
+  /** The lidar packets' header (the SDK reads a stream's packets with one format): STANDARD when not given. */
+  headerType?: HeaderType;
   frameId: number;
   initId: number;
   serialNumber: bigint;
@@ -60,11 +64,9 @@ export const NO_ZONE_ID = 0xff;
 export function encodeZonePacket(header: ZonePacketHeader, states: readonly ZoneState[], into?: Buffer): Buffer {
   const b = into ?? Buffer.alloc(ZONE_PACKET_BYTES);
   b.fill(0);
-  b.writeUInt16LE(ZONE_PACKET_TYPE, 0);
-  b.writeUInt16LE(header.frameId & 0xffff, 2);
-  b.writeUIntLE(header.initId & 0xffffff, 4, 3);
-  for (let i = 0; i < 5; i++) b[7 + i] = Number((header.serialNumber >> BigInt(8 * i)) & 0xffn);
-  b[12] = header.alertFlags & 0xff;
+  const headerType = header.headerType ?? 'STANDARD';
+  writeConstantHeader(b, headerType, ZONE_PACKET_TYPE, header);
+  writeFrameHeader(b, headerType, header.frameId, header.alertFlags & 0xff);
   b.writeBigUInt64LE(header.timestampNs, ZONE_PACKET_HEADER_BYTES);
   b.set(header.hash.subarray(0, 32), ZONE_PACKET_HEADER_BYTES + 8);
   for (let slot = 0; slot < ZONE_SLOTS; slot++) {
@@ -87,8 +89,11 @@ export function encodeZonePacket(header: ZonePacketHeader, states: readonly Zone
     b.writeUInt32LE(Math.min(s.maxRangeMm, 0x7ffff), o + 28);
     b.writeUInt32LE(Math.min(s.meanRangeMm, 0x7ffff), o + 32);
   }
-  const crc = crc64(b, 0, b.length - 8);
-  b.writeUInt32LE(crc.lo >>> 0, b.length - 8);
-  b.writeUInt32LE(crc.hi >>> 0, b.length - 4);
+  // The SDK reads no CRC with the FUSA header: its footer stays zero, as the lidar packets'.
+  if (headerType === 'STANDARD') {
+    const crc = crc64(b, 0, b.length - 8);
+    b.writeUInt32LE(crc.lo >>> 0, b.length - 8);
+    b.writeUInt32LE(crc.hi >>> 0, b.length - 4);
+  }
   return b;
 }

@@ -30,6 +30,8 @@ export class ImuFrameStream extends PacedStream {
   private readonly measurements: ImuMeasurement[];
   /** Columns between two samples. */
   private readonly stride: number;
+  /** Columns from a frame's first column to its first sample (the last column of the stride holding it). */
+  private readonly firstSampleLag: number;
   /** Sensor time of the GNSS receiver's next sentence (null: no receiver, or not yet started). */
   private nextSentenceNs: bigint | null = null;
   private gnssStartNs = 0n;
@@ -45,6 +47,7 @@ export class ImuFrameStream extends PacedStream {
     this.framePeriodNs = Math.round(1e9 / frames.frameRateHz);
     this.slotsPerFrame = frames.packetsPerFrame;
     this.stride = frames.columnsPerFrame / (frames.packetsPerFrame * frames.measurementsPerPacket);
+    this.firstSampleLag = this.stride - 1 - (frames.firstColumn % this.stride);
     this.format = {
       header: frames.header,
       measurements: frames.measurementsPerPacket,
@@ -61,16 +64,18 @@ export class ImuFrameStream extends PacedStream {
   }
 
   protected sendSlot(slot: number, s: StreamSchedule): void {
-    const { columnsPerFrame: cpf, header, measurementsPerPacket: count } = this.plan.frames;
+    const { columnsPerFrame: cpf, header, measurementsPerPacket: count, firstColumn } = this.plan.frames;
     const frame = s.frameOf(slot);
     const start = s.frameStartSensorNs(frame);
     const first = s.indexOf(slot) * count;
     for (let k = 0; k < count; k++) {
-      // Sample n of the frame is taken at the last column of its stride, as on a real unit (ids 31, 63, … at 2048).
-      const m = (first + k + 1) * this.stride - 1;
+      // Samples stay on their columns, the last of each stride as on a real unit (ids 31, 63, … at 2048); a frame
+      // holds those measured while its lidar frame was, from its first column on, each at that column's time.
+      const position = (first + k) * this.stride + this.firstSampleLag;
+      const m = (firstColumn + position) % cpf;
       const { accelG, gyroDps } = this.motion.next();
       this.measurements[k] = {
-        timestampNs: start + BigInt(Math.floor((m * this.framePeriodNs) / cpf)),
+        timestampNs: start + BigInt(Math.floor((position * this.framePeriodNs) / cpf)),
         measurementId: m,
         accelG: [accelG[0], accelG[1], accelG[2]],
         gyroDps: [gyroDps[0], gyroDps[1], gyroDps[2]],

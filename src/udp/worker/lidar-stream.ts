@@ -226,6 +226,7 @@ export class LidarStream extends PacedStream {
     const frameStart = (BigInt(this.frameStartHi >>> 0) << 32n) | BigInt(this.frameStartLo >>> 0);
     const packet = encodeZonePacket(
       {
+        headerType: this.wideFrameId ? 'FUSA' : 'STANDARD',
         frameId,
         initId: this.identity.initId,
         serialNumber: this.identity.serialNumber,

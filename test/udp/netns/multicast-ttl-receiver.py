@@ -1,6 +1,8 @@
 """Joins an IPv4 multicast group and prints one JSON line per datagram: its size and the IP TTL it arrived
 with (IP_RECVTTL ancillary data; Python names neither IP_RECVTTL nor IP_TTL's control message, so their
-Linux values are spelled out). Usage: multicast-ttl-receiver.py GROUP PORT LOCAL_ADDRESS"""
+Linux values are spelled out), and a small datagram's bytes in base64 (a zone or IMU packet, to decode).
+Usage: multicast-ttl-receiver.py GROUP PORT LOCAL_ADDRESS"""
+import base64
 import json
 import socket
 import struct
@@ -8,6 +10,7 @@ import sys
 
 IP_RECVTTL = 12  # linux/in.h
 IP_TTL = 2
+SMALL_DATAGRAM_BYTES = 2048  # lidar packets are larger: their bytes are not printed
 
 group, port, local = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -22,4 +25,7 @@ while True:
     for level, kind, value in ancillary:
         if level == socket.IPPROTO_IP and kind == IP_TTL:
             ttl = struct.unpack("i", value[:4])[0]
-    print(json.dumps({"size": len(data), "ttl": ttl, "from": sender[0]}), flush=True)
+    line = {"size": len(data), "ttl": ttl, "from": sender[0]}
+    if len(data) <= SMALL_DATAGRAM_BYTES:
+        line["payload"] = base64.b64encode(data).decode()
+    print(json.dumps(line), flush=True)
