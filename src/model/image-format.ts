@@ -402,8 +402,8 @@ export class ImageVerifier {
 
 /** Opaque, deterministic payload bytes (SHAKE256 of `seed`): a stand-in for a real root filesystem. */
 export function generatedPayload(seed: string, length: number): Buffer {
-  // SHAKE256 is an extendable-output hash: any length in one pass (a 256 KB factory image in about 1 ms,
-  // where a SHA-256 per 32-byte block took 25 ms of a first start).
+  // SHAKE256 is an extendable-output hash: any length in one pass, where a SHA-256 per
+  // 32-byte block was a noticeable part of a first start (docs/benchmarks.md, figures behind design choices).
   if (length === 0) return Buffer.alloc(0);
   return createHash('shake256', { outputLength: length }).update(seed).digest();
 }
