@@ -33,7 +33,6 @@ export const SIZE_EXCEPTIONS: Readonly<Record<string, string>> = {
   'faults/unit-faults.ts#UnitFaults.start': 'a switch over the unit fault actions, one case each',
   'main/cli-command.ts#main': 'the commands of the CLI, one branch each',
   'udp/worker/emitter-run.ts#EmitterRun.start': 'the streams of a run set up in their order: to split',
-  'main/unit.ts#createUnit': "the composition root of a unit: to split with Sensor's pass-throughs",
 };
 
 export interface SourceText {
