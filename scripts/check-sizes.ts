@@ -32,7 +32,6 @@ export const SIZE_EXCEPTIONS: Readonly<Record<string, string>> = {
   'validate/imu-nmea-checks.ts#imuNmeaChecks': 'one expectation per field of the IMU packet: to split',
   'faults/unit-faults.ts#UnitFaults.start': 'a switch over the unit fault actions, one case each',
   'main/cli-command.ts#main': 'the commands of the CLI, one branch each',
-  'udp/worker/emitter-run.ts#EmitterRun.start': 'the streams of a run set up in their order: to split',
 };
 
 export interface SourceText {
