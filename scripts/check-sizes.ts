@@ -31,7 +31,6 @@ export const SIZE_EXCEPTIONS: Readonly<Record<string, string>> = {
   'routes/http/http-limits.ts#installHttpLimits': 'the hooks of every HTTP limit in their order: to split',
   'validate/imu-nmea-checks.ts#imuNmeaChecks': 'one expectation per field of the IMU packet: to split',
   'faults/unit-faults.ts#UnitFaults.start': 'a switch over the unit fault actions, one case each',
-  'main/cli-command.ts#main': 'the commands of the CLI, one branch each',
 };
 
 export interface SourceText {
