@@ -29,7 +29,6 @@ export const SIZE_EXCEPTIONS: Readonly<Record<string, string>> = {
   'routes/system.ts#systemRoutes': 'a route plugin: the system resource',
   'routes/metrics/unit-metrics.ts#createUnitMetrics': 'one gauge per unit figure, each a few lines (a data table)',
   'routes/http/http-limits.ts#installHttpLimits': 'the hooks of every HTTP limit in their order: to split',
-  'validate/imu-nmea-checks.ts#imuNmeaChecks': 'one expectation per field of the IMU packet: to split',
   'faults/unit-faults.ts#UnitFaults.start': 'a switch over the unit fault actions, one case each',
 };
 
