@@ -17,19 +17,19 @@ export const MAX_FUNCTION_LINES = 80;
  * fails the check too, so the list only ever shrinks to what is true.
  */
 export const SIZE_EXCEPTIONS: Readonly<Record<string, string>> = {
-  // Data tables: one entry per option, one source of truth that a new option touches (CONTRIBUTING.md, recipes).
+  // Data tables: one entry each, the one source of truth a new option or metric touches.
   'main/cli-options.ts': 'the option table CLI_OPTIONS, one entry per option (a data table)',
-  // Files not yet split by concern: each split is a change of its own, and removes its line here.
-  'core/sensor.ts': 'the lifecycle and its pass-throughs, which "one way into the core" removes',
+  'routes/metrics/unit-metrics.ts#createUnitMetrics': 'one gauge per unit figure, each a few lines (a data table)',
   // Route plugins register a resource's routes in one closure over its service; each route's handler is short.
   'routes/zone-monitor.ts#zoneMonitorRoutes': 'a route plugin: the Zone Monitor resource',
   'routes/config.ts#configRoutes': 'a route plugin: the configuration resource',
   'routes/network.ts#networkRoutes': 'a route plugin: the network resource',
   'routes/legacy-commands.ts#legacyCommandRoutes': 'a route plugin: the legacy commands',
   'routes/system.ts#systemRoutes': 'a route plugin: the system resource',
-  'routes/metrics/unit-metrics.ts#createUnitMetrics': 'one gauge per unit figure, each a few lines (a data table)',
-  'routes/http/http-limits.ts#installHttpLimits': 'the hooks of every HTTP limit in their order: to split',
-  'faults/unit-faults.ts#UnitFaults.start': 'a switch over the unit fault actions, one case each',
+  // Not yet split by concern: each split is a change of its own, and removes its line here.
+  'core/sensor.ts': 'the lifecycle and its pass-throughs, which "one way into the core" removes',
+  'routes/http/http-limits.ts#installHttpLimits': 'the hooks of every HTTP limit in their order: to split by limit',
+  'faults/unit-faults.ts#UnitFaults.start': 'a switch over the unit fault actions, one case each: to become a table',
 };
 
 export interface SourceText {
