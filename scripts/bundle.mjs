@@ -27,7 +27,7 @@ const root = join(import.meta.dirname, '..');
 for (const name of readdirSync(join(root, 'dist'))) if (/^chunk-.*\.js$/.test(name)) rmSync(join(root, 'dist', name));
 
 // Not in the start-up chunks: the schema compilers (Ajv, fast-json-stringify and Fastify's wrappers of both)
-// compile a schema only on the first request that needs one, yet bundled with the server they were 0.4 MB
+// compile a schema only on the first request that needs one, yet bundled with the server they were a large part
 // of the code every start read and pre-parsed. src/model/util/installed-package.ts requires them on first use
 // from dist/first-use-packages.cjs (built below: one file, each package evaluated when asked for). Exact
 // names only: Fastify's error serializer needs `fast-json-stringify/lib/serializer` at start, which stays
@@ -85,8 +85,8 @@ const result = await build(options);
 
 // The data-plane worker, the zone render worker and the small programs are bundled whole, each into its own file, without
 // chunks. Split together with the CLI they shared its chunks, which hold whatever several entries use:
-// the health check (run every 10 s in every container) read 1.8 MB of the server's code (Fastify, Ajv)
-// to parse two options, and the worker 178 KB (TypeBox among it) where 95 KB of its own do. A worker is
+// the health check (run every 10 s in every container) read the server's code (Fastify, Ajv) to parse
+// two options, and the worker about twice its own code (TypeBox among it): docs/benchmarks.md. A worker is
 // an isolate of its own: it compiles what it loads whether or not the main thread loaded it too.
 const programs = await build({
   ...options,
@@ -119,8 +119,8 @@ Object.assign(result.metafile.outputs, (await buildParameterValidators(root)).ou
 Object.assign(result.metafile.outputs, (await buildRequestValidators(root)).outputs);
 
 // V8 keeps each script's source in the heap (functions are compiled lazily from it), and stores it
-// as two bytes per character as soon as one character lies outside Latin-1: the 2.6 MB CLI bundle
-// then took 5 MB of every unit's memory. esbuild escapes such characters in code, not in the
+// as two bytes per character as soon as one character lies outside Latin-1: the CLI bundle then
+// took twice its size of every unit's memory. esbuild escapes such characters in code, not in the
 // comments it keeps (an arrow in a doc comment was enough), so those are escaped here.
 for (const file of Object.keys(result.metafile.outputs).filter((name) => /\.c?js$/.test(name))) {
   const path = join(root, file);

@@ -9,7 +9,8 @@
  * - threads of the data plane: udp/host/ (the main thread) and udp/worker/ (the emitter worker) load none of
  *   each other's code, directly or through a shared file: host takes only types from worker, and the
  *   worker entry's locator (WORKER_ENTRY_LOCATOR); worker takes nothing from host, not even types;
- * - no cycles: no file reaches itself through its imports (type-only imports included).
+ * - no cycles: no file reaches itself through its imports (type-only imports included);
+ * - sizes: no file over 300 lines, no function over 80, but the listed exceptions (scripts/check-sizes.ts).
  * `npx tsx scripts/check-layers.ts` checks; `--graph` prints the import graph by folder (with `--files`,
  * every import behind each edge).
  *
@@ -19,6 +20,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import {
+  exceptionLines,
+  MAX_FILE_LINES,
+  MAX_FUNCTION_LINES,
+  SIZE_EXCEPTIONS,
+  sizes,
+  sizeViolations,
+} from './check-sizes.js';
 
 /**
  * Lowest first. A module may import modules of its own folder and of any lower rank, and of other
@@ -67,6 +76,11 @@ function rankOf(folder: string): number {
   const rank = LAYERS.findIndex((layer) => layer.includes(folder));
   if (rank < 0) throw new Error(`src/${folder} has no place in LAYERS of scripts/check-layers.ts: give it one`);
   return rank;
+}
+
+/** Every source file of src/, its path under src/ and its text, for the size rule. */
+export function sourceTexts(): { path: string; text: string }[] {
+  return sourceFiles(SRC).map((file) => ({ path: srcPath(file), text: readFileSync(file, 'utf8') }));
 }
 
 function sourceFiles(dir: string): string[] {
@@ -320,14 +334,20 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   if (process.argv.includes('--graph')) {
     console.log(folderGraph(edges, process.argv.includes('--files')).join('\n'));
   } else {
+    const measured = sizes(sourceTexts());
     const problems = [
       ...layerViolations(edges),
       ...importCycles(edges).map((files) => `import cycle among ${files.join(', ')}`),
+      ...sizeViolations(measured),
     ];
     for (const p of problems) console.error(p);
     if (problems.length > 0) process.exit(1);
     console.log(
       `layers: ${edges.length} imports checked: none against the order, none deep, none across the data plane's threads, no cycle`,
     );
+    console.log(
+      `sizes: no file of src/ over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES}, but these ${Object.keys(SIZE_EXCEPTIONS).length} exceptions (scripts/check-sizes.ts):`,
+    );
+    console.log(exceptionLines(measured).join('\n'));
   }
 }

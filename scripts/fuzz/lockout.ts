@@ -161,7 +161,7 @@ export async function restartDuringUploadSequence(port: number, send: Send): Pro
     `POST /api/v1/system/firmware HTTP/1.1\r\nHost: s\r\nContent-Type: application/octet-stream\r\nContent-Length: ${image.length}\r\n\r\n`,
   );
   upload.write(image.subarray(0, image.length / 2));
-  // Keep the upload well above its minimum rate (about 100 KB/s) so only the restart can end it.
+  // Keep the upload well above its minimum rate (the server's `uploadMinRate`) so only the restart can end it.
   let sent = image.length / 2;
   const trickle = setInterval(() => {
     if (closedAt !== undefined || sent + 10_000 >= image.length) return;

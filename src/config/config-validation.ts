@@ -33,7 +33,7 @@ function configAjv(): Ajv {
 
 /**
  * Each value's schema; its validator comes from the build (precompiled-validators.ts) or is compiled on
- * its first use (compiling all of them up front cost ~45 ms of start-up).
+ * its first use (compiling all of them up front slowed every start: docs/benchmarks.md, figures behind design choices).
  */
 const valueSchemas = new Map<string, object>([
   ...PARAMETERS.map((p) => [p.name, p.schema] as const),

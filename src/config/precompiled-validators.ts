@@ -4,8 +4,8 @@
  * dist/parameter-validators.cjs beside the CLI's bundle.
  *
  * Why: compiled when first used, they made the first configuration write after every start load Ajv
- * and generate and compile their code: about 110 ms on that request, and about 4 MB more memory for the
- * rest of the unit's run (most of it the compiler's garbage). Ahead of time, that write costs what the
+ * and generate and compile their code, slowing that request and keeping more memory for the rest of the
+ * unit's run, most of it the compiler's garbage (docs/benchmarks.md, figures behind design choices). Ahead of time, that write costs what the
  * next ones do, and no code is generated at run time.
  *
  * A validator is used only if it was compiled from exactly the schema the registry now holds (the

@@ -11,7 +11,6 @@
 import type { Logger } from 'pino';
 import {
   badRequest,
-  overrideTypeProblem,
   conflict,
   DEFAULT_OVERRIDE_PREFIX,
   isLinkLocal,
@@ -131,7 +130,7 @@ export class NetworkService {
     return this.storedSpeedOverride();
   }
 
-  /** `PUT …/speed_override`: only on T1 models (409); the value is checked by `speedOverrideValue`. */
+  /** `PUT …/speed_override`: only on T1 models (409); the route checked the value. */
   setSpeedOverride(): 100 {
     this.requireT1();
     this.kv.set(KV_KEYS.speedOverride, 100);
@@ -247,18 +246,4 @@ export class NetworkService {
       );
     }
   }
-}
-
-/** The one value the speed override takes: the JSON number 100 (Mbps); anything else is a 400. */
-export function speedOverrideValue(value: unknown): 100 {
-  if (value === 100) return 100;
-  const got = value === undefined ? 'no body' : JSON.stringify(value);
-  throw badRequest(`the speed override accepts only the JSON number 100 (Mbps); got ${got}`);
-}
-
-/** The IPv4 override's body: a JSON string (its address is checked against the current prefix by `setOverride`). */
-export function ipv4OverrideText(value: unknown): string {
-  const problem = overrideTypeProblem(value);
-  if (problem !== undefined) throw badRequest(problem);
-  return value as string;
 }

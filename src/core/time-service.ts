@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { SensorConfig } from '../config/index.js';
-import { badRequest, TtlCache } from '../model/index.js';
+import { TtlCache } from '../model/index.js';
 import {
   type ChronyTracking,
   DEFAULT_PTP_PROFILE,
@@ -120,7 +120,7 @@ export class TimeService {
     return isPtpProfile(stored) ? stored : DEFAULT_PTP_PROFILE;
   }
 
-  /** `PUT /api/v1/time/ptp/profile`: applies a profile (checked by `parsePtpProfile`) to the PTP daemon, persists; no reinit. */
+  /** `PUT /api/v1/time/ptp/profile`: applies a profile (the route checked it) to the PTP daemon, persists; no reinit. */
   setProfile(profile: PtpProfile): Promise<PtpProfile> {
     return this.profileQueue.run(async () => {
       await this.hal.applyPtpProfile(profile);
@@ -239,23 +239,4 @@ export class TimeService {
     const [ptp, system] = await Promise.all([this.ptp(), this.system()]);
     return { ptp, sensor: this.sensor(), system };
   }
-}
-
-/** One of the spec's five profile names, exactly; anything else is a 400 naming the valid values. */
-export function parsePtpProfile(value: unknown): PtpProfile {
-  if (isPtpProfile(value)) return value;
-  const valid = PTP_PROFILES.map((p) => JSON.stringify(p)).join(', ');
-  if (typeof value !== 'string') {
-    const got =
-      value === undefined ? 'no body' : value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
-    throw badRequest(`the PTP profile must be a JSON string, one of ${valid}; got ${got}`);
-  }
-  const caseInsensitive = PTP_PROFILES.find((p) => p.toLowerCase() === value.toLowerCase());
-  if (caseInsensitive !== undefined)
-    throw badRequest(
-      `PTP profile names are case sensitive: ${JSON.stringify(value)} is not valid; did you mean ${JSON.stringify(caseInsensitive)}?`,
-    );
-  throw badRequest(
-    `${JSON.stringify(value)} is not a PTP profile; valid profiles: ${valid} ("" and "default" are the same)`,
-  );
 }

@@ -19,7 +19,8 @@ const startSharedUnit: StartUnit = async (args, log) => {
   return startServer(options, log.child({}, { level: options.logLevel }));
 };
 
-async function main(): Promise<number> {
+/** A command other than starting the unit (each loaded only when asked for): its exit status; undefined: none. */
+async function otherCommand(): Promise<number | undefined> {
   if (process.argv[2] === 'fleet')
     return (await import('../fleet/index.js')).runFleetCommand(process.argv.slice(3), startSharedUnit);
   if (process.argv[2] === 'faults') return (await import('../faults/index.js')).runFaultsCli(process.argv.slice(3));
@@ -36,6 +37,12 @@ async function main(): Promise<number> {
     process.stdout.write(`${(await import('../model/index.js')).packageVersion()}\n`);
     return 0;
   }
+  return undefined;
+}
+
+async function main(): Promise<number> {
+  const other = await otherCommand();
+  if (other !== undefined) return other;
   let options: CliOptions | 'help';
   try {
     options = parseCliOptions(process.argv.slice(2), process.env);

@@ -105,17 +105,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
   let sensor: Sensor | undefined;
   let faults: FaultInjection | undefined;
   try {
-    const identity =
-      options.replay?.identity ??
-      resolveIdentity(
-        db,
-        options.product ?? DEFAULT_PRODUCT,
-        options.serial,
-        options.hal === 'linux',
-        options.dataDir,
-        log,
-        FIRMWARE_LINES[options.firmwareVersion ?? '3.1'],
-      );
+    const identity = unitIdentity(options, db, log);
     const alerts = createPersistentAlertLog(db, log, options.alertCursorStart);
     const built = await createHal(options, identity, alerts, host, log);
     hal = options.wrapHal ? options.wrapHal(built) : built;
@@ -178,6 +168,22 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
     db.close();
     throw error;
   }
+}
+
+/** Which unit this is: the recorded sensor when replaying, else the one the data directory and options name. */
+function unitIdentity(options: UnitOptions, db: SqliteDatabase, log: Logger): SensorIdentity {
+  return (
+    options.replay?.identity ??
+    resolveIdentity(
+      db,
+      options.product ?? DEFAULT_PRODUCT,
+      options.serial,
+      options.hal === 'linux',
+      options.dataDir,
+      log,
+      FIRMWARE_LINES[options.firmwareVersion ?? '3.1'],
+    )
+  );
 }
 
 async function createHal(

@@ -61,9 +61,9 @@ export {
 export type { ZoneMode, ZoneProblem, ZoneRule, ZoneSetSpec, ZoneSpec } from './zone-set-rules.js';
 export { isTriggered, nextMetFrames } from './zone-trigger.js';
 export type { ZoneTriggerRule } from './zone-trigger.js';
+export { ImageVerifier } from './image-verifier.js';
 export {
   ImageFormatError,
-  ImageVerifier,
   MANIFEST_KEYS,
   buildImage,
   encodeImageHeader,

@@ -1,7 +1,7 @@
 /**
  * The JSON schema of every configuration parameter's value, and the configuration type derived from them.
  * Apart from the value lists (sensor-config.ts) because TypeBox is needed only where configurations are
- * validated or described: the data-plane worker, which uses the value lists, loads 190 KB less code.
+ * validated or described: the data-plane worker, which uses the value lists, loads less code (docs/benchmarks.md, figures behind design choices).
  */
 import { type Static, Type } from '@sinclair/typebox';
 import {

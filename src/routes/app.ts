@@ -54,8 +54,8 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
-    // The request's own logger is the app's: a pino child per request cost about 1 % of a cheap request's
-    // CPU, and the few request log lines (changes, errors) name their request id themselves.
+    // The request's own logger is the app's: a pino child per request cost a share of a cheap request's
+    // CPU (docs/benchmarks.md, figures behind design choices), and the few request log lines (changes, errors) name their request id themselves.
     childLoggerFactory: (parent) => parent,
     // Ajv and fast-json-stringify only when a schema is compiled (default-compilers.ts).
     schemaController: { compilersFactory: lazyDefaultCompilers() },

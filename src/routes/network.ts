@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ipv4OverrideText, speedOverrideValue } from '../core/index.js';
+import { badRequest, overrideTypeProblem } from '../model/index.js';
 import { sendJsonText } from './http/cached-json.js';
 import { checkedBy, Json, jsonContentTypeOnly, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './http/after-response.js';
@@ -174,3 +174,17 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 };
+
+/** The one value the speed override takes: the JSON number 100 (Mbps); anything else is a 400. */
+function speedOverrideValue(value: unknown): 100 {
+  if (value === 100) return 100;
+  const got = value === undefined ? 'no body' : JSON.stringify(value);
+  throw badRequest(`the speed override accepts only the JSON number 100 (Mbps); got ${got}`);
+}
+
+/** The IPv4 override's body: a JSON string (its address is checked against the current prefix by `setOverride`). */
+function ipv4OverrideText(value: unknown): string {
+  const problem = overrideTypeProblem(value);
+  if (problem !== undefined) throw badRequest(problem);
+  return value as string;
+}

@@ -2,15 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { timeDocumentBytes } from './time-document-text.js';
-import {
-  PTP_PROFILES,
-  parsePtpProfile,
-  PtpTimeSchema,
-  SensorTimeSchema,
-  SystemTimeSchema,
-  TimeSchema,
-} from '../core/index.js';
-import { isPromise } from '../model/index.js';
+import { PTP_PROFILES, PtpTimeSchema, SensorTimeSchema, SystemTimeSchema, TimeSchema } from '../core/index.js';
+import { badRequest, isPromise } from '../model/index.js';
 import { sendJsonBytes, sendJsonText } from './http/cached-json.js';
 import { checkedBy, Json, problems } from './api-schemas.js';
 
@@ -94,3 +87,23 @@ export const timeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 };
+
+/** One of the spec's five profile names, exactly; anything else is a 400 naming the valid values. */
+function parsePtpProfile(value: unknown): (typeof PTP_PROFILES)[number] {
+  const profile = PTP_PROFILES.find((name) => name === value);
+  if (profile !== undefined) return profile;
+  const valid = PTP_PROFILES.map((p) => JSON.stringify(p)).join(', ');
+  if (typeof value !== 'string') {
+    const got =
+      value === undefined ? 'no body' : value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
+    throw badRequest(`the PTP profile must be a JSON string, one of ${valid}; got ${got}`);
+  }
+  const caseInsensitive = PTP_PROFILES.find((p) => p.toLowerCase() === value.toLowerCase());
+  if (caseInsensitive !== undefined)
+    throw badRequest(
+      `PTP profile names are case sensitive: ${JSON.stringify(value)} is not valid; did you mean ${JSON.stringify(caseInsensitive)}?`,
+    );
+  throw badRequest(
+    `${JSON.stringify(value)} is not a PTP profile; valid profiles: ${valid} ("" and "default" are the same)`,
+  );
+}

@@ -1,7 +1,8 @@
 /** The user data field: `GET/PUT/DELETE /api/v1/user/data`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { USER_DATA_MAX_BYTES, USER_DATA_POLICIES, userDataValue } from '../core/index.js';
+import { USER_DATA_MAX_BYTES, USER_DATA_POLICIES } from '../core/index.js';
+import { badRequest, payloadTooLarge } from '../model/index.js';
 import { flag } from './http/query-flags.js';
 import { checkedBy, Json, NoContent, problems } from './api-schemas.js';
 import { sendJsonText } from './http/cached-json.js';
@@ -107,3 +108,31 @@ export const userDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 };
+
+/**
+ * "Binary" content, which the field refuses: C0 control characters other than tab, line feed and
+ * carriage return; DEL and the C1 controls (U+007F-U+009F); and unpaired UTF-16 surrogates, which
+ * are not Unicode text at all. Everything else, any script and emoji included, is text.
+ */
+// Without the `u` flag the pattern sees UTF-16 code units, so it can find unpaired surrogates.
+const BINARY_CODE_UNITS =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The user data a PUT may store: a JSON string of text within the size limit; else a 400/413 ApiError. */
+function userDataValue(value: unknown): string {
+  if (typeof value !== 'string')
+    throw badRequest(
+      `user data must be a JSON string; got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
+    );
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > USER_DATA_MAX_BYTES)
+    throw payloadTooLarge(`user data is ${bytes} bytes of UTF-8; the limit is ${USER_DATA_MAX_BYTES}`);
+  const binary = BINARY_CODE_UNITS.exec(value);
+  if (binary) {
+    const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    throw badRequest(
+      `user data must be text: it holds binary content (U+${code} at character ${binary.index}); control characters other than tab, line feed and carriage return, and unpaired surrogates, are refused`,
+    );
+  }
+  return value;
+}

@@ -2,13 +2,13 @@
  * Where group commit's WAL flush runs: on the event loop or on libuv's thread pool. On a fast disk an
  * fdatasync takes well under a millisecond, and the trip to the thread pool and back costs more CPU than the
  * flush's own kernel work (docs/benchmarks.md, the durable write's CPU), so the flush runs inline, blocking the
- * loop for as long as it takes. A sensor's eMMC can take 5-20 ms per flush: blocking that long would
+ * loop for as long as it takes. A sensor's eMMC can take many milliseconds per flush: blocking that long would
  * stall every other request, so slow flushes go to the thread pool.
  *
  * The rule: flushes run inline while at most half of the last 16 inline flushes took more than 2 ms
  * (their median is at most 2 ms). A disk whose typical flush is slow crosses it at the ninth slow flush;
- * the tail of a fast disk does not (a virtual machine's disk, shared, flushes in 0.3 ms typically, ~1 ms
- * at p90, but 5-20 ms at its p99, in bursts that a moving average took for a slow disk). Then flushes
+ * the tail of a fast disk does not (a shared virtual machine's disk is fast typically but slow at its
+ * p99, in bursts that a moving average took for a slow disk: docs/benchmarks.md, figures behind design choices). Then flushes
  * run on the thread pool, where their time cannot be told from the pool's and the loop's delays; so now
  * and then one flush runs inline again as a probe (1 s after the switch, the interval doubling after
  * every slow probe, up to 64 s): a probe of at most 2 ms brings flushes back inline. On a slow disk that

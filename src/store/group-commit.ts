@@ -20,148 +20,20 @@
  * Either way a write is answered only after a flush that began after its commit.
  *
  * Every other write of the unit keeps synchronous=FULL (its own fsync inside the commit), which also
- * makes any earlier group-committed frames durable, as they precede it in the WAL.
+ * makes any earlier group-committed frames durable, as they precede it in the WAL. The flush itself is
+ * held-wal.ts's; a queued write, queued-write.ts.
  */
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { storageCauseOf } from '../model/index.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { FlushPolicy } from './flush-policy.js';
-import { freeBytes } from './free-space.js';
-
-/** Makes everything written to the WAL file so far durable (off the event loop). */
-export type WalSync = (walPath: string) => Promise<void>;
-
-/** The same, on the event loop: blocks until the WAL is durable. */
-export interface InlineWalSync {
-  sync: (walPath: string) => void;
-  /** Decides, flush by flush, whether `sync` is used or the thread pool's. */
-  policy: FlushPolicy;
-}
-
-/**
- * fdatasync through one descriptor of the WAL file, held open until `close`: a flush on the thread
- * pool is then one trip there instead of three (open, datasync, close), which on a virtual machine's
- * disk costs more CPU than the flush itself. SQLite keeps the WAL file (the same inode, reset or
- * truncated in place) for as long as the database is open; the descriptor is closed before it.
- */
-class HeldWal {
-  private fd: number | undefined;
-
-  /** `walBytes`: how large the WAL grows between two checkpoints (see `presize`). */
-  constructor(private readonly walBytes: () => number) {}
-
-  private opened(walPath: string): number {
-    if (this.fd === undefined) {
-      const fd = openSync(walPath, 'r+');
-      try {
-        presize(fd, Math.min(this.walBytes(), spareBytes(dirname(walPath))));
-      } catch (error) {
-        closeSync(fd);
-        throw error;
-      }
-      this.fd = fd;
-    }
-    return this.fd;
-  }
-
-  /** Reopen on the next flush: the descriptor may be what failed. */
-  private drop(fd: number): void {
-    if (this.fd === fd) this.fd = undefined;
-    try {
-      closeSync(fd);
-    } catch {
-      // Already unusable: nothing more to release.
-    }
-  }
-
-  readonly sync: WalSync = (walPath) =>
-    new Promise((resolve, reject) => {
-      const fd = this.opened(walPath);
-      fdatasync(fd, (error) => {
-        if (!error) return resolve();
-        this.drop(fd);
-        reject(error);
-      });
-    });
-
-  readonly syncNow = (walPath: string): void => {
-    const fd = this.opened(walPath);
-    try {
-      fdatasyncSync(fd);
-    } catch (error) {
-      this.drop(fd);
-      throw error;
-    }
-  };
-
-  close(): void {
-    if (this.fd !== undefined) this.drop(this.fd);
-  }
-}
-
-/**
- * Extends the WAL file with zeros to `bytes` (when shorter): an fdatasync of a file that grows must
- * also write its new size and blocks (the file system's metadata, a second write), which about doubles
- * what a flush costs, and a fresh WAL grows for its first thousand pages, after every start. SQLite
- * writes frames over the zeros in place; it reads a WAL only up to its last valid frame (salt and
- * checksum), so the zeros past it are never taken for frames, also in recovery after a crash, and it
- * reuses the file from its start after a checkpoint (it never truncates it: no journal_size_limit
- * here). Runs once, on the event loop, before the first flush, which then makes the zeros durable too.
- */
-function presize(fd: number, bytes: number): void {
-  const size = fstatSync(fd).size;
-  if (size >= bytes) return;
-  const zeros = Buffer.alloc(Math.min(bytes - size, 1 << 18));
-  try {
-    for (let at = size; at < bytes; ) at += writeSync(fd, zeros, 0, Math.min(zeros.length, bytes - at), at);
-  } catch (error) {
-    // Space ran out meanwhile (another process): what was zeroed is kept, the rest grows as SQLite writes.
-    if (storageCauseOf(error) !== 'full') throw error;
-  }
-}
-
-/**
- * How much of the partition's free space the WAL's pre-size may take: a quarter. On a small data
- * partition a full pre-size would leave nothing for the database, the firmware slots and the rest;
- * the WAL then grows as SQLite writes, as it would without it.
- */
-function spareBytes(dir: string): number {
-  return Math.floor(freeBytes(dir) / 4);
-}
+import { HeldWal, type InlineWalSync, type WalSync } from './held-wal.js';
+import { keyedLast, QueuedWrite, type Waiter } from './queued-write.js';
 
 /** The statements around every batch (`GroupCommit.prepared`). */
 type BatchStatements = Record<
   'normal' | 'full' | 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo',
   Statement
 >;
-
-interface Waiter {
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-/**
- * A write not yet committed: it runs in the next batch's transaction, inside its own savepoint; once
- * committed, it waits for the flush as a `Waiter` answered with the write's result.
- */
-class QueuedWrite implements Waiter {
-  result: unknown;
-  /** Set when the write is in the batch's transaction, by running or by being overwritten. */
-  committed = false;
-  constructor(
-    readonly write: () => unknown,
-    private readonly done: (result: unknown) => void,
-    readonly reject: (error: unknown) => void,
-    /** See `GroupCommit.replace`. */
-    readonly key?: string,
-  ) {}
-
-  resolve(): void {
-    this.done(this.result);
-  }
-}
 
 export class GroupCommit {
   private flushing = false;
@@ -403,16 +275,6 @@ export class GroupCommit {
     }
     for (const waiter of done) outcome(waiter);
   }
-}
-
-/** For a batch with keyed writes: each key's last index in it. */
-function keyedLast(batch: QueuedWrite[]): Map<string, number> | undefined {
-  let last: Map<string, number> | undefined;
-  for (let i = 0; i < batch.length; i++) {
-    const key = batch[i].key;
-    if (key !== undefined) (last ??= new Map()).set(key, i);
-  }
-  return last;
 }
 
 const perDatabase = new WeakMap<SqliteDatabase, GroupCommit>();

@@ -16,5 +16,5 @@ export { GroupCommit, closeGroupCommit, groupCommitOf } from './group-commit.js'
 export { KV_KEYS, KvStore } from './kv-store.js';
 export { storageGateOf } from './storage-gate.js';
 export type { StorageFault, StorageGate } from './storage-gate.js';
-export { damagedFiles, keptDamagedFiles } from './store-recovery.js';
+export { damagedFiles, keptDamagedFiles } from './damaged-files.js';
 export type { RecoveryReport, RepairShortage } from './store-recovery.js';

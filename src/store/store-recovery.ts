@@ -17,7 +17,7 @@
  *   4. `sensor.db.rebuilt` is renamed `sensor.db`.
  * A start that finds `sensor.db.rebuilding` throws it away (and rebuilds again from the damaged file,
  * still in place); one that finds `sensor.db.rebuilt` completes steps 3 and 4. Every path that puts a
- * damaged file aside keeps only the newest DAMAGED_KEPT sets.
+ * damaged file aside keeps only the newest DAMAGED_KEPT sets (damaged-files.ts).
  *
  * Nothing is written before there is room for it (the copy, the rebuilt file and its WAL: `roomToRebuild`),
  * and a repair the disk stops (full, read-only, I/O error) is not damage: the half-built files go, the
@@ -25,32 +25,17 @@
  * (`readableView`, src/store/pending-repair.ts) until there is room to repair it.
  */
 import Database from 'better-sqlite3';
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { storageCauseOf, utcIsoString } from '../model/index.js';
 import { crashPoint } from './crash-point.js';
+import { DAMAGED_INFIX, pruneDamaged } from './damaged-files.js';
+import { openDamaged, opensAsIs } from './damaged-open.js';
 import { diskRefused, freeBytes } from './free-space.js';
 import { KV_KEYS } from './kv-keys.js';
 import { applyMigrations } from './migrate.js';
 import { columnsOf, DATA_TABLES, itemOf, readRows } from './store-rows.js';
 import { findDamage } from './store-check.js';
-
-export const DAMAGED_INFIX = '.damaged-';
-/** Sets of damaged files kept in the data directory (the newest; older ones are removed). */
-export const DAMAGED_KEPT = 2;
 
 export interface RecoveryReport {
   /** Why the database could not be used. */
@@ -278,81 +263,6 @@ function salvageInto(
   return { recovered: [...recovered], lost: [...lost] };
 }
 
-/** Whether SQLite reads the database at `path` as it is, or there is nothing to read (else its header needs repairing first). */
-function opensAsIs(path: string): boolean {
-  if (!isFile(path) || fileSize(path) === 0) return true;
-  const db = openReadable(path);
-  db?.close();
-  return db !== undefined;
-}
-
-/**
- * The database `file` (a path or the bytes of one), read-only, when SQLite can read its schema; undefined
- * when SQLite refuses it as damaged. A failure of the disk is thrown: it says nothing about the file.
- */
-function openReadable(file: string | Buffer): Database.Database | undefined {
-  let db: Database.Database | undefined;
-  try {
-    db = typeof file === 'string' ? new Database(file, { readonly: true, fileMustExist: true }) : new Database(file);
-    db.prepare('SELECT count(*) FROM sqlite_master').get();
-    return db;
-  } catch (error) {
-    db?.close();
-    const sqlite = String((error as { code?: unknown }).code).startsWith('SQLITE_');
-    if (!sqlite || (typeof file === 'string' && diskRefused(error, dirname(file)))) throw error;
-    return undefined;
-  }
-}
-
-/**
- * The damaged database, read-only; when SQLite refuses its header, a copy with the header fields put back:
- * at `copy` with its WAL, or (no `copy`: nothing may be written) in memory, without the WAL.
- */
-function openDamaged(path: string, copy: string | undefined): Database.Database | undefined {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (!stat?.isFile() || stat.size === 0) return undefined;
-  const asIs = openReadable(path);
-  if (asIs) return asIs;
-  if (!copy) {
-    const bytes = readFileSync(path);
-    repairHeaderBytes(bytes);
-    // An in-memory database has no WAL: its header says so (rollback journal), or SQLite refuses it.
-    bytes[18] = 1;
-    bytes[19] = 1;
-    return openReadable(bytes);
-  }
-  copyFileSync(path, copy);
-  if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
-  repairHeader(copy);
-  return openReadable(copy);
-}
-
-/** Puts back the header fields every database of the unit has, in the file. */
-function repairHeader(file: string): void {
-  const fd = openSync(file, 'r+');
-  try {
-    const header = Buffer.alloc(100);
-    readSync(fd, header, 0, 100, 0);
-    repairHeaderBytes(header);
-    writeSync(fd, header, 0, 100, 0);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Puts back the header fields every database of the unit has (format string, page size, versions, payload fractions). */
-function repairHeaderBytes(header: Buffer): void {
-  header.write('SQLite format 3\0', 0, 'latin1');
-  const pageSize = header.readUInt16BE(16);
-  const valid = pageSize === 1 || (pageSize >= 512 && (pageSize & (pageSize - 1)) === 0);
-  if (!valid) header.writeUInt16BE(4096, 16);
-  if (header[18] !== 1 && header[18] !== 2) header[18] = 2;
-  if (header[19] !== 1 && header[19] !== 2) header[19] = 2;
-  header[21] = 64;
-  header[22] = 32;
-  header[23] = 32;
-}
-
 function fileSize(path: string): number {
   return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 }
@@ -363,48 +273,5 @@ function fsyncPath(path: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Keeps the newest DAMAGED_KEPT sets of damaged files (a database and its WAL share a name). */
-function pruneDamaged(dir: string, name: string): void {
-  const prefix = `${name}${DAMAGED_INFIX}`;
-  const stamps = [
-    ...new Set(
-      readdirSync(dir)
-        .filter((f) => f.startsWith(prefix))
-        .map((f) => f.slice(prefix.length).replace(/-wal$/, '')),
-    ),
-  ].sort();
-  for (const stamp of stamps.slice(0, -DAMAGED_KEPT))
-    for (const suffix of ['', '-wal'])
-      rmSync(join(dir, `${prefix}${stamp}${suffix}`), { force: true, recursive: true });
-}
-
-/** The damaged files kept beside the database at `databasePath` that are files (the diagnostics dump carries them). */
-export function keptDamagedFiles(databasePath: string): { name: string; path: string }[] {
-  const dir = dirname(databasePath);
-  return damagedFiles(dir, basename(databasePath))
-    .map((name) => ({ name, path: join(dir, name) }))
-    .filter(({ path }) => isFile(path));
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** Names of the damaged files kept in `dir` (for the diagnostics dump). */
-export function damagedFiles(dir: string, name: string): string[] {
-  const prefix = `${name}${DAMAGED_INFIX}`;
-  try {
-    return readdirSync(dir)
-      .filter((f) => f.startsWith(prefix))
-      .sort();
-  } catch {
-    return [];
   }
 }

@@ -6,7 +6,7 @@
 import type { FullScaleRange, GnssPlan, HeaderType, LidarProfile } from '../model/index.js';
 import type { ReplaySourcePlan } from './replay/replay-stream.js';
 import type { ReturnSettings } from './scene/lidar-image.js';
-import type { BeamGeometry } from './scene/scene.js';
+import type { BeamGeometry } from './scene/scene-returns.js';
 import type { StreamAlertIds } from './worker/stream-alerts.js';
 
 /** Where a stream's datagrams go, and the alerts its socket errors raise. */

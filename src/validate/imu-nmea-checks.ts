@@ -143,6 +143,16 @@ export async function imuNmeaChecks(
     const back = ids.findIndex((id, i) => i > 0 && id < ids[i - 1] && !(id === 0 && !fusa));
     expectThat(back < 0, `frame id ${ids[back]} after ${ids[back - 1]}`);
   });
+  await sampleChecks(run, title, config, packets);
+}
+
+/** What the samples read: increasing times, values within the configured ranges, gravity at rest, the NMEA block. */
+async function sampleChecks(
+  run: CheckRun,
+  title: (text: string) => string,
+  config: Json,
+  packets: readonly ImuFramePacket[],
+): Promise<void> {
   await run.check('udp.imu.timestamps', title('sample timestamps strictly increase'), () => {
     const ts = packets.flatMap((p) => p.samples.map((s) => s.ts));
     const bad = ts.findIndex((t, i) => i > 0 && t <= ts[i - 1]);

@@ -2,7 +2,8 @@
  * Every measured figure has one home, docs/benchmarks.md (the latest run, dated) and, for history, CHANGELOG.md.
  * Elsewhere a page, manifest or code comment links to the row instead of copying it, because copies drift apart.
  * This catches the common forms of a copied measurement: a before → after with units, "measured" next to a
- * figure, a ratio to bare Fastify, a figure "on this machine"; and history in shipped code ("issue 34").
+ * figure, a ratio to bare Fastify, a figure "on this machine", a figure something "took", "costs" or is "about",
+ * a typical figure; and history in shipped code ("issue 34").
  * Settings (a 10 s timeout, a 256 KB slab) and facts computed from a format (4 MB for a frame) are not measurements.
  */
 import { readFileSync } from 'node:fs';
@@ -47,6 +48,17 @@ const FORMS: [string, RegExp][] = [
   ['a then and now', new RegExp(String.raw`${N}\s*${U}(?![\w])[^.\n]{0,60}\bnow\s+${N}\s*${U}(?![\w])`, 'i')],
   ['a dated measurement', /\bmeasured\b[^.\n]{0,80}\b20\d\d-\d\d-\d\d\b/i],
 ];
+/**
+ * The forms a code comment gives a measurement in. Pages use "about" for settings and sizes (a timeout of about
+ * 2 s), so these are looked for in code only, where a figure that something took or costs is a measurement.
+ */
+const CODE_FORMS: [string, RegExp][] = [
+  [
+    'a figure something took, costs or is about',
+    new RegExp(String.raw`(?:\b(?:took|takes|costs?|about)\s+|~\s*)${N}\s*${U}(?![\w])`, 'i'),
+  ],
+  ['a typical figure', new RegExp(String.raw`${N}\s*${U}\s+(?:typically|at p\d+)\b`, 'i')],
+];
 /** History belongs to commits and the CHANGELOG, not to the code that ships (tests may name the issue they guard). */
 const HISTORY = /\bissue \d+/i;
 const CODE = /^(src|scripts|bench|deploy)\/.*\.(ts|mts|mjs|cjs|js|sh|c)$/;
@@ -54,7 +66,9 @@ const CODE = /^(src|scripts|bench|deploy)\/.*\.(ts|mts|mjs|cjs|js|sh|c)$/;
 function copiedMeasurements(file: string, text: string): string[] {
   const found: string[] = [];
   text.split('\n').forEach((line, index) => {
-    for (const [what, form] of FORMS) if (form.test(line)) found.push(`${file}:${index + 1} ${what}: ${line.trim()}`);
+    const forms = CODE.test(file) ? [...FORMS, ...CODE_FORMS] : FORMS;
+    const match = forms.find(([, form]) => form.test(line));
+    if (match) found.push(`${file}:${index + 1} ${match[0]}: ${line.trim()}`);
     if (CODE.test(file) && HISTORY.test(line)) found.push(`${file}:${index + 1} history in code: ${line.trim()}`);
   });
   return found;
@@ -65,7 +79,7 @@ const files = repositoryFiles().filter((file) => !HOMES.has(file) && !FIXTURES.t
 
 describe('every figure lives in docs/benchmarks.md', () => {
   it('recognises the forms of a copied measurement, and not a setting', () => {
-    const found = (line: string) => copiedMeasurements('src/x.ts', line).length;
+    const found = (line: string, file = 'src/x.ts') => copiedMeasurements(file, line).length;
     expect(found('idle RSS 66.1-66.5 -> 64.2-64.4 MB')).toBe(1);
     expect(found('start-up 1.11-1.34× bare Fastify')).toBe(1);
     expect(found('measured a peak resident size of 72 MB')).toBe(1);
@@ -77,6 +91,16 @@ describe('every figure lives in docs/benchmarks.md', () => {
     expect(found('took 120-135 ms and 3.5 MB more, now 28 ms and 0.2 MB')).toBe(1);
     expect(found('Measured on this 2-core machine on 2026-11-25 (8 of 8 passed)')).toBe(1);
     expect(found('// see issue 34')).toBe(1);
+    expect(found('compiled at start took ~15 ms before the first answer')).toBe(1);
+    expect(found('(about 40 ms of module loading)')).toBe(1);
+    expect(found('two once-wrappers were about 2 % of the CPU')).toBe(1);
+    expect(found('compiling them up front cost ~45 ms of start-up')).toBe(1);
+    expect(found('a disk flushes in 0.3 ms typically')).toBe(1);
+    expect(found('a reinit does not pay the ~20 ms of a full collection')).toBe(1);
+    expect(found('a request that takes longer than 30 s is cut')).toBe(0);
+    expect(found("what one chunk can inflate to (1 MB at deflate's largest ratio)")).toBe(0);
+    expect(found('a test that takes about five minutes')).toBe(0);
+    expect(found('a stalled body is cut in about 2 s', 'docs/limits.md')).toBe(0);
     expect(found('headers must arrive within 10 s (408)')).toBe(0);
     expect(found('carved from 256 KB slabs')).toBe(0);
   });

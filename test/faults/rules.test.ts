@@ -3,7 +3,8 @@
  * arithmetic with a scripted random source.
  */
 import { describe, expect, it } from 'vitest';
-import { actionNames, validateFaultRule } from '../../src/faults/rule-validation.js';
+import { actionNames } from '../../src/faults/fault-action-params.js';
+import { validateFaultRule } from '../../src/faults/rule-validation.js';
 import { parseScenario } from '../../src/faults/scenario.js';
 import { UdpFaultFilter } from '../../src/udp/worker/udp-fault-filter.js';
 import { describeRule, ruleFromArgs } from '../../src/faults/faults-cli.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
-import { FIRMWARE_ROLLBACK_ALERT } from '../../src/core/firmware/firmware-manager.js';
+import { FIRMWARE_ROLLBACK_ALERT } from '../../src/core/firmware/firmware-boot.js';
 import { createLinuxFirmware } from '../../src/hal/linux/firmware-linux.js';
 import { createLinuxPower } from '../../src/hal/linux/power-linux.js';
 import { RESTART_EXIT_CODE } from '../../src/hal/power.js';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
-import { FIRMWARE_ROLLBACK_ALERT } from '../../src/core/firmware/firmware-manager.js';
+import { FIRMWARE_ROLLBACK_ALERT } from '../../src/core/firmware/firmware-boot.js';
 import { createSimFirmware } from '../../src/hal/sim/firmware-sim.js';
 import type { SensorStatus } from '../../src/core/status.js';
 import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';

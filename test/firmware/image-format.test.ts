@@ -5,11 +5,11 @@ import {
   buildImage,
   encodeImageHeader,
   ImageFormatError,
-  ImageVerifier,
   IMAGE_FORMAT_VERSION,
   parseImageHeader,
   type ImageProblem,
 } from '../../src/model/image-format.js';
+import { ImageVerifier } from '../../src/model/image-verifier.js';
 import { parseImageRev } from '../../src/model/image-rev.js';
 import { generatedPayload } from '../../src/model/image-format.js';
 

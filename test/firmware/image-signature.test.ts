@@ -11,8 +11,8 @@ import {
   encodeImageHeader,
   generatedPayload,
   ImageFormatError,
-  ImageVerifier,
 } from '../../src/model/image-format.js';
+import { ImageVerifier } from '../../src/model/image-verifier.js';
 import { keyFingerprint, verifyImageHeader } from '../../src/model/image-signature.js';
 
 const REV = 'ousteros-image-prod-bootes-v3.2.0+20250101120000';

@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/model/errors.js';
-import { buildImage, ImageVerifier, generatedPayload } from '../../src/model/image-format.js';
+import { buildImage, generatedPayload } from '../../src/model/image-format.js';
+import { ImageVerifier } from '../../src/model/image-verifier.js';
 import { slotPath } from '../../src/core/firmware/slot-files.js';
 import { writeUploadToSlot } from '../../src/core/firmware/upload-writer.js';
 

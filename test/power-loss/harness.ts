@@ -37,7 +37,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildImage, generatedPayload } from '../../src/model/image-format.js';
 import { CRASH_POINTS, type CrashPoint, RECOVERY_CRASH_POINTS } from '../../src/store/crash-point.js';
-import { DAMAGED_KEPT } from '../../src/store/store-recovery.js';
+import { DAMAGED_KEPT } from '../../src/store/damaged-files.js';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
 import { CLI_PATH, freePort, unitArgs } from '../helpers/cli-process.js';
 import { seededRandom } from '../helpers/seeded-random.js';

@@ -24,7 +24,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_IDS } from '../../src/model/alert-catalogue.js';
-import { DAMAGED_KEPT } from '../../src/store/store-recovery.js';
+import { DAMAGED_KEPT } from '../../src/store/damaged-files.js';
 import { runCli } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/poll.js';
 import { createTestSensor, type TestSensor } from '../helpers/test-sensor.js';

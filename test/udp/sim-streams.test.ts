@@ -8,7 +8,7 @@ import type { SensorConfig } from '../../src/model/index.js';
 import { EmitterStreams } from '../../src/hal/emitter-streams.js';
 import { columnsPerFrame, columnWindow, frameRateHz } from '../../src/model/lidar-geometry.js';
 import { findProduct } from '../../src/model/products.js';
-import { SCENE } from '../../src/udp/scene/scene.js';
+import { SCENE } from '../../src/udp/scene/courtyard.js';
 import { decodeImuPacket } from './decoder/imu-decoder.js';
 import { isFusa, type Profile } from './decoder/formats.js';
 import { pointOf } from './decoder/geometry.js';

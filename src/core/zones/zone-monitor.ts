@@ -25,6 +25,7 @@ import type { RecordedZoneSet } from '../sensor-types.js';
 import type { ZoneMonitorPlan } from '../../udp/index.js';
 import { ZoneRenderThreads } from './zone-render-thread.js';
 import { type CheckedZoneSet, readZoneSetSpec, type UnreadableZoneSet, zoneSetHash } from './zone-set.js';
+import { type ZoneSetSummary, zoneSetSummary } from './zone-summary.js';
 
 export interface ZoneMonitorDependencies {
   kv: KvStore;
@@ -47,23 +48,6 @@ export interface ZoneMonitorDependencies {
   alerts?: Pick<AlertSink, 'raise'>;
   /** How long one zone set may take to render (default ZONE_RENDER_TIME_LIMIT_MS). */
   renderTimeLimitMs?: number;
-}
-
-/** What watches the zones, as the page shows it. */
-export interface ZoneWatcherSummary {
-  hardware: boolean;
-  renders_zones: boolean;
-  detail: string;
-}
-
-/** A zone as GET live_ids' neighbours and the page list it. */
-export interface ZoneSummary {
-  id: number;
-  label: string;
-  mode: string;
-  point_count: number;
-  frame_count: number;
-  live: boolean;
 }
 
 const decode = (base64: string | undefined) =>
@@ -256,25 +240,9 @@ export class ZoneMonitor {
   }
 
   /** The zones of the active set with their live state (the page, the validator). */
-  summary(): { label: string; zones: ZoneSummary[]; watcher: ZoneWatcherSummary } | null {
+  summary(): ZoneSetSummary | null {
     const spec = this.active?.spec;
-    if (!spec) return null;
-    const live = new Set(this.live);
-    const w = this.deps.watcher;
-    return {
-      label: spec.label,
-      watcher: w
-        ? { hardware: w.hardware, renders_zones: w.rendersZones, detail: w.detail }
-        : { hardware: false, renders_zones: false, detail: 'this data path cannot watch zones' },
-      zones: spec.zones.map((z) => ({
-        id: z.id,
-        label: z.label,
-        mode: z.mode,
-        point_count: z.pointCount,
-        frame_count: z.frameCount,
-        live: live.has(z.id),
-      })),
-    };
+    return spec ? zoneSetSummary(spec, this.live, this.deps.watcher) : null;
   }
 
   /**

@@ -2,7 +2,7 @@
  * A package required when first used instead of when the module naming it loads: the schema compilers
  * and the zone set zip reader (scripts/bundle.mjs lists them, and why each is there).
  * Why, for the first of them: Ajv and fast-json-stringify (with @fastify/ajv-compiler and its formats and URI parser) were
- * 0.4 MB of the bundle's start-up code, evaluated at every start (plus an Ajv instance built) while a
+ * a large part of the bundle's start-up code (docs/benchmarks.md, figures behind design choices), evaluated at every start (plus an Ajv instance built) while a
  * unit compiles a schema only on the first request that needs one; outside the start-up chunks they are
  * neither read, compiled nor kept in the heap until then.
  * The build bundles these packages into one CommonJS file beside the CLI (scripts/bundle.mjs): from

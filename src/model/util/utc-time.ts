@@ -4,8 +4,8 @@
  * as `Date.prototype.toUTCString` writes it (`Thu, 26 Nov 2026 10:26:01 GMT`, the Date header).
  *
  * Why not those methods themselves: V8 (Node 20) looks up the local time zone on every call of either,
- * although the text is UTC, and the first lookup loads ICU's time-zone data and tables: 0.6-0.9 MB of
- * memory for the rest of the run, and 1 ms. Nothing the unit does needs the local time zone; the UTC
+ * although the text is UTC, and the first lookup loads ICU's time-zone data and tables, kept in
+ * memory for the rest of the run (docs/benchmarks.md, figures behind design choices). Nothing the unit does needs the local time zone; the UTC
  * getters do not look it up.
  */
 const pad = (value: number, width: number) => String(value).padStart(width, '0');

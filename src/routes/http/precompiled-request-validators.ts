@@ -5,8 +5,8 @@
  * JSON (so a validator is only ever used for exactly the schema it was compiled from).
  *
  * Why: compiled on first use, the first request with a query string after every start (any route's)
- * loaded Ajv, its formats and Fastify's compiler and generated code: 120-135 ms on that request and about
- * 3.5 MB more memory for the rest of the run. Running from the sources (tsx, vitest) there is no such
+ * loaded Ajv, its formats and Fastify's compiler and generated code, slowing that request and keeping more
+ * memory for the rest of the run (docs/benchmarks.md, figures behind design choices). Running from the sources (tsx, vitest) there is no such
  * file, and validator-compiler.ts compiles as before.
  */
 import type { FastifySchemaCompiler } from 'fastify';

@@ -6,8 +6,8 @@ import { fastJsonStringify } from './fast-json-stringify.js';
 import type { TSchema } from '@sinclair/typebox';
 
 export function schemaSerializer<T>(schema: TSchema): (value: T) => string {
-  // Compiled on first use: the modules that declare these serializers load with the server, and four
-  // compiled at start took ~15 ms before the first answer, for routes that may never be asked.
+  // Compiled on first use: the modules that declare these serializers load with the server, and compiling
+  // them at start delayed the first answer, for routes that may never be asked.
   let serialize: ((value: T) => string) | undefined;
   return (value) => {
     serialize ??= fastJsonStringify()(schema) as (value: T) => string;

@@ -3,7 +3,7 @@
  * no defaults filled in, nothing removed and every error reported; a request part with rules of its
  * own (`checkedBy`) is checked by them instead, and a byte stream is read and checked by its route. Each validator is the one the build compiled ahead of time for its schema
  * (precompiled-request-validators.ts), else compiled on the route's first request, not at start-up
- * (compiling every route's validators up front cost ~60 ms before the unit could answer). The query
+ * (compiling every route's validators up front delayed the unit's first answer). The query
  * string of a route that takes no parameter is checked without Ajv (`noParameters`).
  */
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
@@ -75,7 +75,7 @@ export function isClosedEmptyObject(schema: unknown): boolean {
  * What Ajv compiles `{ type: 'object', properties: {}, additionalProperties: false }` into (allErrors:
  * one error per key, in the object's order, the same error objects), written out: the first request
  * of a unit, a GET without parameters, no longer builds Ajv (its first compile, meta-schema included,
- * took 110-150 ms of the first answer and 2 MB). Anything but a plain object goes to `ajv` (compiled on
+ * slowed the first answer: docs/benchmarks.md, figures behind design choices). Anything but a plain object goes to `ajv` (compiled on
  * its first use).
  */
 export function noParameters(ajv: Validator): Validator {

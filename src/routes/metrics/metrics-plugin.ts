@@ -3,8 +3,8 @@
  * src/routes/app.ts; it does not encapsulate, so its onResponse hook sees every route of the app.
  *
  * The request figures are kept from the start in plain maps (request-stats.ts, no prom-client); the
- * Prometheus registry, the unit's other metrics and prom-client (about 40 ms of module loading and
- * 1.3 MB of heap) are loaded on the first scrape: a unit nobody scrapes never loads them. Every other
+ * Prometheus registry, the unit's other metrics and prom-client (module loading and heap:
+ * docs/benchmarks.md, figures behind design choices) are loaded on the first scrape: a unit nobody scrapes never loads them. Every other
  * metric is read from the unit when scraped; reinits and restarts are counted here from the start.
  */
 import type { FastifyPluginAsync } from 'fastify';

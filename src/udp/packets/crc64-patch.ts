@@ -7,7 +7,7 @@
  * register update from zero with no final XOR. With the template's variable bytes zeroed, delta is the
  * packet's variable bytes at their offsets and zeros elsewhere, so raw(delta) only needs those bytes
  * plus "advance over n zero bytes" steps, each a linear map on the 64-bit register applied with eight
- * byte-indexed tables. ~130 bytes of work per packet instead of ~25 KB.
+ * byte-indexed tables. 130 bytes of work per packet instead of the whole packet.
  */
 import { CRC64_TABLE_HI, CRC64_TABLE_LO, type Crc64Register } from './crc64.js';
 

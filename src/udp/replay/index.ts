@@ -7,6 +7,7 @@ export { recordedIdentity, recordedProduct } from './recorded-sensor.js';
 export { recordedLiveZoneIds } from './recorded-zones.js';
 export { RecordingError } from './recording-error.js';
 export { describeSurvey, surveyCapture } from './capture-survey.js';
-export { defaultMetadataPath, loadRecording, readCaptureDatagrams, recordingFaults } from './recording.js';
+export { defaultMetadataPath, loadRecording, readCaptureDatagrams } from './recording.js';
+export { recordingFaults } from './recording-faults.js';
 export type { Recording } from './recording.js';
 export type { ReplaySourcePlan } from './replay-stream.js';

@@ -3,7 +3,8 @@
  * and zone packets (firmware 3.2) by the recorded ports, checked against the metadata, and its faults (gaps, partial frames,
  * corrupt or truncated packets, packets of other ports) counted so they can be reported. Loading
  * refuses, with one line naming the problem, a file that is no capture or whose packets do not fit
- * its metadata.
+ * its metadata. Its parts: which sender is the sensor (recording-sensor.ts), the frames counted
+ * (recording-frames.ts), the faults reported (recording-faults.ts).
  */
 import { readFileSync } from 'node:fs';
 import { LIDAR_PROFILES } from '../../model/index.js';
@@ -11,17 +12,13 @@ import { crc64 } from '../packets/crc64.js';
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
 import { CaptureFormatError, readCaptureFile } from './capture-file.js';
-import { isZonePacket, packetKind, sourcesOf, type CaptureSource, type PacketKind } from './capture-sensors.js';
-import { frameIdModulus, readLidarHeader } from './lidar-header.js';
-import {
-  isLegacy,
-  recordedLayout,
-  recordedPacketBytes,
-  type RecordedLayout,
-  type RecordedProfile,
-} from './recorded-layout.js';
+import { isZonePacket, packetKind, sourcesOf, type PacketKind } from './capture-sensors.js';
+import { readLidarHeader } from './lidar-header.js';
+import { recordedLayout, recordedPacketBytes, type RecordedLayout, type RecordedProfile } from './recorded-layout.js';
 import { RecordingError } from './recording-error.js';
 import { parseRecordingMetadata, type RecordedMetadata } from './recording-metadata.js';
+import { checkIdentity, type OtherSensor, type SensorSelection, selectSensor } from './recording-sensor.js';
+import { checkColumns, frameSpan, frameStats } from './recording-frames.js';
 import { extractUdpDatagrams, type UdpDatagram } from './udp-datagrams.js';
 
 /** Profiles a replay sends: the current ones (firmware 3.2's ZONE16 among them) and LEGACY (firmware 2.x). */
@@ -88,7 +85,7 @@ export interface Recording {
    * where there are none); 0 without either. */
   framesPerPass: number;
   /** The capture's other sensors (source addresses with their packets), which this replay ignores. */
-  otherSensors: { address: string; lidarPackets: number; imuPackets: number }[];
+  otherSensors: OtherSensor[];
 }
 
 /** `FILE.pcap` → `FILE.json`. */
@@ -294,162 +291,8 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
   };
 }
 
-interface SensorSelection {
-  belongs(d: UdpDatagram, kind: PacketKind): boolean;
-  others: Recording['otherSensors'];
-}
-
-/**
- * The sensor of the metadata among the capture's sources: a capture of one sender is that sender (the
- * identity checks below then name any mismatch); of several, the sources whose lidar packets carry the
- * metadata's serial number and init_id (LEGACY packets carry none: the sources whose packets have the
- * metadata's size, which must then be one). IMU packets belong to a sensor by source address only.
- */
-function selectSensor(
-  file: string,
-  metadata: RecordedMetadata,
-  layout: RecordedLayout,
-  expectedBytes: number,
-  sources: CaptureSource[],
-): SensorSelection {
-  if (sources.length <= 1) return { belongs: () => true, others: [] };
-  const { prod_sn, initialization_id } = metadata.sensorInfo;
-  const serial = /^[0-9]+$/.test(prod_sn) ? BigInt(prod_sn) : null;
-  const isOurs = (b: Buffer) => {
-    if (b.length !== expectedBytes) return false;
-    if (isLegacy(layout)) return true;
-    const h = readLidarHeader(b, layout);
-    return (serial === null || h.serial === serial) && (initialization_id === 0 || h.initId === initialization_id);
-  };
-  const ours = sources.filter((s) => s.lidar.some((d) => isOurs(d.payload)));
-  const listing = () => sources.map((s) => `${s.address} (${s.lidar.length} lidar, ${s.imu.length} IMU)`).join(', ');
-  if (ours.length === 0) {
-    throw new RecordingError(
-      `${file}: none of the ${sources.length} senders in the capture sends packets of the metadata's unit ` +
-        `(serial ${prod_sn}, initialization_id ${initialization_id}, ${metadata.dataFormat.udp_profile_lidar} ` +
-        `packets of ${expectedBytes} bytes): ${listing()}`,
-    );
-  }
-  if (isLegacy(layout) && ours.length > 1) {
-    throw new RecordingError(
-      `${file}: ${ours.length} senders send LEGACY packets of this size and LEGACY packets name no sensor: ${listing()}`,
-    );
-  }
-  const addresses = new Set(ours.map((s) => s.address));
-  return {
-    belongs: (d, kind) =>
-      addresses.has(d.srcAddress) && (kind !== 'lidar' || d.payload.length !== expectedBytes || isOurs(d.payload)),
-    others: sources
-      .filter((s) => !addresses.has(s.address))
-      .map((s) => ({ address: s.address, lidarPackets: s.lidar.length, imuPackets: s.imu.length })),
-  };
-}
-
-/** Packets must come from the unit the metadata describes (clients compare init_id and prod_sn). */
-function checkIdentity(file: string, metadata: RecordedMetadata, layout: RecordedLayout, lidar: RecordedPacket[]) {
-  const formed = lidar.filter((p) => p.wellFormed);
-  if (formed.length === 0 || isLegacy(layout)) return;
-  const header = readLidarHeader(formed[0].bytes, layout);
-  const { initialization_id, prod_sn } = metadata.sensorInfo;
-  if (/^[0-9]+$/.test(prod_sn) && header.serial !== BigInt(prod_sn)) {
-    throw new RecordingError(`${file}: packets carry serial number ${header.serial} but the metadata is of ${prod_sn}`);
-  }
-  if (initialization_id !== 0 && header.initId !== initialization_id) {
-    throw new RecordingError(
-      `${file}: packets carry initialization_id ${header.initId} but the metadata says ${initialization_id}`,
-    );
-  }
-}
-
-function checkColumns(file: string, cpf: number, layout: RecordedLayout, lidar: RecordedPacket[]) {
-  for (const p of lidar) {
-    if (!p.wellFormed) continue;
-    const m = readLidarHeader(p.bytes, layout).firstMeasurementId;
-    if (m >= cpf)
-      throw new RecordingError(
-        `${file}: a packet holds measurement id ${m} but the metadata has ${cpf} columns per frame`,
-      );
-  }
-}
-
 /** Whether the CRC-64 in the last 8 bytes (STANDARD lidar and zone packets) matches the bytes before it. */
 function crcMatches(b: Buffer): boolean {
   const { lo, hi } = crc64(b, 0, b.length - 8);
   return b.readUInt32LE(b.length - 8) === lo && b.readUInt32LE(b.length - 4) === hi;
-}
-
-/** Frame ids the packets span, first to last (modulo the id's width); 0 without any. */
-function frameSpan(packets: readonly RecordedPacket[], modulus: number): number {
-  const ids = packets.map((p) => p.frameId).filter((id): id is number => id !== null);
-  return ids.length ? ((ids[ids.length - 1] - ids[0] + modulus) % modulus) + 1 : 0;
-}
-
-function frameStats(lidar: RecordedPacket[], layout: RecordedLayout, cpf: number, window: [number, number]) {
-  const modulus = frameIdModulus(layout);
-  const packetsPerFrame = packetsInWindow(cpf, window);
-  let frames = 0;
-  let complete = 0;
-  let missing = 0;
-  let current: number | null = null;
-  let count = 0;
-  let first: number | null = null;
-  let span = 0;
-  for (const p of lidar) {
-    if (p.frameId === null) continue;
-    first ??= p.frameId;
-    span = ((p.frameId - first + modulus) % modulus) + 1;
-    if (p.frameId === current) {
-      count++;
-      continue;
-    }
-    if (current !== null) {
-      if (count >= packetsPerFrame) complete++;
-      const step = (p.frameId - current + modulus) % modulus;
-      if (step > 1) missing += step - 1;
-    }
-    frames++;
-    current = p.frameId;
-    count = 1;
-  }
-  if (current !== null && count >= packetsPerFrame) complete++;
-  return { frames, complete, missing, span };
-}
-
-function packetsInWindow(cpf: number, [first, last]: [number, number]): number {
-  let n = 0;
-  for (let index = 0; index < cpf / COLUMNS_PER_PACKET; index++) {
-    for (let i = 0; i < COLUMNS_PER_PACKET; i++) {
-      const m = index * COLUMNS_PER_PACKET + i;
-      if (first <= last ? m >= first && m <= last : m >= first || m <= last) {
-        n++;
-        break;
-      }
-    }
-  }
-  return n;
-}
-
-/** Log lines describing what in the recording is not a clean stream (replayed as recorded all the same). */
-export function recordingFaults(r: Recording): string[] {
-  const s = r.stats;
-  const lines: string[] = [];
-  if (s.incompleteDatagrams)
-    lines.push(`${s.incompleteDatagrams} fragmented datagrams are missing fragments and are not replayed`);
-  if (s.otherPortPackets)
-    lines.push(
-      `${s.otherPortPackets} datagrams to other ports than ${[r.lidarPort, r.imuPort, r.zonePort].filter(Boolean).join('/')} are not replayed`,
-    );
-  if (r.otherSensors.length) {
-    const list = r.otherSensors.map((o) => `${o.address} (${o.lidarPackets} lidar, ${o.imuPackets} IMU)`).join(', ');
-    lines.push(
-      `the capture holds ${r.otherSensors.length} other sensor(s), ignored (${s.otherSensorPackets} datagrams): ${list}`,
-    );
-  }
-  if (s.partialFrames) lines.push(`${s.partialFrames} of ${s.frames} frames are partial`);
-  if (s.missingFrames) lines.push(`${s.missingFrames} frame ids are missing between frames`);
-  if (s.malformedPackets) lines.push(`${s.malformedPackets} lidar packets have the wrong size (truncated or corrupt)`);
-  if (s.badCrcPackets) lines.push(`${s.badCrcPackets} lidar packets have a CRC that does not match`);
-  const badZone = r.packets.filter((p) => p.kind === 'zone' && (!p.wellFormed || p.crcOk === false)).length;
-  if (badZone) lines.push(`${badZone} zone packets have the wrong size, type or CRC`);
-  return lines;
 }

@@ -4,7 +4,7 @@
  * `signal_multiplier`. Computed once per configuration; packets copy from it.
  */
 import type { ReturnOrder } from '../../model/index.js';
-import type { SceneReturns } from './scene.js';
+import type { SceneReturns } from './scene-returns.js';
 
 export interface ReturnSettings {
   returnOrder: ReturnOrder;

@@ -5,7 +5,7 @@
  * are encoded again, once per frame; the rest of the frame keeps its templates.
  */
 import type { LidarImage } from './lidar-image.js';
-import type { BeamGeometry } from './scene.js';
+import type { BeamGeometry } from './scene-returns.js';
 import type { WindowSoilPlan } from './window-soil.js';
 
 /** What fault injection puts into the scene: boxes, and dirt on the window (window-soil.ts). */

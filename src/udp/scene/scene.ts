@@ -10,85 +10,16 @@
  *
  * The beams are cast once per product, on the finest frame width its modes share (every mode's
  * columns fall on that grid); nothing else of the configuration matters here (lidar-image.ts applies
- * return order, minimum range and signal multiplier).
+ * return order, minimum range and signal multiplier). The courtyard's layout is courtyard.ts; what a cast
+ * returns, scene-returns.ts.
  */
-
-export interface BeamGeometry {
-  columnsPerFrame: number;
-  /** Degrees, one per pixel (row), top beam first. */
-  beamAltitudeDeg: readonly number[];
-  /** Degrees, one per pixel. */
-  beamAzimuthDeg: readonly number[];
-  lidarOriginToBeamOriginMm: number;
-  /** Longest range the unit reports, mm. */
-  maxRangeMm: number;
-}
-
-interface Box {
-  min: [number, number, number];
-  max: [number, number, number];
-  reflectivity: number;
-}
-interface Cylinder {
-  x: number;
-  y: number;
-  radius: number;
-  zMin: number;
-  zMax: number;
-  reflectivity: number;
-}
-
-/** The scene, published so that tests can state expectations about it. Reflectivity in percent (>100: retro-reflector). */
-export const SCENE = {
-  floorZMm: -1700,
-  /** Walls: planes x = xMin / xMax, y = yMin / yMax, from the floor up to topZMm. */
-  walls: { xMin: -7000, xMax: 9000, yMin: -5500, yMax: 6000, topZMm: 2300 },
-  wallReflectivity: { xMin: 38, xMax: 52, yMin: 30, yMax: 45 },
-  floorReflectivity: 14,
-  boxes: [{ min: [3000, -2500, -1700], max: [4200, -1300, -700], reflectivity: 68 }] as readonly Box[],
-  cylinders: [
-    { x: -2500, y: 2500, radius: 300, zMin: -1700, zMax: 2300, reflectivity: 26 },
-    // A thin pole beside the unit, close enough to fall inside min_range_threshold_cm = 50.
-    { x: 0, y: -420, radius: 35, zMin: -1700, zMax: -50, reflectivity: 40 },
-  ] as readonly Cylinder[],
-  /** Glass pane in the plane x = glass.x: a weak first return, and the wall behind seen through it. */
-  glass: { x: 5000, yMin: 1000, yMax: 4000, zMin: -1700, zMax: 800, reflectivity: 5, transmission: 0.8 },
-  /** Retro-reflective sign on the wall y = yMax. */
-  sign: { xMin: -1000, xMax: 200, zMin: -300, zMax: 300, reflectivity: 220 },
-} as const;
+import { SCENE } from './courtyard.js';
+import type { BeamGeometry, SceneReturns } from './scene-returns.js';
 
 /** Photon count of a 100 % Lambertian target at 1 m, normal incidence (signal_multiplier 1). */
 const SIGNAL_AT_1M = 20_000;
 /** Echoes weaker than this are lost in noise: no return. */
 const DETECTION_THRESHOLD = 6;
-
-/**
- * What the beams of one frame see, indexed by ray `m * pixels + p`: the first (nearest) echo of every
- * beam in dense arrays, the second in a sparse list. Only beams through the glass pane have two echoes
- * (a few percent of them), so a second dense echo per beam would be mostly zeros, in every data-plane
- * thread that holds the cast scene.
- */
-export interface SceneReturns {
-  columns: number;
-  pixels: number;
-  /** First echo: mm from the lidar origin as clients expect (`r` of the Geometry formula); 0 = no echo. */
-  range: Uint32Array;
-  /** First echo's calibrated reflectivity 0..255. */
-  reflectivity: Uint8Array;
-  /** First echo's photons at signal_multiplier 1. */
-  signal: Float32Array;
-  /** Ambient near-infrared. */
-  nearIr: Uint16Array;
-  /** Second echoes, farther than the first, sorted by ray. */
-  second: SecondEchoes;
-}
-
-export interface SecondEchoes {
-  ray: Uint32Array;
-  range: Uint32Array;
-  reflectivity: Uint8Array;
-  signal: Float32Array;
-}
 
 /** Deterministic noise in [0, 1) for (ray, channel): the scene is the same on every start. */
 function hash01(a: number, b: number): number {

@@ -4,7 +4,8 @@
  * Why: each run of the emitter holds its frame image and packet templates (several MB of ArrayBuffers
  * per configuration). At a reinit they become garbage, but V8 collects external memory only after it
  * has grown by tens of MB since the last collection: a unit whose configuration changes often (a
- * fuzzer, a test rig, the web page's form) would carry 50-70 MB of dead runs. The emitter worker
+ * fuzzer, a test rig, the web page's form) would carry tens of MB of dead runs
+ * (docs/benchmarks.md, figures behind design choices). The emitter worker
  * collects when a run ends and dead buffers pass a bound, at a moment no packet is due.
  */
 import { setFlagsFromString } from 'node:v8';

@@ -12,7 +12,8 @@ import { ImuFrameStream } from './imu-frame-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import type { PacedSource, Pacer } from './pacer.js';
 import { ReplayStream } from '../replay/replay-stream.js';
-import { castScene, type SceneReturns } from '../scene/scene.js';
+import type { SceneReturns } from '../scene/scene-returns.js';
+import { castScene } from '../scene/scene.js';
 import { UdpTarget } from './udp-target.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
 import type { PreviewSource } from './preview-tap.js';
@@ -64,25 +65,7 @@ export class EmitterRun {
   static async start(plan: StreamPlan, ctx: RunContext): Promise<EmitterRun> {
     const replaying = plan.replay !== undefined;
     const scene = plan.lidar && !replaying ? sceneFor(plan.lidar) : null;
-    const target = (to: StreamDestination | null, stream: StreamName, portParameter: string) =>
-      to &&
-      new UdpTarget({
-        host: to.host,
-        port: to.port,
-        bindAddress: plan.bindAddress,
-        alerts: to.alerts,
-        multicastTtl: to.multicastTtl,
-        stream,
-        portParameter,
-        report: ctx.report,
-        faults: ctx.faults,
-      });
-    const targets = {
-      lidar: target(plan.lidar, 'lidar', 'udp_port_lidar'),
-      imu: target(plan.imu, 'imu', 'udp_port_imu'),
-      // Zone packets ride with the lidar stream, also for UDP fault rules; a replay sends the recorded ones.
-      zones: target(plan.zones, 'lidar', 'udp_port_zm'),
-    };
+    const targets = runTargets(plan, ctx);
     const opened = Promise.all([targets.lidar?.open(), targets.imu?.open(), targets.zones?.open()]);
     const all = [targets.lidar, targets.imu, targets.zones].filter((t) => t !== null);
     // The worker marks its own packets: while a socket of this run has an alert up, the log has an active
@@ -205,4 +188,27 @@ export class EmitterRun {
       imu: this.targets.imu ? { ...this.targets.imu.stats } : null,
     };
   }
+}
+
+/** The sockets of a run, one per stream the plan sends (not yet open). */
+function runTargets(plan: StreamPlan, ctx: RunContext) {
+  const target = (to: StreamDestination | null, stream: StreamName, portParameter: string) =>
+    to &&
+    new UdpTarget({
+      host: to.host,
+      port: to.port,
+      bindAddress: plan.bindAddress,
+      alerts: to.alerts,
+      multicastTtl: to.multicastTtl,
+      stream,
+      portParameter,
+      report: ctx.report,
+      faults: ctx.faults,
+    });
+  return {
+    lidar: target(plan.lidar, 'lidar', 'udp_port_lidar'),
+    imu: target(plan.imu, 'imu', 'udp_port_imu'),
+    // Zone packets ride with the lidar stream, also for UDP fault rules; a replay sends the recorded ones.
+    zones: target(plan.zones, 'lidar', 'udp_port_zm'),
+  };
 }

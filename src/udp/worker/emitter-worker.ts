@@ -55,8 +55,8 @@ const pacer = new Pacer({ array: wakeSlot, index: SHARED_WAKE });
 /**
  * ArrayBuffer bytes of this thread above which an ended run's buffers are collected at once
  * (collect-garbage.ts): the cached scene plus about one dead run of the widest format (2048 columns,
- * 128 channels, dual return). Below it V8 collects in its own time, and a reinit does not pay the ~20 ms of a
- * full collection; above it a unit whose configuration keeps changing would hoard dead runs.
+ * 128 channels, dual return). Below it V8 collects in its own time, and a reinit does not pay for a full
+ * collection (docs/benchmarks.md, figures behind design choices); above it a unit whose configuration keeps changing would hoard dead runs.
  */
 const DEAD_RUNS_BOUND_BYTES = 16 * 1024 * 1024;
 

@@ -12,7 +12,7 @@ import {
 } from '../packets/lidar-packet.js';
 import { COLUMNS_PER_PACKET, layoutWithHeader } from '../packets/lidar-profiles.js';
 import { PacedStream } from './paced-stream.js';
-import type { SceneReturns } from '../scene/scene.js';
+import type { SceneReturns } from '../scene/scene-returns.js';
 import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
 import type { PreviewImage } from './preview-frame.js';

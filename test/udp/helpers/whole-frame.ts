@@ -16,7 +16,7 @@ import {
   type SensorIdentity,
 } from '../../../src/udp/packets/lidar-packet.js';
 import { COLUMNS_PER_PACKET } from '../../../src/udp/packets/lidar-profiles.js';
-import type { SceneReturns } from '../../../src/udp/scene/scene.js';
+import type { SceneReturns } from '../../../src/udp/scene/scene-returns.js';
 
 /**
  * The image of a whole frame `columns` wide. The scene may have been cast on a finer grid (a multiple of
