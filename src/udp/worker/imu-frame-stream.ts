@@ -5,12 +5,7 @@
  * simulated GNSS receiver on the NMEA input, once a second (none without one, as a real unit with nothing on
  * its NMEA input sends a zero block).
  */
-import {
-  encodeImuNmeaPacket,
-  imuNmeaTemplate,
-  type ImuMeasurement,
-  type NmeaInput,
-} from '../packets/imu-nmea-packet.js';
+import { encodeImuNmeaPacket, imuNmeaTemplate, type NmeaInput } from '../packets/imu-nmea-packet.js';
 import type { SensorIdentity } from '../packets/packet-header.js';
 import { GNSS_PERIOD_S, rmcSentence } from '../scene/gnss.js';
 import { ImuAtRest } from '../scene/imu-motion.js';
@@ -18,6 +13,8 @@ import type { ImuStreamPart } from '../stream-plan.js';
 import { PacedStream } from './paced-stream.js';
 import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
+
+type Vec3 = [number, number, number];
 
 export class ImuFrameStream extends PacedStream {
   protected readonly framePeriodNs: number;
@@ -27,7 +24,8 @@ export class ImuFrameStream extends PacedStream {
   /** A few buffers in rotation: a queued send still owns its buffer while the next packet is encoded. */
   private readonly buffers: Buffer[];
   private turn = 0;
-  private readonly measurements: ImuMeasurement[];
+  /** One packet's samples, filled in place for every packet (the motion model reuses its own arrays). */
+  private readonly measurements: { timestampNs: bigint; measurementId: number; accelG: Vec3; gyroDps: Vec3 }[];
   /** Columns between two samples. */
   private readonly stride: number;
   /** Columns from a frame's first column to its first sample (the last column of the stride holding it). */
@@ -58,8 +56,8 @@ export class ImuFrameStream extends PacedStream {
     this.measurements = Array.from({ length: frames.measurementsPerPacket }, () => ({
       timestampNs: 0n,
       measurementId: 0,
-      accelG: [0, 0, 1] as const,
-      gyroDps: [0, 0, 0] as const,
+      accelG: [0, 0, 1] as Vec3,
+      gyroDps: [0, 0, 0] as Vec3,
     }));
   }
 
@@ -74,12 +72,13 @@ export class ImuFrameStream extends PacedStream {
       const position = (first + k) * this.stride + this.firstSampleLag;
       const m = (firstColumn + position) % cpf;
       const { accelG, gyroDps } = this.motion.next();
-      this.measurements[k] = {
-        timestampNs: start + BigInt(Math.floor((position * this.framePeriodNs) / cpf)),
-        measurementId: m,
-        accelG: [accelG[0], accelG[1], accelG[2]],
-        gyroDps: [gyroDps[0], gyroDps[1], gyroDps[2]],
-      };
+      const sample = this.measurements[k];
+      sample.timestampNs = start + BigInt(Math.floor((position * this.framePeriodNs) / cpf));
+      sample.measurementId = m;
+      for (let axis = 0; axis < 3; axis++) {
+        sample.accelG[axis] = accelG[axis];
+        sample.gyroDps[axis] = gyroDps[axis];
+      }
     }
     const frameId = header === 'FUSA' ? frame >>> 0 : frame & 0xffff;
     const buf = this.buffers[(this.turn = (this.turn + 1) % this.buffers.length)];
