@@ -46,26 +46,19 @@ describe('binary request bodies', () => {
         done();
       },
     });
-    unit = await createTestSensor({
+    const started = await createTestSensor({
       serial: SERIAL,
       unit: { firmwareVersion: '3.2', logger: pino({ level: 'info' }, sink) },
     });
+    unit = started;
     const body = zip();
     expect(body.length).toBeGreaterThan(MAX_ZONE_SET_ZIP_BYTES - 1024 * 1024);
-    const staged = await unit.app.inject({
-      method: 'POST',
-      url: '/api/v1/zone_monitor/staged/zip',
-      headers: { 'content-type': 'application/octet-stream' },
-      payload: body,
-    });
+    const postBytes = (url: string, payload: Buffer | Uint8Array) =>
+      started.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/octet-stream' }, payload });
+    const staged = await postBytes('/api/v1/zone_monitor/staged/zip', body);
     expect(staged.statusCode, staged.body).toBe(204);
     const image = buildImage(REV, generatedPayload(REV, 1_000_000));
-    const uploaded = await unit.app.inject({
-      method: 'POST',
-      url: '/api/v1/system/firmware',
-      headers: { 'content-type': 'application/octet-stream' },
-      payload: image,
-    });
+    const uploaded = await postBytes('/api/v1/system/firmware', image);
     expect(uploaded.statusCode, uploaded.body).toBeLessThan(300);
 
     const changes = lines.filter((l) => l.msg === 'change requested by a client');

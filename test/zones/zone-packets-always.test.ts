@@ -11,33 +11,21 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZONE_ERROR_NO_IMAGES } from '../../src/udp/packets/zone-packet.js';
 import { waitFor } from '../helpers/poll.js';
-import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import type { TestSensor } from '../helpers/test-sensor.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
-import { UdpCapture } from '../udp/helpers/udp-capture.js';
+import type { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { decodeZonePacket, type DecodedZonePacket } from './zone-packets.js';
-import { stageAndApply, stlZoneSetZip, zoneStreamConfig } from './zone-set-zips.js';
+import { stageAndApply, stlZoneSetZip } from './zone-set-zips.js';
+import { closeZoneStreamingUnit, zoneStreamingUnit } from './zone-streaming-unit.js';
 
 let unit: TestSensor;
 let zones: UdpCapture;
 let lidar: UdpCapture;
 
 beforeAll(async () => {
-  unit = await createTestSensor({ product: 'OS-1-32', unit: { firmwareVersion: '3.2' } });
-  zones = await UdpCapture.listen();
-  lidar = await UdpCapture.listen();
-  const config = await unit.app.inject({
-    method: 'POST',
-    url: '/api/v1/sensor/config',
-    payload: zoneStreamConfig(lidar.port, zones.port, '512x20'),
-  });
-  expect(config.statusCode, config.body).toBe(204);
+  ({ unit, zones, lidar } = await zoneStreamingUnit());
 });
-afterAll(async () => {
-  await zones.close();
-  await lidar.close();
-  await unit.close();
-  removeDir(unit.dataDir);
-});
+afterAll(() => closeZoneStreamingUnit({ unit, zones, lidar }));
 
 /** The first three zone packets of `hash` that arrive from now on and satisfy `which`. */
 async function threeFrames(

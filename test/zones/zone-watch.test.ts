@@ -10,12 +10,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FaultPlane } from '../../src/faults/fault-plane.js';
 import { FAST_TIMING } from '../../src/faults/index.js';
 import { crc64BigInt } from '../../src/udp/packets/crc64.js';
-import { createTestSensor, removeDir, type TestSensor } from '../helpers/test-sensor.js';
+import type { TestSensor } from '../helpers/test-sensor.js';
 import { waitFor } from '../helpers/poll.js';
-import { UdpCapture } from '../udp/helpers/udp-capture.js';
+import type { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { OS0_ZONES_NO_LIDAR, readReferencePcap } from '../replay/helpers/pcap-reference.js';
 import { decodeZonePacket, type DecodedZonePacket } from './zone-packets.js';
-import { type BoxZone, stageAndApply, stlZoneSetZip, zoneStreamConfig } from './zone-set-zips.js';
+import { type BoxZone, stageAndApply, stlZoneSetZip } from './zone-set-zips.js';
+import { closeZoneStreamingUnit, zoneStreamingUnit } from './zone-streaming-unit.js';
 
 /** The scene's crate (src/udp/scene/scene.ts, lidar frame 3.0..4.2 × -2.5..-1.3 × -1.7..-0.7 m) in the sensor frame, with a margin, above the floor. */
 const AROUND_CRATE = { min: [-4.4, 1.1, -1.6], max: [-2.8, 2.7, -0.5] };
@@ -28,23 +29,12 @@ let lidar: UdpCapture;
 let plane: FaultPlane;
 
 beforeAll(async () => {
-  unit = await createTestSensor({ product: 'OS-1-32', unit: { firmwareVersion: '3.2' } });
+  ({ unit, zones, lidar } = await zoneStreamingUnit());
   plane = new FaultPlane(unit, { log: pino({ level: 'silent' }), timing: FAST_TIMING });
-  zones = await UdpCapture.listen();
-  lidar = await UdpCapture.listen();
-  const config = await unit.app.inject({
-    method: 'POST',
-    url: '/api/v1/sensor/config',
-    payload: zoneStreamConfig(lidar.port, zones.port, '512x20'),
-  });
-  expect(config.statusCode, config.body).toBe(204);
 });
 afterAll(async () => {
   plane.close();
-  await zones.close();
-  await lidar.close();
-  await unit.close();
-  removeDir(unit.dataDir);
+  await closeZoneStreamingUnit({ unit, zones, lidar });
 });
 afterEach(() => plane.clear());
 
