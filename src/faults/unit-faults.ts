@@ -9,18 +9,20 @@
  * rule's value wins for valued faults (temperature, voltage, durations).
  */
 import type { Logger } from 'pino';
-import { ALERT_IDS, ApiError, conflict, type StorageFaultError, type UnitAction } from '../model/index.js';
+import { conflict, type UnitAction } from '../model/index.js';
 import { faultPort, type HalFaultPort, type TelemetryFaults } from '../hal/index.js';
 import type { CoreFaultControls } from '../core/index.js';
 import type { SceneObjectPlan } from '../udp/index.js';
 import type { FaultTarget } from './fault-target.js';
+import {
+  type FaultPortPart,
+  type TelemetryInput,
+  UNIT_FAULT_ACTIONS,
+  type UnitFaultRun,
+  type UnitTiming,
+} from './unit-fault-actions.js';
 
-export interface UnitTiming {
-  /** Extra time a reinitialization takes (INITIALIZING, no packets); 0 = as fast as the host allows. */
-  reinitMs: number;
-  /** How long a restart keeps the unit unreachable; undefined: the unit's own setting. */
-  restartMs?: number;
-}
+export type { UnitTiming } from './unit-fault-actions.js';
 
 /** Durations of a real unit (docs/faults.md): about a second to reinit, tens of seconds to reboot. */
 export const REALISTIC_TIMING: Readonly<UnitTiming> = { reinitMs: 1000, restartMs: 25_000 };
@@ -28,19 +30,14 @@ export const REALISTIC_TIMING: Readonly<UnitTiming> = { reinitMs: 1000, restartM
 export const REALISTIC_FIRMWARE_UPDATE_MS = 60_000;
 
 const RAMP_STEP_MS = 100;
-const CLEARED = 'the injected fault was removed';
 
 type Valued<T> = { id: string; value: T }[];
 const newest = <T>(list: Valued<T>): T | undefined => list.at(-1)?.value;
 
-type TelemetryInput = 'ambientTemperatureC' | 'supplyVoltageMv';
-
 export class UnitFaults {
   private readonly held = new Map<string, Set<string>>();
-  private readonly reinitMs: Valued<number> = [];
-  private readonly restartMs: Valued<number> = [];
-  private readonly uploadRefuse: Valued<number> = [];
-  private readonly storage: Valued<StorageFaultError> = [];
+  /** The values of valued faults (durations, storage errors, upload limits), by fault, newest last. */
+  private readonly valued = new Map<string, Valued<unknown>>();
   /** Objects in the scene and dirt on the window, by rule. */
   private readonly objects = new Map<string, SceneObjectPlan>();
   private readonly ramps = new Map<TelemetryInput, NodeJS.Timeout>();
@@ -66,20 +63,8 @@ export class UnitFaults {
 
   /** Why `action` cannot run on this unit, or undefined: the HAL's fault port says what it can fake. */
   unsupported(action: UnitAction): string | undefined {
-    const { streams, telemetry, link, time, firmwareBoot } = this.port;
-    const offered: Partial<Record<UnitAction['type'], unknown>> = {
-      temperature: telemetry,
-      voltage: telemetry,
-      phase_lock_lost: telemetry,
-      link_down: link,
-      ptp_grandmaster: time,
-      sync_pulse_lock: time,
-      firmware_boot_fail: firmwareBoot,
-      reinit_time: streams,
-      object: streams,
-      window_soil: streams,
-    };
-    if (action.type in offered && offered[action.type] === undefined)
+    const needs = UNIT_FAULT_ACTIONS[action.type].needs;
+    if (needs !== undefined && this.port[needs] === undefined)
       return `the ${action.type} fault needs the simulated unit (--hal sim)`;
     return undefined;
   }
@@ -88,98 +73,32 @@ export class UnitFaults {
   start(id: string, action: UnitAction): () => void {
     const why = this.unsupported(action);
     if (why) throw conflict(why);
-    // unsupported() has checked that the port offers the part each case uses.
-    const { telemetry, link, time, firmwareBoot } = this.port;
-    switch (action.type) {
-      case 'alert':
-        return this.hold(
-          `alert:${action.id}`,
-          id,
-          () => this.core.holdAlert(action.id, action.vars),
-          () => this.core.releaseAlert(action.id, CLEARED),
-        );
-      case 'temperature':
-        return this.driveTelemetry(telemetry!, 'ambientTemperatureC', id, action.ambient_c, action.ramp_ms);
-      case 'voltage':
-        return this.driveTelemetry(telemetry!, 'supplyVoltageMv', id, action.supply_mv, action.ramp_ms);
-      case 'link_down':
-        return this.hold(
-          'link_down',
-          id,
-          () => {
-            link!.setCarrier(false);
-            this.core.holdAlert(ALERT_IDS.ETHERNET_LINK_BAD, { speed: 0, duplex: 'no link,' });
-          },
-          () => {
-            link!.setCarrier(true);
-            this.core.releaseAlert(ALERT_IDS.ETHERNET_LINK_BAD, 'the link is up again');
-          },
-        );
-      case 'ptp_grandmaster':
-        return this.hold(
-          'ptp_grandmaster',
-          id,
-          () => time!.setGrandmaster(true),
-          () => time!.setGrandmaster(false),
-        );
-      case 'sync_pulse_lock':
-        return this.hold(
-          'sync_pulse_lock',
-          id,
-          () => time!.setSyncPulses(Date.now()),
-          () => time!.setSyncPulses(undefined),
-        );
-      case 'phase_lock_lost':
-        return this.hold(
-          'phase_lock_lost',
-          id,
-          () => telemetry!.setInputs({ motorDisturbed: true }),
-          () => telemetry!.setInputs({ motorDisturbed: false }),
-        );
-      case 'reinit_time':
-        return this.pushValue(this.reinitMs, id, action.ms, () =>
-          this.port.streams!.setStartDelay(newest(this.reinitMs) ?? this.baseTiming.reinitMs),
-        );
-      case 'restart_time':
-        return this.pushValue(this.restartMs, id, action.ms, () =>
-          this.core.setRebootMs(newest(this.restartMs) ?? this.baseTiming.restartMs),
-        );
-      case 'restart':
-        void this.core.restart().catch((err: unknown) => this.log.error({ err }, 'injected restart failed'));
-        return () => undefined;
-      case 'firmware_boot_fail':
-        return this.hold(
-          'firmware_boot_fail',
-          id,
-          () => firmwareBoot!.setTrialBootFails(true),
-          () => firmwareBoot!.setTrialBootFails(false),
-        );
-      case 'object':
-        this.objects.set(id, {
-          id,
-          sizeM: action.size_m,
-          positionM: action.position_m,
-          velocityMS: action.velocity_m_s,
-          startMs: Date.now(),
-        });
+    const entry = UNIT_FAULT_ACTIONS[action.type] as {
+      start(run: UnitFaultRun, action: UnitAction, id: string): () => void;
+    };
+    return entry.start(this.runOf(id), action, id);
+  }
+
+  /** The seams and bookkeeping rule `id`'s action starts with. */
+  private runOf(id: string): UnitFaultRun {
+    return {
+      core: this.core,
+      baseTiming: this.baseTiming,
+      log: this.log,
+      part: <P extends FaultPortPart>(name: P) => {
+        const part = this.port[name];
+        // unsupported() refused the action when its entry's part is missing.
+        if (part === undefined) throw new Error(`the fault port has no ${name} part`);
+        return part as NonNullable<HalFaultPort[P]>;
+      },
+      hold: (key, on, off) => this.hold(key, id, on, off),
+      pushValue: (key, value, changed) => this.pushValue(key, id, value, changed),
+      driveTelemetry: (telemetry, input, target, rampMs) => this.driveTelemetry(telemetry, input, id, target, rampMs),
+      placeInScene: (object) => {
+        this.objects.set(id, object);
         return this.placeInScene(id);
-      case 'window_soil':
-        this.objects.set(id, {
-          kind: 'soil',
-          id,
-          azimuthDeg: [action.azimuth_from_deg, action.azimuth_to_deg],
-          beams: [action.first_beam, action.last_beam],
-          level: action.level,
-        });
-        return this.placeInScene(id);
-      case 'storage':
-        return this.pushValue(this.storage, id, action.error, () => this.core.setStorageFault(newest(this.storage)));
-      case 'firmware_upload_refuse':
-        return this.pushValue(this.uploadRefuse, id, action.after_bytes, () => {
-          const limit = newest(this.uploadRefuse);
-          this.core.setUploadFilter(limit === undefined ? undefined : (body) => refusedAfter(body, limit));
-        });
-    }
+      },
+    };
   }
 
   /** Hands the scene's objects (with rule `id`'s) to the streams; returns what takes `id`'s away again. */
@@ -213,14 +132,16 @@ export class UnitFaults {
     };
   }
 
-  /** A valued fault: `changed` runs when the rule comes and when it goes (the newest value then wins). */
-  private pushValue<T>(list: Valued<T>, id: string, value: T, changed: () => void): () => void {
+  /** A valued fault: `changed` gets the newest value when the rule comes and when it goes. */
+  private pushValue<T>(key: string, id: string, value: T, changed: (newest: T | undefined) => void): () => void {
+    const list = (this.valued.get(key) ?? []) as Valued<T>;
+    this.valued.set(key, list);
     list.push({ id, value });
-    changed();
+    changed(newest(list));
     return () => {
       const at = list.findIndex((v) => v.id === id);
       if (at >= 0) list.splice(at, 1);
-      changed();
+      changed(newest(list));
     };
   }
 
@@ -272,22 +193,5 @@ export class UnitFaults {
     }, RAMP_STEP_MS);
     timer.unref();
     this.ramps.set(input, timer);
-  }
-}
-
-/** The upload body, refused once more than `limit` bytes have arrived. */
-async function* refusedAfter(body: AsyncIterable<Buffer | string>, limit: number): AsyncIterable<Buffer | string> {
-  let received = 0;
-  for await (const chunk of body) {
-    received += chunk.length;
-    if (received > limit) {
-      throw new ApiError(
-        'unavailable',
-        `the unit refused the firmware upload after ${limit} bytes (injected fault); nothing was installed`,
-        undefined,
-        { 'Retry-After': '1' },
-      );
-    }
-    yield chunk;
   }
 }

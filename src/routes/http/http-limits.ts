@@ -104,17 +104,7 @@ function cutSlowBody(request: FastifyRequest, reply: FastifyReply): void {
 
 export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): HttpConnections {
   const server = app.server;
-  server.headersTimeout = limits.headersTimeoutMs;
-  // Fastify leaves Node's whole-request timeout off; the body deadline below replaces it per route.
-  server.requestTimeout = 0;
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  // How often Node looks for expired headers (read when listening starts).
-  (server as typeof server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
-    50,
-    Math.min(1000, Math.floor(limits.headersTimeoutMs / 4)),
-  );
-  server.maxConnections = limits.maxConnections + ANSWERED_EXCESS_CONNECTIONS;
-
+  setServerTimeouts(server, limits);
   const bodyRate = new BodyRateWatch(Math.max(50, Math.min(250, Math.floor(limits.bodyGraceMs / 4))));
   const policy = new ConnectionPolicy(
     server,
@@ -142,8 +132,7 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): Htt
   });
 
   app.addHook('onRequest', (request, reply, done) => {
-    const socket = request.raw.socket;
-    if (policy.isExcess(socket)) {
+    if (policy.isExcess(request.raw.socket)) {
       reply.header('connection', 'close');
       done(
         unavailable(
@@ -152,48 +141,10 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): Htt
       );
       return;
     }
-    if (!hasBody(request)) {
-      done();
-      return;
-    }
-    const encoding = request.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      done(
-        unsupportedMediaType(
-          `Content-Encoding ${JSON.stringify(encoding.slice(0, 64))} is not decoded here; send the body unencoded`,
-        ),
-      );
-      return;
-    }
-    if (isUploadRequest(request)) {
-      // Idle, not total: a large image on a slow link is fine as long as bytes keep coming.
-      // (An injected request, in tests, has no real socket to time.)
-      if (typeof socket?.setTimeout === 'function') {
-        socket.setTimeout(limits.uploadIdleTimeoutMs, () => socket.destroy());
-        request.raw.once('end', () => socket.setTimeout(0));
-      }
-      // Too slow: the connection is cut, so the upload fails and releases its lock and partial slot.
-      bodyRate.watch(
-        request.raw,
-        reply.raw,
-        { minBytesPerSecond: limits.uploadMinRate, windowMs: limits.bodyGraceMs },
-        () => socket.destroy(),
-      );
-    } else {
-      const cut = () => {
-        if (reply.sent) return;
-        reply.header('connection', 'close');
-        cutSlowBody(request, reply);
-      };
-      // The whole-body deadline rides on the rate watch's one timer (no timer per request).
-      bodyRate.watch(
-        request.raw,
-        reply.raw,
-        { minBytesPerSecond: limits.bodyMinRate, windowMs: limits.bodyGraceMs },
-        cut,
-        limits.requestTimeoutMs,
-      );
-    }
+    if (!hasBody(request)) return done();
+    const refusal = encodingRefusal(request);
+    if (refusal) return done(refusal);
+    watchBodyArrival(request, reply, limits, bodyRate);
     done();
   });
 
@@ -204,4 +155,64 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): Htt
     done(null, payload);
   });
   return { policy, bodyRate, stalled };
+}
+
+/** Node's own timeouts and connection cap (the body deadline and the slots are the hooks' work). */
+function setServerTimeouts(server: FastifyInstance['server'], limits: HttpLimits): void {
+  server.headersTimeout = limits.headersTimeoutMs;
+  // Fastify leaves Node's whole-request timeout off; the body deadline below replaces it per route.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // How often Node looks for expired headers (read when listening starts).
+  (server as typeof server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
+    50,
+    Math.min(1000, Math.floor(limits.headersTimeoutMs / 4)),
+  );
+  server.maxConnections = limits.maxConnections + ANSWERED_EXCESS_CONNECTIONS;
+}
+
+/** A body in a Content-Encoding the unit does not decode is refused before it is read. */
+function encodingRefusal(request: FastifyRequest): ApiError | undefined {
+  const encoding = request.headers['content-encoding'];
+  if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') return undefined;
+  return unsupportedMediaType(
+    `Content-Encoding ${JSON.stringify(encoding.slice(0, 64))} is not decoded here; send the body unencoded`,
+  );
+}
+
+/**
+ * A firmware upload may take as long as it needs but never sits idle, and keeps a minimum rate; any other body
+ * keeps a minimum rate and arrives whole within the request timeout, or is answered 408 and the connection closed.
+ */
+function watchBodyArrival(request: FastifyRequest, reply: FastifyReply, limits: HttpLimits, bodyRate: BodyRateWatch) {
+  const socket = request.raw.socket;
+  if (isUploadRequest(request)) {
+    // Idle, not total: a large image on a slow link is fine as long as bytes keep coming.
+    // (An injected request, in tests, has no real socket to time.)
+    if (typeof socket?.setTimeout === 'function') {
+      socket.setTimeout(limits.uploadIdleTimeoutMs, () => socket.destroy());
+      request.raw.once('end', () => socket.setTimeout(0));
+    }
+    // Too slow: the connection is cut, so the upload fails and releases its lock and partial slot.
+    bodyRate.watch(
+      request.raw,
+      reply.raw,
+      { minBytesPerSecond: limits.uploadMinRate, windowMs: limits.bodyGraceMs },
+      () => socket.destroy(),
+    );
+    return;
+  }
+  const cut = () => {
+    if (reply.sent) return;
+    reply.header('connection', 'close');
+    cutSlowBody(request, reply);
+  };
+  // The whole-body deadline rides on the rate watch's one timer (no timer per request).
+  bodyRate.watch(
+    request.raw,
+    reply.raw,
+    { minBytesPerSecond: limits.bodyMinRate, windowMs: limits.bodyGraceMs },
+    cut,
+    limits.requestTimeoutMs,
+  );
 }
