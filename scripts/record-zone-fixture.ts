@@ -7,11 +7,14 @@
  * lidar packets is public: this is the project's sample of one (test/fixtures/recordings/README.md).
  *
  *   npx tsx scripts/record-zone-fixture.ts [--out test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_zone16] [--frames 3]
- *     [--profile RNG15_RFL8_NIR8_ZONE16] [--imu-profile LEGACY]
+ *     [--profile RNG15_RFL8_NIR8_ZONE16] [--imu-profile LEGACY] [--header-type STANDARD]
  *
  * With `--imu-profile ACCEL32_GYRO32_NMEA` the simulated GNSS receiver is on the NMEA input (multipurpose_io_mode
  * INPUT_NMEA_UART), so the IMU packets carry its sentence: the sample of firmware 3.2's formats,
  * `--profile RNG15_RFL8_WIN8 --imu-profile ACCEL32_GYRO32_NMEA --out test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_win8_accel32`.
+ * `--header-type FUSA` gives every packet the FUSA header (header_type, u32 frame id, no CRC): the sample of it,
+ * `--header-type FUSA --imu-profile ACCEL32_GYRO32_NMEA --out test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_fusa_zone16`.
+ * The script reads the packets' init_id and frame id with the unit's own header decoder (readPacketHeader).
  */
 import { createHash } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -21,8 +24,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { strToU8, zipSync } from 'fflate';
 import pino from 'pino';
-import { boxTriangles, encodeBinaryStl } from '../src/model/index.js';
+import { boxTriangles, encodeBinaryStl, HEADER_TYPES, type HeaderType } from '../src/model/index.js';
 import { parseCliOptions } from '../src/main/cli-options.js';
+import { readPacketHeader } from '../src/udp/packets/packet-header.js';
 import { startServer } from '../src/main/server.js';
 
 const { values } = parseArgs({
@@ -31,8 +35,12 @@ const { values } = parseArgs({
     frames: { type: 'string', default: '3' },
     profile: { type: 'string', default: 'RNG15_RFL8_NIR8_ZONE16' },
     'imu-profile': { type: 'string', default: 'LEGACY' },
+    'header-type': { type: 'string', default: 'STANDARD' },
   },
 });
+if (!(HEADER_TYPES as readonly string[]).includes(values['header-type']))
+  throw new Error(`--header-type must be one of ${HEADER_TYPES.join(', ')}; got ${values['header-type']}`);
+const HEADER = values['header-type'] as HeaderType;
 const FRAMES = Number(values.frames);
 const PROFILE = values.profile;
 const IMU_PROFILE = values['imu-profile'];
@@ -153,23 +161,24 @@ async function main() {
     const hr0 = process.hrtime.bigint();
     const done = new Promise<void>((resolve) => {
       const on = (name: keyof typeof sockets) => (payload: Buffer, from: dgram.RemoteInfo) => {
-        // IMU packets carry no init_id; lidar and zone packets do (a STANDARD header).
-        if (name !== 'imu' && payload.readUIntLE(4, 3) !== initId) return;
+        // LEGACY IMU packets carry no header; lidar and zone packets do (header_type's).
+        const header = name === 'imu' ? null : readPacketHeader(payload, HEADER);
+        if (header && header.initId !== initId) return;
         if (!recording) {
           // The first frame after the reinit may lack slots the busy start-up made late: start at the next.
-          if (name !== 'lidar') return;
-          firstFrame ??= payload.readUInt16LE(2);
-          if (payload.readUInt16LE(2) === firstFrame || payload.readUInt16LE(32 + 8) !== 0) return;
+          if (!header || name !== 'lidar') return;
+          firstFrame ??= header.frameId;
+          if (header.frameId === firstFrame || payload.readUInt16LE(32 + 8) !== 0) return;
           recording = true;
         }
-        if (name === 'lidar') {
-          const frame = payload.readUInt16LE(2);
+        if (header && name === 'lidar') {
+          const frame = header.frameId;
           if (!frames.includes(frame)) {
             if (frames.length === FRAMES) closed = true;
             else frames.push(frame);
           }
         }
-        if (name === 'zone' ? frames.includes(payload.readUInt16LE(2)) : !closed) {
+        if (header && name === 'zone' ? frames.includes(header.frameId) : !closed) {
           const timeUs = wallUs + (process.hrtime.bigint() - hr0) / 1000n;
           captured.push({ timeUs, srcPort: from.port, dstPort: port(sockets[name]), payload: Buffer.from(payload) });
         }
@@ -186,6 +195,7 @@ async function main() {
       udp_profile_lidar: PROFILE,
       lidar_mode: `${COLUMNS}x10`,
       udp_profile_imu: IMU_PROFILE,
+      header_type: HEADER,
       ...(IMU_PROFILE === 'ACCEL32_GYRO32_NMEA' ? { multipurpose_io_mode: 'INPUT_NMEA_UART' } : {}),
     });
     const metadata = (await (await call('GET', '/api/v1/sensor/metadata')).json()) as {

@@ -18,6 +18,9 @@ import {
   surveyCapture,
 } from '../udp/replay/index.js';
 
+/** The lidar packets' header: the metadata's header_type, or the profile's own; LEGACY packets have none. */
+const headerOf = (r: Recording) => (r.layout.header === 'LEGACY' ? 'no' : r.layout.header);
+
 function describeRecording(r: Recording): string {
   const s = r.stats;
   const info = r.metadata.sensorInfo;
@@ -28,7 +31,7 @@ function describeRecording(r: Recording): string {
     ['sensor', `${info.prod_line} ${info.prod_pn} serial ${info.prod_sn}`],
     ['firmware', info.image_rev],
     ['initialization_id', String(info.initialization_id)],
-    ['profile', `${r.profile} (IMU ${r.metadata.dataFormat.udp_profile_imu})`],
+    ['profile', `${r.profile} (${headerOf(r)} header; IMU ${r.metadata.dataFormat.udp_profile_imu})`],
     [
       'mode',
       `${String(mode)}, ${r.pixels} pixels per column, column window ${r.metadata.dataFormat.column_window.join('..')}`,
@@ -92,6 +95,7 @@ export function runRecordingCommand(processArgv: readonly string[]): number {
             metadata: r.metadataFile,
             sensor: r.metadata.sensorInfo,
             profile: r.profile,
+            headerType: r.layout.header,
             lidarMode: r.metadata.configParams.lidar_mode,
             stats: r.stats,
           }),

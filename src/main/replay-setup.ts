@@ -52,7 +52,10 @@ export function prepareReplay(options: ReplayOptions): ReplaySetup {
   refuseStartPastEnd(recording, options.replayStartS);
   const product = recordedProduct(recording.metadata);
   const identity = recordedIdentity(recording.metadata, product);
-  const recorded = recordedParameters(recording.metadata.configParams, recording.profile);
+  // The packets' header is the data format's header_type (firmware 3.2), which config_params may lack.
+  const headerType = recording.metadata.dataFormat.header_type;
+  const configParams = { ...recording.metadata.configParams, ...(headerType ? { header_type: headerType } : {}) };
+  const recorded = recordedParameters(configParams, recording.profile);
   // The recorded lidar_mode, when the metadata lacks it, follows from the frame width (10 Hz assumed).
   if (recording.metadata.configParams.lidar_mode === undefined) {
     const mode = `${recording.columnsPerFrame}x10`;

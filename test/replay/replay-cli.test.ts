@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
-import { OS0_CRC, OS1_FUSA, OS2_LEGACY } from './helpers/pcap-reference.js';
+import { OS0_CRC, OS1_FUSA, OS2_LEGACY, SIM_FUSA_ZONE16 } from './helpers/pcap-reference.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'replay-cli-'));
 
@@ -32,6 +32,15 @@ describe('lidar-sensor recording info', () => {
     expect(r.stdout).toMatch(/duration\s+0\.011 s/);
     expect(r.stdout).toMatch(/gaps\s+0 missing frame ids/);
     expect(r.stdout).toMatch(/fragments\s+0 IP fragments/);
+  });
+
+  it('names the header of a FUSA recording of a 3.2 profile and counts its frames by their u32 ids', async () => {
+    const r = await runCli(['recording', 'info', `${SIM_FUSA_ZONE16}.pcap`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/profile\s+RNG15_RFL8_NIR8_ZONE16 \(FUSA header; IMU ACCEL32_GYRO32_NMEA\)/);
+    expect(r.stdout).toMatch(/packets\s+96 lidar \(port \d+\), 24 IMU \(port \d+\), 3 zone \(port \d+\), 0 other/);
+    expect(r.stdout).toMatch(/frames\s+3 \(3 complete, 0 partial\)/);
+    expect(r.stdout).toMatch(/gaps\s+0 missing frame ids; 0 malformed and 0 bad-CRC lidar packets/);
   });
 
   it('--json gives the figures as one JSON object', async () => {

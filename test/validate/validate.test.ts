@@ -189,6 +189,7 @@ describe('lidar-sensor validate on healthy units', () => {
     ['OS-2-32-U0_v2.0.0_1024x10.pcap', [], 'LEGACY'],
     ['OS-1-128_767798045_1024x10_20230712_120049.pcap', [], 'FUSA_RNG15_RFL8_NIR8_DUAL'],
     ['crc_test.pcap', [], 'RNG15_RFL8_NIR8'],
+    ['sim_OS-1-32_v3.2.0_512x10_fusa_zone16.pcap', [], 'RNG15_RFL8_NIR8_ZONE16'],
     ['same_ports_nonlegacy.pcap', ['--metadata', join(RECORDINGS, 'same_ports_nonlegacy.1.json')], undefined],
     ['same_ports_nonlegacy.pcap', ['--metadata', join(RECORDINGS, 'same_ports_nonlegacy.2.json')], undefined],
   ])('passes read-only on a unit replaying %s %s', async (recording, extra, profile) => {
@@ -208,6 +209,23 @@ describe('lidar-sensor validate on healthy units', () => {
       const config = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json()) as Record<string, unknown>;
       expect(config.udp_profile_lidar).toBe(profile);
     }
+  });
+
+  // The simulator's FUSA sample (test/fixtures/recordings/README.md): the validator reads the replayed packets with
+  // the header the unit reports (header_type FUSA), lidar, IMU and zone packets alike. (The write paths a replay
+  // refuses by design fail here, as with every recording.)
+  it('decodes the data plane of a unit replaying a FUSA recording: u32 frame ids, no CRC, FUSA IMU and zone packets', async () => {
+    const cli = await unit([
+      '--replay',
+      join(RECORDINGS, 'sim_OS-1-32_v3.2.0_512x10_fusa_zone16.pcap'),
+      '--replay-loop',
+    ]);
+    const config = (await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json()) as Record<string, unknown>;
+    expect(config.header_type).toBe('FUSA');
+    const outcome = await validate(cli.baseUrl, '--allow-changes', '--udp-timeout', '2');
+    const ids = ['lidar.init-id', 'lidar.footer', 'lidar.frame-id', 'lidar.no-gaps', 'imu.header', 'imu.frames'];
+    for (const id of [...ids.map((i) => `udp.${i}`), 'udp.zone-every-frame'])
+      expect(outcome.report.checks.find((c) => c.id === id)?.status, `${id}\n${outcome.stdout}`).toBe('PASS');
   });
 
   it('documents LEGACY only on a unit that replays a LEGACY recording', async () => {

@@ -4,14 +4,34 @@
  * capture's source address, and lidar packets also by the serial number and init_id in their header
  * where the profile has one (LEGACY has none). Pure.
  */
+import type { HeaderType } from '../../model/index.js';
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
-import { ZONE_PACKET_BYTES, ZONE_PACKET_TYPE } from '../packets/zone-packet.js';
+import { readPacketHeader } from '../packets/packet-header.js';
+import { ZONE_PACKET_BYTES, ZONE_PACKET_HEADER_BYTES, ZONE_PACKET_TYPE } from '../packets/zone-packet.js';
+import { crcMatches } from './lidar-header.js';
 import type { UdpDatagram } from './udp-datagrams.js';
 
 export type PacketKind = 'lidar' | 'imu' | 'zone';
 
-/** A zone packet of firmware 3.2 (docs/udp-packets.md, Zone packets): its size and packet_type. */
-export const isZonePacket = (b: Buffer) => b.length === ZONE_PACKET_BYTES && b.readUInt16LE(0) === ZONE_PACKET_TYPE;
+/**
+ * A zone packet of firmware 3.2 (docs/udp-packets.md, Zone packets): its size and packet_type, read in the header
+ * the recording's lidar packets have (header_type: a FUSA header's packet_type is one byte, an init_id follows).
+ */
+export const isZonePacket = (b: Buffer, header: HeaderType) =>
+  b.length === ZONE_PACKET_BYTES && readPacketHeader(b, header).packetType === ZONE_PACKET_TYPE;
+
+/**
+ * What replay reads of a recorded zone packet: its frame id (null when too short to hold a header), whether it is
+ * one, and (STANDARD header) whether its CRC matches; FUSA packets carry no CRC.
+ */
+export function readZonePacket(b: Buffer, header: HeaderType) {
+  const wellFormed = isZonePacket(b, header);
+  return {
+    frameId: b.length >= ZONE_PACKET_HEADER_BYTES ? readPacketHeader(b, header).frameId : null,
+    wellFormed,
+    crcOk: header === 'STANDARD' ? wellFormed && crcMatches(b) : null,
+  };
+}
 
 /**
  * Lidar or IMU by destination port; where both streams share one port (as multi-sensor rigs often
@@ -23,11 +43,12 @@ export function packetKind(
   dstPort: number,
   bytes: Buffer,
   ports: { lidar: number; imu: number; zone: number },
+  header: HeaderType,
 ): PacketKind | null {
   const { lidar: lidarPort, imu: imuPort, zone: zonePort } = ports;
   if (zonePort !== 0 && dstPort === zonePort) {
     const shared = zonePort === lidarPort || zonePort === imuPort;
-    if (!shared || isZonePacket(bytes)) return 'zone';
+    if (!shared || isZonePacket(bytes, header)) return 'zone';
   }
   if (dstPort === lidarPort && !(lidarPort === imuPort && bytes.length === IMU_PACKET_BYTES)) return 'lidar';
   return dstPort === imuPort ? 'imu' : null;

@@ -3,8 +3,10 @@
  * init id, serial, column timestamps and measurement ids, for every header kind (LEGACY packets carry
  * the frame id in each column and no init id or serial). Pure.
  */
+import type { HeaderType } from '../../model/index.js';
 import { crc64 } from '../packets/crc64.js';
 import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
+import { frameIdModulusOf, readPacketHeader, writeFrameId as writeHeaderFrameId } from '../packets/packet-header.js';
 import {
   columnOffset,
   isLegacy,
@@ -22,34 +24,36 @@ export interface LidarHeader {
   firstMeasurementId: number;
 }
 
-const serialAt = (b: Buffer, o: number) => BigInt(b.readUInt32LE(o)) | (BigInt(b[o + 4]) << 32n);
+/** The header of the recording's lidar, zone and ACCEL32_GYRO32_NMEA IMU packets (LEGACY recordings: STANDARD). */
+export const streamHeader = (layout: RecordedLayout): HeaderType => (isLegacy(layout) ? 'STANDARD' : layout.header);
 
-/** The header fields of `b`, which must be at least one column long. */
+/** The header fields of `b`, which must be at least one column long (read with the unit's own header table). */
 export function readLidarHeader(b: Buffer, layout: RecordedLayout): LidarHeader {
   if (isLegacy(layout))
     return { frameId: b.readUInt16LE(10), initId: null, serial: null, firstMeasurementId: b.readUInt16LE(8) };
-  const standard = layout.header === 'STANDARD';
+  const header = readPacketHeader(b, layout.header);
   return {
-    frameId: standard ? b.readUInt16LE(2) : b.readUInt32LE(4),
-    initId: standard ? b.readUIntLE(4, 3) : b.readUIntLE(1, 3),
-    serial: serialAt(b, standard ? 7 : 11),
+    frameId: header.frameId,
+    initId: header.initId,
+    serial: header.serialNumber,
     firstMeasurementId: b.readUInt16LE(packetHeaderBytes(layout) + 8),
   };
 }
 
 /** Sets the frame id of a packet (LEGACY: of each of its columns). */
 export function writeFrameId(b: Buffer, layout: RecordedLayout, pixels: number, frameId: number): void {
-  if (isLegacy(layout)) {
-    for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
-      const o = columnOffset(layout, pixels, c) + 10;
-      if (o + 2 <= b.length) b.writeUInt16LE(frameId & 0xffff, o);
-    }
-  } else if (layout.header === 'STANDARD') b.writeUInt16LE(frameId & 0xffff, 2);
-  else b.writeUInt32LE(frameId >>> 0, 4);
+  if (!isLegacy(layout)) {
+    writeHeaderFrameId(b, layout.header, frameId);
+    return;
+  }
+  for (let c = 0; c < COLUMNS_PER_PACKET; c++) {
+    const o = columnOffset(layout, pixels, c) + 10;
+    if (o + 2 <= b.length) b.writeUInt16LE(frameId & 0xffff, o);
+  }
 }
 
 /** Frame ids wrap at 2^16 (STANDARD, LEGACY) or 2^32 (FUSA). */
-export const frameIdModulus = (layout: RecordedLayout) => (layout.header === 'FUSA' ? 0x100000000 : 0x10000);
+export const frameIdModulus = (layout: RecordedLayout) => frameIdModulusOf(streamHeader(layout));
 
 /** Adds `deltaNs` to the timestamp of every column of a packet of `pixels` pixels per column. */
 export function shiftColumnTimestamps(b: Buffer, layout: RecordedLayout, pixels: number, deltaNs: bigint): void {
@@ -78,4 +82,10 @@ export function correctCrc(original: Buffer, out: Buffer): void {
   const after = crc64(out, 0, end);
   out.writeUInt32LE((original.readUInt32LE(end) ^ before.lo ^ after.lo) >>> 0, end);
   out.writeUInt32LE((original.readUInt32LE(end + 4) ^ before.hi ^ after.hi) >>> 0, end + 4);
+}
+
+/** Whether the CRC-64 in the last 8 bytes (STANDARD lidar, IMU and zone packets) matches the bytes before it. */
+export function crcMatches(b: Buffer): boolean {
+  const { lo, hi } = crc64(b, 0, b.length - 8);
+  return b.readUInt32LE(b.length - 8) === lo && b.readUInt32LE(b.length - 4) === hi;
 }

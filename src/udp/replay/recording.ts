@@ -8,12 +8,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { LIDAR_PROFILES } from '../../model/index.js';
-import { crc64 } from '../packets/crc64.js';
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
 import { CaptureFormatError, readCaptureFile } from './capture-file.js';
-import { isZonePacket, packetKind, sourcesOf, type PacketKind } from './capture-sensors.js';
-import { readLidarHeader } from './lidar-header.js';
+import { packetKind, readZonePacket, sourcesOf, type PacketKind } from './capture-sensors.js';
+import { crcMatches, frameIdModulus, readLidarHeader, streamHeader } from './lidar-header.js';
 import { recordedLayout, recordedPacketBytes, type RecordedLayout, type RecordedProfile } from './recorded-layout.js';
 import { RecordingError } from './recording-error.js';
 import { parseRecordingMetadata, type RecordedMetadata } from './recording-metadata.js';
@@ -33,7 +32,7 @@ export interface RecordedPacket {
   frameId: number | null;
   /** Lidar: the packet has the profile's size; IMU: 48 bytes; zone: a zone packet's size and packet_type. */
   wellFormed: boolean;
-  /** STANDARD lidar and zone packets: whether the recorded CRC matches; null where there is none to check. */
+  /** STANDARD lidar and zone packets: whether the recorded CRC matches; null where there is none (FUSA, IMU). */
   crcOk: boolean | null;
 }
 
@@ -167,11 +166,8 @@ function recordedPacket(
   const timeNs = Number(d.timeNs - t0);
   if (kind === 'imu')
     return { kind, timeNs, bytes, frameId: null, wellFormed: bytes.length === IMU_PACKET_BYTES, crcOk: null };
-  if (kind === 'zone') {
-    const wellFormed = isZonePacket(bytes);
-    const frameId = bytes.length >= 4 ? bytes.readUInt16LE(2) : null;
-    return { kind, timeNs, bytes, frameId, wellFormed, crcOk: wellFormed && crcMatches(bytes) };
-  }
+  // Zone packets carry the header of the lidar packets (header_type).
+  if (kind === 'zone') return { kind, timeNs, bytes, ...readZonePacket(bytes, streamHeader(layout)) };
   const wellFormed = bytes.length === expectedBytes;
   const frameId = bytes.length >= 32 + 12 ? readLidarHeader(bytes, layout).frameId : null;
   const crcOk = wellFormed && layout.header === 'STANDARD' ? crcMatches(bytes) : null;
@@ -227,7 +223,7 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
   const zonePort = portOf(metadata.configParams, 'udp_port_zm', 0);
   const expectedBytes = recordedPacketBytes(layout, pixels);
   const ports = { lidar: lidarPort, imu: imuPort, zone: zonePort };
-  const kindOf = (d: UdpDatagram) => packetKind(d.dstPort, d.payload, ports);
+  const kindOf = (d: UdpDatagram) => packetKind(d.dstPort, d.payload, ports, streamHeader(layout));
   const sensors = selectSensor(file, metadata, layout, expectedBytes, sourcesOf(extraction.datagrams, kindOf));
   const collected = collectPackets(extraction.datagrams, kindOf, sensors, layout, expectedBytes);
   const { packets } = collected;
@@ -268,7 +264,7 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     passNs: Math.round(collected.spanNs + interval),
     otherSensors: sensors.others,
     // Zone packets carry the frame id of their frame: a recording of zone packets alone loops by them.
-    framesPerPass: frames.span || frameSpan(zone, 0x10000),
+    framesPerPass: frames.span || frameSpan(zone, frameIdModulus(layout)),
     stats: {
       format: capture.format,
       captureFrames: capture.frames.length,
@@ -289,10 +285,4 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
       truncatedFile: capture.truncated,
     },
   };
-}
-
-/** Whether the CRC-64 in the last 8 bytes (STANDARD lidar and zone packets) matches the bytes before it. */
-function crcMatches(b: Buffer): boolean {
-  const { lo, hi } = crc64(b, 0, b.length - 8);
-  return b.readUInt32LE(b.length - 8) === lo && b.readUInt32LE(b.length - 4) === hi;
 }

@@ -16,6 +16,7 @@ import {
   lidarPacketBytes,
   type ProfileLayout,
 } from '../packets/lidar-profiles.js';
+import { PACKET_TYPE, readPacketHeader, writeConstantHeader, writeFrameHeader } from '../packets/packet-header.js';
 import { readLidarHeader } from './lidar-header.js';
 import { columnHeaderBytes, columnOffset, columnValid, isLegacy, type RecordedLayout } from './recorded-layout.js';
 
@@ -41,22 +42,11 @@ export function reencodeLidarPacket(
 ): Buffer {
   const header = readLidarHeader(b, from);
   const initId = header.initId ?? identity.initId;
-  const serial = Number(header.serial ?? identity.serial);
-  const alertFlags = isLegacy(from) ? 0 : from.header === 'STANDARD' ? b[12] : b[8];
+  const serialNumber = header.serial ?? identity.serial;
+  const alertFlags = isLegacy(from) ? 0 : readPacketHeader(b, from.header).alertFlags;
   const out = Buffer.alloc(lidarPacketBytes(to, pixels));
-  if (to.header === 'STANDARD') {
-    out.writeUInt16LE(1, 0);
-    out.writeUInt16LE(header.frameId & 0xffff, 2);
-    out.writeUIntLE(initId, 4, 3);
-    out.writeUIntLE(serial, 7, 5);
-    out[12] = alertFlags;
-  } else {
-    out[0] = 1;
-    out.writeUIntLE(initId, 1, 3);
-    out.writeUInt32LE(header.frameId >>> 0, 4);
-    out[8] = alertFlags;
-    out.writeUIntLE(serial, 11, 5);
-  }
+  writeConstantHeader(out, to.header, PACKET_TYPE.lidar, { initId, serialNumber });
+  writeFrameHeader(out, to.header, header.frameId, alertFlags);
   if (!isLegacy(from)) b.copy(out, 16, 16, 20); // thermal and shot-limiting state
   const img = decodePacketImage(b, from, pixels);
   const toCol = columnBytes(to, pixels);

@@ -10,6 +10,7 @@ import {
   readLidarHeader,
   shiftColumnTimestamps,
   shiftImuTimestamps,
+  streamHeader,
   writeFrameId,
 } from './lidar-header.js';
 import { loadRecording, type Recording } from './recording.js';
@@ -21,7 +22,6 @@ import {
   columnOffset,
   columnValid,
   measurementIdAt,
-  isLegacy,
   recordedLayout,
   type RecordedLayout,
   type RecordedProfile,
@@ -30,6 +30,7 @@ import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { imuNmeaMeasurementsOf, moveImuNmeaPacket } from '../packets/imu-nmea-packet.js';
 import { COLUMNS_PER_PACKET, layoutWithHeader } from '../packets/lidar-profiles.js';
 import type { HeaderType } from '../../model/index.js';
+import { readPacketHeader, writeFrameId as writeHeaderFrameId } from '../packets/packet-header.js';
 import { ZONE_PACKET_HEADER_BYTES } from '../packets/zone-packet.js';
 import { emptyLidarImage } from '../scene/lidar-image.js';
 import type { PacedSource } from '../worker/pacer.js';
@@ -207,11 +208,11 @@ export class ReplayStream implements PacedSource {
   private movedOn(bytes: Buffer, kind: PacketKind, pass: number): Buffer {
     const out = Buffer.from(bytes);
     const deltaNs = BigInt(Math.round(pass * this.schedule.passNs));
+    // ACCEL32_GYRO32_NMEA IMU and zone packets carry the header the recording's lidar packets have.
+    const header = streamHeader(this.recording.layout);
     if (kind === 'imu') {
       if (out.length === IMU_PACKET_BYTES) shiftImuTimestamps(out, deltaNs);
       else if (imuNmeaMeasurementsOf(out.length) !== null) {
-        // ACCEL32_GYRO32_NMEA: the frame's id and header as the recording's lidar packets have them.
-        const header = isLegacy(this.recording.layout) ? 'STANDARD' : this.recording.layout.header;
         moveImuNmeaPacket(out, header, pass * this.recording.framesPerPass, deltaNs);
         if (header === 'STANDARD') correctCrc(bytes, out);
       }
@@ -220,11 +221,11 @@ export class ReplayStream implements PacedSource {
     }
     if (kind === 'zone') {
       if (out.length < ZONE_PACKET_HEADER_BYTES + 16) return out;
-      // Zone packets carry the u16 frame id of their frame and a u64 timestamp, as STANDARD headers do.
-      out.writeUInt16LE((out.readUInt16LE(2) + pass * this.recording.framesPerPass) & 0xffff, 2);
+      // The frame id of their frame (u16, FUSA's u32) and a u64 timestamp.
+      writeHeaderFrameId(out, header, readPacketHeader(out, header).frameId + pass * this.recording.framesPerPass);
       const at = ZONE_PACKET_HEADER_BYTES;
       out.writeBigUInt64LE((out.readBigUInt64LE(at) + deltaNs) & 0xffffffffffffffffn, at);
-      correctCrc(bytes, out);
+      if (header === 'STANDARD') correctCrc(bytes, out);
       return out;
     }
     const layout = this.layout;

@@ -21,6 +21,8 @@ export const TWO_SENSORS = `${RECORDINGS}same_ports_nonlegacy`;
 export const OS0_ZONES_NO_LIDAR = `${RECORDINGS}imu_zm_no_lidar`;
 /** This project's simulated firmware 3.2 OS-1-32: RNG15_RFL8_NIR8_ZONE16 lidar, IMU and zone packets, its zone set. */
 export const SIM_ZONE16 = `${RECORDINGS}sim_OS-1-32_v3.2.0_512x10_zone16`;
+/** The same simulated unit with header_type FUSA: ZONE16 lidar, ACCEL32_GYRO32_NMEA IMU and zone packets. */
+export const SIM_FUSA_ZONE16 = `${RECORDINGS}sim_OS-1-32_v3.2.0_512x10_fusa_zone16`;
 
 export interface ReferenceDatagram {
   timeUs: number;
@@ -100,4 +102,19 @@ export function fragmentPcap(path: string, mtu = 1480): Buffer {
     }
   }
   return Buffer.concat(parts);
+}
+
+/**
+ * A copy of a libpcap file of unfragmented Ethernet/IPv4/UDP records (as the simulator samples are) with each UDP
+ * payload changed in place by `edit` (same length; the UDP checksum of these samples is 0, not checked).
+ */
+export function editPcapPayloads(path: string, edit: (payload: Buffer, dstPort: number) => void): Buffer {
+  const b = Buffer.from(readFileSync(path));
+  for (let o = 24; o + 16 <= b.length; ) {
+    const frame = b.subarray(o + 16, o + 16 + b.readUInt32LE(o + 8));
+    o += 16 + frame.length;
+    const udp = frame.subarray(14 + (frame[14] & 15) * 4);
+    edit(udp.subarray(8, udp.readUInt16BE(4)), udp.readUInt16BE(2));
+  }
+  return b;
 }

@@ -31,27 +31,35 @@ export interface DecodedImuNmeaPacket {
 
 export const imuNmeaPacketSize = (measurements: number) => 32 + 100 + 36 * measurements + 32;
 
-export function decodeImuNmeaPacket(b: Buffer): DecodedImuNmeaPacket {
+/** `header`: the packet header the metadata's header_type names (the SDK's layout of each). */
+export function decodeImuNmeaPacket(b: Buffer, header: 'STANDARD' | 'FUSA' = 'STANDARD'): DecodedImuNmeaPacket {
   const measurements = (b.length - 164) / 36;
   if (!Number.isInteger(measurements) || measurements < 1)
     throw new Error(`no ACCEL32_GYRO32_NMEA packet: ${b.length} bytes`);
   const sentenceBytes = b.subarray(40, 132);
   const end = sentenceBytes.indexOf(0);
   const nmea = sentenceBytes.subarray(0, end < 0 ? 92 : end).toString('latin1');
+  const fusa = header === 'FUSA';
   const out: DecodedImuNmeaPacket = {
-    packetType: b.readUInt16LE(0),
-    frameId: b.readUInt16LE(2),
-    initId: b.readUIntLE(4, 3),
-    serial: BigInt(b.readUInt32LE(7)) + (BigInt(b[11]) << 32n),
-    alertFlags: b[12],
-    reservedZero: b.subarray(13, 32).every((x) => x === 0),
+    packetType: fusa ? b[0] : b.readUInt16LE(0),
+    frameId: fusa ? b.readUInt32LE(4) : b.readUInt16LE(2),
+    initId: fusa ? b.readUIntLE(1, 3) : b.readUIntLE(4, 3),
+    serial: fusa
+      ? BigInt(b.readUInt32LE(11)) + (BigInt(b[15]) << 32n)
+      : BigInt(b.readUInt32LE(7)) + (BigInt(b[11]) << 32n),
+    alertFlags: fusa ? b[8] : b[12],
+    reservedZero: fusa
+      ? b[9] === 0 && b[10] === 0 && b.subarray(16, 32).every((x) => x === 0)
+      : b.subarray(13, 32).every((x) => x === 0),
     nmeaTimestamp: b.readBigUInt64LE(32),
     nmea,
     nmeaPaddingZero: sentenceBytes.subarray(nmea.length).every((x) => x === 0),
     measurements: [],
-    footerOk:
-      b.subarray(b.length - 32, b.length - 8).every((x) => x === 0) &&
-      crc64xz(b, 0, b.length - 8) === b.readBigUInt64LE(b.length - 8),
+    // STANDARD: the CRC-64 in the last 8 bytes; FUSA: no CRC, the footer is all zero.
+    footerOk: fusa
+      ? b.subarray(b.length - 32).every((x) => x === 0)
+      : b.subarray(b.length - 32, b.length - 8).every((x) => x === 0) &&
+        crc64xz(b, 0, b.length - 8) === b.readBigUInt64LE(b.length - 8),
   };
   for (let k = 0; k < measurements; k++) {
     const o = 132 + 36 * k;
