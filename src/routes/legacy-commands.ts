@@ -70,8 +70,9 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { args } = request.query;
       let body: unknown;
-      if (args === 'active' || args === 'staged') body = sensor.config(args);
-      else if (isParameterName(args) && !sensor.absentParameters.has(args)) body = sensor.config('active')[args];
+      if (args === 'active' || args === 'staged') body = sensor.configs.reported(args);
+      else if (isParameterName(args) && !sensor.offer.absentParameters.has(args))
+        body = sensor.configs.reported('active')[args];
       else
         throw badRequest(
           `args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`,
@@ -102,8 +103,8 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { key, value } = parseSetArgs(request.query.args);
       const input = key === '.' ? value : { [key]: value };
-      const values = sensor.checkConfigChange(configurationObject(input), 'staged', callerAddress(request.ip));
-      await sensor.changeConfig(values, { reinit: false, persist: false });
+      const values = sensor.configs.check(configurationObject(input), 'staged', callerAddress(request.ip));
+      await sensor.configs.change(values, { reinit: false, persist: false });
       return sendJsonText(reply, '"set_config_param"');
     },
   );
@@ -120,8 +121,8 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const values = sensor.checkConfigChange({ udp_dest: callerAddress(request.ip) }, 'staged');
-      await sensor.changeConfig(values, { reinit: false, persist: false });
+      const values = sensor.configs.check({ udp_dest: callerAddress(request.ip) }, 'staged');
+      await sensor.configs.change(values, { reinit: false, persist: false });
       return sendJsonText(reply, '{}');
     },
   );
@@ -138,7 +139,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => {
-      await sensor.reinitialize();
+      await sensor.configs.reinitialize();
       return sendJsonText(reply, '{}');
     },
   );
@@ -155,7 +156,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => {
-      await sensor.persistActive();
+      await sensor.configs.persistActive();
       return sendJsonText(reply, '{}');
     },
   );
