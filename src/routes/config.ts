@@ -8,7 +8,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { badRequest, notFound, type ParameterName } from '../model/index.js';
 import { findDeprecatedAlias, findParameter } from '../config/index.js';
-import { requireJsonContentType } from './http/json-body.js';
 import { callerAddress, flag } from './http/query-flags.js';
 import { afterResponse } from './http/after-response.js';
 import { cachedJsonBytes, sendCachedJson, sendJsonText } from './http/cached-json.js';
@@ -21,6 +20,7 @@ import {
   ParameterValueSchema,
   WRITABLE_VALUE_SCHEMAS,
 } from './config-schemas.js';
+import { withOfferedEnums } from './offered-enums.js';
 
 const staging = Flag('true: the staged configuration (what the next reinit applies) instead of the active one');
 const readQuery = Type.Object({ staging: Type.Optional(staging) }, { additionalProperties: false });
@@ -65,11 +65,12 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!findDeprecatedAlias(name)) lookUp(name, sensor.offer.absentParameters);
     return { name };
   });
-  const changeBody = checkedBy(ConfigurationChangeSchema, (body, request) =>
+  // A unit replaying a LEGACY recording takes its lidar profile too: its schemas say so, as its document does.
+  const offered = <T>(schema: T) => withOfferedEnums(schema, { extraLidarProfile: sensor.configs.recordedOnlyProfile });
+  const changeBody = checkedBy(offered(ConfigurationChangeSchema), (body, request) =>
     sensor.configs.check(configurationObject(body), 'staged', callerAddress(request.ip)),
   );
-  const parameterBody = checkedBy(ParameterValueSchema, (value, request) => {
-    requireJsonContentType(request);
+  const parameterBody = checkedBy(offered(ParameterValueSchema), (value, request) => {
     const name = nameOf(request.params);
     if (value === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
     return sensor.configs.check({ [name]: value }, 'active');
