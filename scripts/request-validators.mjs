@@ -6,6 +6,7 @@
 // is what it would compile at run time; esbuild bundles it with the Ajv helpers it requires. Keyed by each
 // schema's JSON. Plain JavaScript: it runs without tsx.
 import { StandaloneValidator } from '@fastify/ajv-compiler';
+import { _ } from 'ajv';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +32,16 @@ export async function buildRequestValidators(root) {
   const compile = StandaloneValidator({
     readMode: false,
     storeFunction: (route, code) => codes.set(JSON.stringify(route.schema), code),
-  })({}, { customOptions: { ...ROUTE_AJV_OPTIONS } });
+  })(
+    {},
+    {
+      customOptions: {
+        ...ROUTE_AJV_OPTIONS,
+        // The generated code takes the formats (udp_dest's) from the module that defines them, bundled below.
+        code: { source: true, formats: _`require("./src/config/config-formats.ts").CONFIG_FORMATS` },
+      },
+    },
+  );
   for (const schema of schemas.values()) compile({ schema, method: 'GET', url: '/', httpPart: 'querystring' });
 
   // Each standalone module assigns `module.exports`: run inside a function, it gives its validator.

@@ -112,6 +112,11 @@ export function valueErrors(name: string, value: unknown): FieldError[] {
   return [...byPointer].map(([pointer, detail]) => ({ pointer, detail }));
 }
 
+/** What udp_dest and udp_dest_zm may be set to by a POST, standing for the caller's address. */
+export const AUTO_DESTINATION = '@auto';
+/** The parameters that take AUTO_DESTINATION. */
+export const AUTO_DESTINATION_PARAMETERS: readonly string[] = ['udp_dest', 'udp_dest_zm'];
+
 /** Options of input normalisation. */
 export interface InputContext {
   /** The caller's IPv4 address, which `@auto` stands for; undefined where `@auto` is not allowed. */
@@ -168,7 +173,7 @@ export function normalizeInput(
       errors.push({ pointer: `/${shorten(key)}`, detail });
       continue;
     }
-    if ((name === 'udp_dest' || name === 'udp_dest_zm') && value === '@auto') {
+    if (AUTO_DESTINATION_PARAMETERS.includes(name) && value === AUTO_DESTINATION) {
       if (context.autoDestination === undefined) {
         errors.push({ pointer: `/${key}`, detail: '"@auto" is accepted only through POST /api/v1/sensor/config' });
         continue;

@@ -42,13 +42,21 @@ export interface ConfigLifecycleDependencies {
   absentParameters: () => ReadonlySet<string>;
   /** Values the running firmware does not have, by parameter. */
   absentValues: () => ReadonlyMap<string, readonly unknown[]>;
+  /** A configuration as the running firmware reports it: without the parameters it does not have (firmware-offer.ts). */
+  shown: (config: Readonly<SensorConfig>) => Readonly<SensorConfig>;
 }
 
 export class ConfigLifecycle {
   constructor(private readonly deps: ConfigLifecycleDependencies) {}
 
+  /** The configuration the unit holds, every parameter included (what the run and the power state use). */
   get(view: ConfigView = 'active'): Readonly<SensorConfig> {
     return this.deps.configs.get(view);
+  }
+
+  /** The configuration as this unit reports it: without the parameters its firmware does not have. */
+  reported(view: ConfigView = 'active'): Readonly<SensorConfig> {
+    return this.deps.shown(this.deps.configs.get(view));
   }
 
   /**

@@ -6,6 +6,20 @@
  */
 import { parametersNewerThan, type SensorConfig, valuesNewerThan } from '../config/index.js';
 import { hasZoneMonitor, type SensorIdentity } from '../model/index.js';
+import type { FirmwareManager } from './firmware/firmware-manager.js';
+
+/**
+ * Who the unit is now: its firmware build is the one the running slot holds (src/core/firmware). A replay unit
+ * names the recording's firmware while it runs its factory image, and an installed update once it runs one.
+ */
+export function runningIdentity(
+  base: SensorIdentity,
+  firmware: Pick<FirmwareManager, 'runningBuild' | 'runsFactoryImage'>,
+): SensorIdentity {
+  const identity = { ...base, firmware: firmware.runningBuild };
+  if (!firmware.runsFactoryImage) delete identity.recordedFirmware;
+  return identity;
+}
 
 export interface FirmwareOfferSources {
   /** Who the unit is now: its running build, and a replayed recording's firmware while it runs its factory image. */

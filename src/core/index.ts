@@ -20,6 +20,7 @@ export {
 export { SensorMetadata } from './metadata.js';
 export type { CoreFaultControls, UploadFilter } from './fault-controls.js';
 export { Sensor } from './sensor.js';
+export type { SensorServices } from './sensor.js';
 export { STORAGE_CAUSES, StorageState } from './storage-state.js';
 export type { RecordingBinding } from './sensor-types.js';
 export { SENSOR_STATUSES } from './status.js';

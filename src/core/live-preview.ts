@@ -22,9 +22,10 @@ export interface LivePreview extends Pick<StreamsHal, 'watchPreview'> {
 /** What the unit runs now, as the live view needs it. */
 export interface PreviewSource {
   config(view: 'active'): Readonly<SensorConfig>;
-  readonly status: SensorStatus;
-  readonly rebooting: boolean;
-  readonly shutdownAlert: string | undefined;
+  status(): SensorStatus;
+  rebooting(): boolean;
+  /** The alert that shut the unit down, while it holds. */
+  shutdownAlert(): string | undefined;
 }
 
 /** `watchPreview` is undefined when the data path has no picture to give. */
@@ -33,10 +34,14 @@ export function livePreview(lidar: StreamsHal, unit: PreviewSource): LivePreview
     watchPreview: lidar.watchPreview?.bind(lidar),
     streamState: () => ({
       config: unit.config('active'),
-      status: unit.status,
-      rebooting: unit.rebooting,
+      status: unit.status(),
+      rebooting: unit.rebooting(),
       udpFaultRules: lidar.udpFaultRules?.() ?? [],
-      shutdown: unit.shutdownAlert ? alertDefinition(unit.shutdownAlert).msg : undefined,
+      shutdown: shutdownMessage(unit.shutdownAlert()),
     }),
   };
+}
+
+function shutdownMessage(alert: string | undefined): string | undefined {
+  return alert ? alertDefinition(alert).msg : undefined;
 }

@@ -31,9 +31,9 @@ import type { SensorStatus } from './status.js';
 
 /** What the documents are derived from: the device core's state at the time of a request. */
 export interface MetadataSource {
-  readonly identity: SensorIdentity;
-  readonly initializationId: number;
-  readonly status: SensorStatus;
+  identity(): SensorIdentity;
+  initializationId(): number;
+  status(): SensorStatus;
   /** The active configuration; replaced as a whole (never mutated) when it changes. */
   config(): Readonly<SensorConfig>;
 }
@@ -71,13 +71,13 @@ export class SensorMetadata {
 
   sensorInfo(): SensorInfo {
     const d = this.current();
-    const status = this.source.status;
+    const status = this.source.status();
     // One object per (initialization, status) pair: a handful per initialization at most.
-    return (d.sensorInfoOf[status] ??= sensorInfo(this.source.identity, status, d.initializationId));
+    return (d.sensorInfoOf[status] ??= sensorInfo(this.source.identity(), status, d.initializationId));
   }
 
   lidarDataFormat(): LidarDataFormat {
-    requireRunning(this.source.status, 'lidar_data_format');
+    requireRunning(this.source.status(), 'lidar_data_format');
     return this.current().lidarDataFormat;
   }
 
@@ -103,7 +103,7 @@ export class SensorMetadata {
 
   /** The aggregate document: it holds lidar_data_format, so it follows the same RUNNING rule. */
   all(): Metadata {
-    requireRunning(this.source.status, 'sensor metadata');
+    requireRunning(this.source.status(), 'sensor metadata');
     const d = this.current();
     return (d.aggregate ??= {
       beam_intrinsics: d.beamIntrinsics,
@@ -118,7 +118,8 @@ export class SensorMetadata {
   }
 
   private current(): Derived {
-    const { initializationId, identity } = this.source;
+    const initializationId = this.source.initializationId();
+    const identity = this.source.identity();
     const activeConfig = this.source.config();
     if (this.derived?.initializationId === initializationId && this.derived.activeConfig === activeConfig)
       return this.derived;

@@ -86,6 +86,11 @@ export class NetworkService {
     this.onAddressMoved = deps.onAddressMoved ?? (() => undefined);
   }
 
+  /** The specific address the unit is bound to now (it follows its interface), or undefined for a wildcard one. */
+  get boundAddress(): string | undefined {
+    return this.bound?.current;
+  }
+
   async network(): Promise<NetworkDocument> {
     const facts = await this.hal.facts();
     return {

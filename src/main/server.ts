@@ -118,7 +118,7 @@ export async function startServer(
   try {
     if (replay) logReplay(logger, replay);
     // A start whose persisted network settings moved the address it is bound to answers where the address went.
-    const host = unit.sensor.boundAddress ?? options.host;
+    const host = unit.sensor.network.boundAddress ?? options.host;
     if (host !== options.host)
       logger.warn(
         { configured: options.host, listening: host },
@@ -141,7 +141,7 @@ export async function startServer(
         : Promise.resolve(null);
     let mdns = await advertise(host);
     let moving = Promise.resolve();
-    unit.sensor.on('address', (move) => {
+    unit.sensor.events.on('address', (move) => {
       moving = moving
         .then(async () => {
           await moveListener(unit.app.server, move.to, port);

@@ -8,12 +8,12 @@ import { FLAG_VALUES } from './http/query-flags.js';
 import { PROBLEM_CONTENT_TYPE } from './http/problem.js';
 
 /**
- * Request parts checked by rules of their own, not by a schema validator: the configuration (the
+ * Request parts checked by rules of their own as well as by their schema: the configuration (the
  * parameter registry's value rules, which name the parameter, the valid range and every failing field at
- * once), user data, the PTP profile, the network overrides. The route's validator runs the rules (see
- * validator-compiler.ts) in the validation step, where Fastify checks every other route's schemas, and a
- * refusal goes out through the same error path; the handler gets what the rules return, typed `T`. The
- * schema documents the part.
+ * once), user data (413 past its size), the PTP profile, the network overrides, the legacy commands'
+ * arguments. The route's validator runs the rules, then Ajv with the schema (see validator-compiler.ts), in
+ * the validation step, and a refusal goes out through the same error path; the handler gets what the rules
+ * return, typed `T`. The schema documents the part and is enforced.
  */
 export const REQUEST_RULES = 'x-request-rules';
 
@@ -139,23 +139,40 @@ export function documentedAs<T extends TSchema>(schema: T, enforced: TSchema): T
   return { ...schema, [DOCUMENT_AS]: enforced };
 }
 
-/** The schema the unit's validator compiles: without the document-only `enforced` schemas. */
-export function withoutDocumentOnly(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutDocumentOnly);
+/**
+ * The schema the unit's validator compiles: without our `x-` annotations (the document-only `enforced`
+ * schemas, the rules, the content-type declaration, the byte limit a JSON Schema cannot state), which Ajv's
+ * strict mode would refuse as unknown keywords.
+ */
+export function ajvSchemaOf(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(ajvSchemaOf);
   if (typeof schema !== 'object' || schema === null) return schema;
   const record = schema as Record<string, unknown>;
-  if (!JSON.stringify(record).includes(DOCUMENT_AS)) return schema;
+  if (!Object.keys(record).some((key) => key.startsWith('x-')) && !JSON.stringify(record).includes('"x-'))
+    return schema;
   return Object.fromEntries(
     Object.entries(record)
-      .filter(([key]) => key !== DOCUMENT_AS)
-      .map(([key, value]) => [key, withoutDocumentOnly(value)]),
+      .filter(([key]) => !key.startsWith('x-'))
+      .map(([key, value]) => [key, ajvSchemaOf(value)]),
   );
 }
 
-/** Marks a body schema whose route requires `Content-Type: application/json` (no text/plain). */
+/**
+ * Declares that a route takes its body only as `Content-Type: application/json` (no text/plain, no form
+ * type): the one declaration both the OpenAPI document (which lists only that type) and the validation step
+ * (415 otherwise, validator-compiler.ts) read.
+ */
 export const JSON_CONTENT_TYPE_ONLY = 'x-json-content-type-only';
 export function jsonContentTypeOnly<T extends TSchema>(schema: T): T {
   return { ...schema, [JSON_CONTENT_TYPE_ONLY]: true };
+}
+
+export function declaresJsonOnly(schema: unknown): boolean {
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    (schema as Record<string, unknown>)[JSON_CONTENT_TYPE_ONLY] === true
+  );
 }
 
 /**

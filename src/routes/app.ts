@@ -5,7 +5,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Sensor } from '../core/index.js';
+import type { SensorServices } from '../core/index.js';
 import type { RecentLog } from '../core/diagnostics/index.js';
 import { sensorApi } from './sensor-api.js';
 import { installHttpHardening } from './http/hardening.js';
@@ -41,7 +41,7 @@ function originFormUrl(url: string | undefined): string {
   return match[1] === '' || match[1].startsWith('?') ? `/${match[1]}` : match[1];
 }
 
-export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(sensor: SensorServices, options: AppOptions = {}): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger | undefined = options.logger;
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
@@ -67,9 +67,9 @@ export async function buildApp(sensor: Sensor, options: AppOptions = {}): Promis
   // A restart (also DELETE config's, and the one after a firmware upload) is a reboot to every client:
   // keep-alive connections, uploads in flight, downloads and streams all end, as on a real unit.
   const reboot = () => connections.policy.closeAll();
-  sensor.on('restart', reboot);
+  sensor.events.on('restart', reboot);
   app.addHook('onClose', (_app, done) => {
-    sensor.off('restart', reboot);
+    sensor.events.off('restart', reboot);
     done();
   });
   if (options.allowWritesFrom) installWriteAccess(app, options.allowWritesFrom);

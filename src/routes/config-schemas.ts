@@ -6,7 +6,13 @@
  */
 import { badRequest } from '../model/index.js';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { DEPRECATED_ALIASES, PARAMETERS, defaultConfig } from '../config/index.js';
+import {
+  AUTO_DESTINATION,
+  AUTO_DESTINATION_PARAMETERS,
+  DEPRECATED_ALIASES,
+  PARAMETERS,
+  defaultConfig,
+} from '../config/index.js';
 
 function parameterSchema(schema: TSchema, extra: Record<string, unknown>): TSchema {
   return { ...schema, ...extra } as TSchema;
@@ -47,7 +53,20 @@ export const ConfigurationSchema = Type.Object(properties, {
 const optional = (schemas: Record<string, TSchema>) =>
   Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, Type.Optional(schema)]));
 
-export const ConfigurationChangeSchema = Type.Object(optional({ ...properties, ...aliasProperties }), {
+/** A destination a POST may set to the caller's address. */
+const orAuto = (schemas: Record<string, TSchema>) =>
+  Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [
+      name,
+      AUTO_DESTINATION_PARAMETERS.includes(name)
+        ? Type.Union([schema, Type.Literal(AUTO_DESTINATION, { description: "the caller's address (POST only)" })], {
+            description: schema.description,
+          })
+        : schema,
+    ]),
+  );
+
+export const ConfigurationChangeSchema = Type.Object(optional(orAuto({ ...properties, ...aliasProperties })), {
   title: 'ConfigurationChange',
   description:
     'Any subset of the parameters, applied all together or not at all; every invalid field is reported ' +

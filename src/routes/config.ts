@@ -8,7 +8,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { badRequest, notFound, type ParameterName } from '../model/index.js';
 import { findDeprecatedAlias, findParameter } from '../config/index.js';
-import { requireJsonContentType } from './http/json-body.js';
 import { callerAddress, flag } from './http/query-flags.js';
 import { afterResponse } from './http/after-response.js';
 import { cachedJsonBytes, sendCachedJson, sendJsonText } from './http/cached-json.js';
@@ -21,6 +20,7 @@ import {
   ParameterValueSchema,
   WRITABLE_VALUE_SCHEMAS,
 } from './config-schemas.js';
+import { withOfferedEnums } from './offered-enums.js';
 
 const staging = Flag('true: the staged configuration (what the next reinit applies) instead of the active one');
 const readQuery = Type.Object({ staging: Type.Optional(staging) }, { additionalProperties: false });
@@ -58,25 +58,26 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const nameOf = (params: unknown) => (params as { name: string }).name;
   // GET reads a parameter this unit has; PUT also takes a deprecated name (mapped by the value rules).
   const readableName = checkedBy(nameParams, (params) => ({
-    name: lookUp(nameOf(params), sensor.absentParameters).name as ParameterName,
+    name: lookUp(nameOf(params), sensor.offer.absentParameters).name as ParameterName,
   }));
   const writableName = checkedBy(nameParams, (params) => {
     const name = nameOf(params);
-    if (!findDeprecatedAlias(name)) lookUp(name, sensor.absentParameters);
+    if (!findDeprecatedAlias(name)) lookUp(name, sensor.offer.absentParameters);
     return { name };
   });
-  const changeBody = checkedBy(ConfigurationChangeSchema, (body, request) =>
-    sensor.checkConfigChange(configurationObject(body), 'staged', callerAddress(request.ip)),
+  // A unit replaying a LEGACY recording takes its lidar profile too: its schemas say so, as its document does.
+  const offered = <T>(schema: T) => withOfferedEnums(schema, { extraLidarProfile: sensor.configs.recordedOnlyProfile });
+  const changeBody = checkedBy(offered(ConfigurationChangeSchema), (body, request) =>
+    sensor.configs.check(configurationObject(body), 'staged', callerAddress(request.ip)),
   );
-  const parameterBody = checkedBy(ParameterValueSchema, (value, request) => {
-    requireJsonContentType(request);
+  const parameterBody = checkedBy(offered(ParameterValueSchema), (value, request) => {
     const name = nameOf(request.params);
     if (value === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
-    return sensor.checkConfigChange({ [name]: value }, 'active');
+    return sensor.configs.check({ [name]: value }, 'active');
   });
   // The per-parameter paths of the document: only the parameters this unit's firmware has.
   const present = <T>(schemas: Record<string, T>) =>
-    Object.fromEntries(Object.entries(schemas).filter(([name]) => !sensor.absentParameters.has(name)));
+    Object.fromEntries(Object.entries(schemas).filter(([name]) => !sensor.offer.absentParameters.has(name)));
   // Each configuration is a frozen object replaced on change, so its JSON text is made once per change.
   const configPath = '/api/v1/sensor/config';
   app.get(
@@ -89,10 +90,10 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: readQuery,
         response: { 200: Configuration, ...problems(400) },
       },
-      config: { preparedAnswer: () => cachedJsonBytes(sensor.config('active')) },
+      config: { preparedAnswer: () => cachedJsonBytes(sensor.configs.reported('active')) },
     },
     (request, reply) => {
-      sendCachedJson(reply, sensor.config(flag(request.query.staging, false) ? 'staged' : 'active'));
+      sendCachedJson(reply, sensor.configs.reported(flag(request.query.staging, false) ? 'staged' : 'active'));
     },
   );
 
@@ -113,7 +114,7 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { reinit, persist } = request.query;
-      await sensor.changeConfig(request.body, { reinit: flag(reinit, true), persist: flag(persist, true) });
+      await sensor.configs.change(request.body, { reinit: flag(reinit, true), persist: flag(persist, true) });
       return reply.code(204).send();
     },
   );
@@ -129,8 +130,8 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => {
-      await sensor.resetConfiguration();
-      afterResponse(reply, () => sensor.restart());
+      await sensor.configs.reset();
+      afterResponse(reply, () => sensor.power.restart());
       return reply.code(204).send();
     },
   );
@@ -150,7 +151,7 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { name } = request.params;
-      const config = sensor.config(flag(request.query.staging, false) ? 'staged' : 'active');
+      const config = sensor.configs.reported(flag(request.query.staging, false) ? 'staged' : 'active');
       // Serialised by hand: a keyword value must go out as a quoted JSON string, not as text.
       return sendJsonText(reply, JSON.stringify(config[name]));
     },
@@ -170,7 +171,7 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await sensor.setParameter(request.body);
+      await sensor.configs.setParameter(request.body);
       return reply.code(204).send();
     },
   );

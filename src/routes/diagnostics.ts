@@ -16,10 +16,10 @@ export const diagnosticsRoutes: FastifyPluginAsyncTypebox<{ recentLog?: RecentLo
   const sensor = app.sensor;
   const schema = { operationId: 'getDiagnosticsDump', summary: 'Download a diagnostics archive', tags: ['system'] };
   const route = { schema: { ...schema, response: { 200: DumpSchema, ...problems() } } };
-  app.get('/api/v1/diagnostics/dump', route, async (_request, reply) => {
+  app.get('/api/v1/diagnostics/dump', route, async (request, reply) => {
     // Loaded on the first dump: the archive code (tar, gzip) is not needed to start answering.
     const { createSensorDump } = await import('../core/diagnostics/index.js');
-    const dump = createSensorDump(sensor, { recentLog });
+    const dump = createSensorDump(sensor, { log: request.log, recentLog });
     return reply
       .header('content-type', 'application/octet-stream')
       .header('content-disposition', `attachment; filename="${dump.fileName}"`)

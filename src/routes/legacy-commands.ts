@@ -1,32 +1,36 @@
 /**
  * The GET-only command endpoints of older clients (SDK 0.15 and earlier). Their success bodies are
  * compared byte for byte by those clients (docs/client-behaviour.md, Legacy commands), so they are sent as fixed text.
+ * `args` is checked in the validation step, as every route's request is: by its rules (this unit's parameter
+ * names, the registry's value rules), then by its schema; the handlers take checked values.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { badRequest } from '../model/index.js';
-import { isParameterName, PARAMETERS } from '../config/index.js';
+import { badRequest, type ParameterName } from '../model/index.js';
+import { type CheckedValues, isParameterName, PARAMETERS } from '../config/index.js';
 import { callerAddress } from './http/query-flags.js';
-import { documentedAs, Json, problems } from './api-schemas.js';
+import { checkedBy, Json, problems } from './api-schemas.js';
 import { sendJsonText } from './http/cached-json.js';
 import { configurationObject, ParameterValueSchema } from './config-schemas.js';
 
-// The handler checks `args` with its own messages; the document states what it enforces (documentedAs).
-const argsQuery = (description: string, example: string, enforced: TSchema) =>
-  Type.Object(
-    { args: documentedAs(Type.String({ description, examples: [example] }), enforced) },
-    { required: ['args'], additionalProperties: false },
-  );
+const argsQuery = (args: TSchema) => Type.Object({ args }, { required: ['args'], additionalProperties: false });
 const getArgs = argsQuery(
-  '"active", "staged" or a parameter name',
-  'active',
-  Type.String({ enum: ['active', 'staged', ...PARAMETERS.map((p) => p.name)] }),
+  Type.String({
+    enum: ['active', 'staged', ...PARAMETERS.map((p) => p.name)],
+    description: '"active", "staged" or a parameter name',
+    examples: ['active'],
+  }),
 );
 const setArgs = argsQuery(
-  '"<parameter> <JSON value>" (the space may be sent as +; bare keywords may be unquoted), or ". <JSON object>"',
-  'lidar_mode 1024x10',
-  Type.String({ pattern: '^([a-z0-9_]+|\\.) .+$' }),
+  Type.String({
+    pattern: '^([a-z0-9_]+|\\.) [\\s\\S]+$',
+    description:
+      '"<parameter> <JSON value>" (the space may be sent as +; bare keywords may be unquoted), or ". <JSON object>"',
+    examples: ['lidar_mode 1024x10'],
+  }),
 );
+/** `args` as it arrived: a string, or what its schema refuses (Ajv says why, after the rules). */
+const argsOf = (query: unknown) => (query as { args?: unknown }).args;
 const noQuery = Type.Object({}, { additionalProperties: false });
 const EmptyObject = Json(Type.Object({}, { additionalProperties: false }), 'Done: {}');
 const tags = ['legacy'];
@@ -54,13 +58,35 @@ export function parseSetArgs(args: string): { key: string; value: unknown } {
 export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
   const command = (operationId: string, summary: string) => ({ operationId, summary, tags, deprecated: true });
+  // A configuration or a parameter this unit has (its firmware may be older than some parameters).
+  const getQuery = checkedBy(getArgs, (query): { args: 'active' | 'staged' | ParameterName } => {
+    const args = argsOf(query);
+    if (typeof args !== 'string') return query as never;
+    if (args === 'active' || args === 'staged') return { args };
+    if (isParameterName(args) && !sensor.offer.absentParameters.has(args)) return { args };
+    throw badRequest(`args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`, [
+      { pointer: '/query/args', detail: 'unknown parameter' },
+    ]);
+  });
+  // The staged change, through the registry's value rules as a POST's body.
+  const setQuery = checkedBy(setArgs, (query, request): { values: CheckedValues } => {
+    const args = argsOf(query);
+    if (typeof args !== 'string') return query as never;
+    const { key, value } = parseSetArgs(args);
+    const input = key === '.' ? value : { [key]: value };
+    return { values: sensor.configs.check(configurationObject(input), 'staged', callerAddress(request.ip)) };
+  });
+  // udp_dest = the caller's address, through the same rules.
+  const autoDestinationQuery = checkedBy(noQuery, (_query, request): { values: CheckedValues } => ({
+    values: sensor.configs.check({ udp_dest: callerAddress(request.ip) }, 'staged'),
+  }));
 
   app.get(
     '/api/v1/sensor/cmd/get_config_param',
     {
       schema: {
         ...command('legacyGetConfigParam', 'A configuration, or one parameter of the active one'),
-        querystring: getArgs,
+        querystring: getQuery,
         response: {
           200: Json(Type.Union([Type.Ref('Configuration'), ParameterValueSchema]), 'The configuration or value'),
           ...problems(400),
@@ -69,14 +95,10 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { args } = request.query;
-      let body: unknown;
-      if (args === 'active' || args === 'staged') body = sensor.config(args);
-      else if (isParameterName(args) && !sensor.absentParameters.has(args)) body = sensor.config('active')[args];
-      else
-        throw badRequest(
-          `args must be "active", "staged" or a configuration parameter name; got ${JSON.stringify(args)}`,
-          [{ pointer: '/query/args', detail: 'unknown parameter' }],
-        );
+      const body =
+        args === 'active' || args === 'staged'
+          ? sensor.configs.reported(args)
+          : sensor.configs.reported('active')[args];
       return sendJsonText(reply, JSON.stringify(body));
     },
   );
@@ -88,7 +110,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { changesUnit: true },
       schema: {
         ...command('legacySetConfigParam', 'Stage a parameter (or an object of them); applied by reinitialize'),
-        querystring: setArgs,
+        querystring: setQuery,
         response: {
           200: Json(
             // Typed as any string: the handler sends the JSON text itself.
@@ -100,10 +122,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { key, value } = parseSetArgs(request.query.args);
-      const input = key === '.' ? value : { [key]: value };
-      const values = sensor.checkConfigChange(configurationObject(input), 'staged', callerAddress(request.ip));
-      await sensor.changeConfig(values, { reinit: false, persist: false });
+      await sensor.configs.change(request.query.values, { reinit: false, persist: false });
       return sendJsonText(reply, '"set_config_param"');
     },
   );
@@ -115,13 +134,12 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { changesUnit: true },
       schema: {
         ...command('legacySetUdpDestAuto', "Stage udp_dest = the caller's address"),
-        querystring: noQuery,
+        querystring: autoDestinationQuery,
         response: { 200: EmptyObject, ...problems(400, 409) },
       },
     },
     async (request, reply) => {
-      const values = sensor.checkConfigChange({ udp_dest: callerAddress(request.ip) }, 'staged');
-      await sensor.changeConfig(values, { reinit: false, persist: false });
+      await sensor.configs.change(request.query.values, { reinit: false, persist: false });
       return sendJsonText(reply, '{}');
     },
   );
@@ -138,7 +156,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => {
-      await sensor.reinitialize();
+      await sensor.configs.reinitialize();
       return sendJsonText(reply, '{}');
     },
   );
@@ -155,7 +173,7 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => {
-      await sensor.persistActive();
+      await sensor.configs.persistActive();
       return sendJsonText(reply, '{}');
     },
   );

@@ -5,11 +5,10 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { badRequest, overrideTypeProblem } from '../model/index.js';
+import { badRequest, parseCidr, parseIpv4, parseIpv4Override } from '../model/index.js';
 import { sendJsonText } from './http/cached-json.js';
 import { checkedBy, Json, jsonContentTypeOnly, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './http/after-response.js';
-import { requireJsonContentType } from './http/json-body.js';
 
 const Ipv4Schema = Type.Object({
   addr: Type.String(),
@@ -32,10 +31,12 @@ const NETWORK = '/api/v1/system/network';
 const OverrideSchema = Type.Union([Type.String({ description: 'CIDR' }), Type.Null()], {
   description: 'The static IPv4 override as a CIDR, or null when the address is dynamic',
 });
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const DOTTED_QUAD = `(${OCTET}\\.){3}${OCTET}`;
 const OverrideInputSchema = Type.String({
-  description: 'A unicast IPv4 address, with or without prefix (then the current prefix, else /24)',
-  pattern:
-    '^((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(/([0-9]|[12][0-9]|3[0-2]))?$',
+  description:
+    'A unicast IPv4 address, with a prefix length or a netmask, or without (then the current prefix, else /24)',
+  pattern: `^${DOTTED_QUAD}(/([0-9]|[12][0-9]|3[0-2]|${DOTTED_QUAD}))?$`,
   examples: ['192.0.2.100/24'],
 });
 const OverrideAnswerSchema = Type.String({
@@ -140,16 +141,11 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     `${NETWORK}/speed_override`,
     {
+      // Refused on a model without the setting (409) before its request is looked at.
+      preValidation: async () => network.requireT1(),
       schema: {
         ...document('setSpeedOverride', `Force 100 Mbps; Content-Type: application/json${t1Only}`),
-        // Refused on a model without the setting (409) before its body is looked at.
-        body: jsonContentTypeOnly(
-          checkedBy(SpeedSchema, (value, request) => {
-            network.requireT1();
-            requireJsonContentType(request);
-            return speedOverrideValue(value);
-          }),
-        ),
+        body: jsonContentTypeOnly(checkedBy(SpeedSchema, speedOverrideValue)),
         response: { 200: Json(SpeedSchema, RESET), ...problems(400, 409, 415) },
       },
     },
@@ -182,9 +178,13 @@ function speedOverrideValue(value: unknown): 100 {
   throw badRequest(`the speed override accepts only the JSON number 100 (Mbps); got ${got}`);
 }
 
-/** The IPv4 override's body: a JSON string (its address is checked against the current prefix by `setOverride`). */
+/** The IPv4 override's body: a JSON string of an IPv4 address, with a prefix or netmask or without (whether the address may be the unit's is checked against its current prefix by `setOverride`). */
 function ipv4OverrideText(value: unknown): string {
-  const problem = overrideTypeProblem(value);
-  if (problem !== undefined) throw badRequest(problem);
+  const malformed =
+    typeof value !== 'string' || (value.includes('/') ? parseCidr(value) : parseIpv4(value)) === undefined;
+  if (malformed) {
+    const parsed = parseIpv4Override(value, 24);
+    if (!parsed.ok) throw badRequest(parsed.problem);
+  }
   return value as string;
 }

@@ -6,7 +6,7 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Sensor } from '../core/index.js';
+import type { SensorServices } from '../core/index.js';
 import type { RecentLog } from '../core/diagnostics/index.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installJsonBodyParser } from './http/json-body.js';
@@ -34,7 +34,7 @@ import { lazySerializerCompiler } from './http/serializer-compiler.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /** The device core every route works on. */
-    readonly sensor: Sensor;
+    readonly sensor: SensorServices;
   }
   // Operation fields of the OpenAPI document, carried in each route's schema.
   interface FastifySchema {
@@ -51,7 +51,7 @@ declare module 'fastify' {
 }
 
 export interface SensorApiOptions {
-  sensor: Sensor;
+  sensor: SensorServices;
   /** Recent server log lines, included in the diagnostics dump. */
   recentLog?: RecentLog;
 }
@@ -83,10 +83,10 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   installJsonBodyParser(app);
 
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
-  app.preparedAnswers?.leaveToRoutesWhen(() => !sensor.reachable());
+  app.preparedAnswers?.leaveToRoutesWhen(() => !sensor.power.reachable());
   const reachable = (_request: unknown, _reply: unknown, done: (error?: Error) => void) => {
     try {
-      sensor.assertReachable();
+      sensor.power.assertReachable();
       done();
     } catch (error) {
       done(error as Error);
@@ -123,10 +123,10 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
   await app.register(openApiRoutes, {
     routes,
     shared: SHARED_SCHEMAS,
-    extraLidarProfile: sensor.recordedOnlyProfile,
-    absentValues: () => sensor.absentValues,
+    extraLidarProfile: sensor.configs.recordedOnlyProfile,
+    absentValues: () => sensor.offer.absentValues,
     firmwareRev: buildRev(sensor.identity.firmware),
-    leaveOut: () => (sensor.zoneMonitorOffered ? [] : ['/api/v1/zone_monitor/']),
+    leaveOut: () => (sensor.offer.zoneMonitor ? [] : ['/api/v1/zone_monitor/']),
   });
 };
 

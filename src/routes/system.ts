@@ -49,8 +49,8 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
   const tags = ['system'];
   const restart = async (_request: FastifyRequest, reply: FastifyReply) => {
-    sensor.announceRestart();
-    afterResponse(reply, () => sensor.restart());
+    sensor.power.announceRestart();
+    afterResponse(reply, () => sensor.power.restart());
     return reply.code(204).send();
   };
   // A restart takes no body: one that carries a body (options the client thinks it is passing) is refused
@@ -142,8 +142,8 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       gate.sendContinue(request, reply);
       const body = request.body instanceof Readable ? request.body : Readable.from([]);
       await sensor.firmware.install(body, contentLength(request));
-      sensor.announceRestart('firmware-update');
-      afterResponse(reply, () => sensor.restart('firmware-update'));
+      sensor.power.announceRestart('firmware-update');
+      afterResponse(reply, () => sensor.power.restart('firmware-update'));
       return reply.code(204).send();
     },
   });

@@ -39,7 +39,7 @@ export const zoneMonitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['zone_monitor'];
   // Encapsulated: only this plugin's routes.
   app.addHook('onRequest', (request, _reply, done) => {
-    if (sensor.zoneMonitorOffered) done();
+    if (sensor.offer.zoneMonitor) done();
     else done(notFound(`no endpoint at ${request.url.split('?')[0]}`));
   });
   app.addContentTypeParser([OCTET_STREAM, ZIP], { parseAs: 'buffer', bodyLimit: MAX_ZIP_BYTES }, (_r, body, done) =>

@@ -27,7 +27,7 @@ let unit: TestSensor | undefined;
 afterEach(() => unit?.close().then(() => removeDir(unit!.dataDir)));
 
 const metadata = async (u: TestSensor) => {
-  await waitFor(() => u.sensor.status === 'RUNNING', 10_000, 'the unit to run');
+  await waitFor(() => u.sensor.run.status === 'RUNNING', 10_000, 'the unit to run');
   return (await u.app.inject({ url: '/api/v1/sensor/metadata' })).json() as Record<string, Record<string, unknown>>;
 };
 
@@ -69,7 +69,7 @@ describe("firmware 3.2's parameters", () => {
     expect(Object.keys(doc.lidar_data_format)).not.toContain('fps');
     expect(Object.keys(doc.lidar_data_format)).not.toContain('header_type');
     expect(Object.keys(doc.imu_data_format)).not.toContain('imu_packets_per_frame');
-    const init = unit.sensor.initializationId;
+    const init = unit.sensor.run.initializationId;
     for (const name of FW32_PARAMETERS) {
       const value = REAL.config_params[name];
       const res = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', payload: { [name]: value } });
@@ -87,7 +87,7 @@ describe("firmware 3.2's parameters", () => {
       expect(res.json().detail).toContain(`got "${value}"`);
       expect(res.json().detail).not.toContain(`, ${value}`);
     }
-    expect(unit.sensor.initializationId).toBe(init);
+    expect(unit.sensor.run.initializationId).toBe(init);
   });
 
   it('bloom_reduction_optimization is accepted and kept: read back, in the metadata, and after a power cycle', async () => {

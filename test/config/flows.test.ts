@@ -24,12 +24,12 @@ const getConfig = async (query = '') => (await unit.app.inject({ url: `/api/v1/s
 
 describe('POST /api/v1/sensor/config', () => {
   it('applies several parameters at once: active, staged and (after a power cycle) persisted', async () => {
-    const initBefore = unit.sensor.initializationId;
+    const initBefore = unit.sensor.run.initializationId;
     const res = await post({ lidar_mode: '2048x10', udp_port_lidar: 9000, phase_lock_enable: true });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
-    expect(unit.sensor.initializationId).not.toBe(initBefore);
-    expect(unit.sensor.status).toBe('RUNNING');
+    expect(unit.sensor.run.initializationId).not.toBe(initBefore);
+    expect(unit.sensor.run.status).toBe('RUNNING');
     for (const view of ['', '?staging=true']) {
       expect(await getConfig(view)).toMatchObject({
         lidar_mode: '2048x10',
@@ -43,7 +43,7 @@ describe('POST /api/v1/sensor/config', () => {
 
   it('is atomic: one bad value → 400 listing every wrong parameter, nothing applied, no reinit', async () => {
     const before = await getConfig();
-    const initBefore = unit.sensor.initializationId;
+    const initBefore = unit.sensor.run.initializationId;
     const res = await post({
       lidar_mode: '512x20',
       udp_port_lidar: 70000,
@@ -59,7 +59,7 @@ describe('POST /api/v1/sensor/config', () => {
     expect(pointers).toEqual(['/no_such', '/operating_mode', '/signal_multiplier', '/udp_port_lidar']);
     expect(await getConfig()).toEqual(before);
     expect(await getConfig('?staging=true')).toEqual(before);
-    expect(unit.sensor.initializationId).toBe(initBefore);
+    expect(unit.sensor.run.initializationId).toBe(initBefore);
   });
 
   it('refuses an incompatible combination on the would-be active configuration', async () => {
@@ -91,7 +91,7 @@ describe('POST /api/v1/sensor/config', () => {
     expect(config).toMatchObject({ udp_dest: '127.0.0.5', operating_mode: 'STANDBY' });
     expect(config).not.toHaveProperty('udp_ip');
     expect(config).not.toHaveProperty('auto_start_flag');
-    expect(unit.sensor.status).toBe('STANDBY');
+    expect(unit.sensor.run.status).toBe('STANDBY');
     expect((await post({ auto_start_flag: 1 })).statusCode).toBe(204);
     expect((await getConfig()).operating_mode).toBe('NORMAL');
     expect((await post({ auto_start_flag: 2 })).statusCode).toBe(400);
@@ -109,20 +109,20 @@ describe('POST /api/v1/sensor/config', () => {
 
 describe('staging flows (docs/client-behaviour.md)', () => {
   it('stage only, read staged, then apply what was staged', async () => {
-    const initBefore = unit.sensor.initializationId;
+    const initBefore = unit.sensor.run.initializationId;
     expect((await post({ lidar_mode: '512x10' }, '?staging=true&reinit=false&persist=false')).statusCode).toBe(204);
-    expect(unit.sensor.initializationId).toBe(initBefore);
+    expect(unit.sensor.run.initializationId).toBe(initBefore);
     expect((await getConfig('?staging=true')).lidar_mode).toBe('512x10');
     expect((await getConfig('?staging=false')).lidar_mode).toBe('1024x10');
     expect((await getConfig()).lidar_mode).toBe('1024x10');
 
     expect((await post({}, '?staging=true&reinit=true&persist=false')).statusCode).toBe(204);
-    expect(unit.sensor.initializationId).not.toBe(initBefore);
+    expect(unit.sensor.run.initializationId).not.toBe(initBefore);
     expect((await getConfig()).lidar_mode).toBe('512x10');
-    expect(unit.sensor.config('persisted').lidar_mode).toBe('1024x10');
+    expect(unit.sensor.configs.reported('persisted').lidar_mode).toBe('1024x10');
 
     expect((await post({}, '?persist=true&reinit=false')).statusCode).toBe(204);
-    expect(unit.sensor.config('persisted').lidar_mode).toBe('512x10');
+    expect(unit.sensor.configs.reported('persisted').lidar_mode).toBe('512x10');
   });
 
   it('stages a value valid only together with another staged value', async () => {
@@ -175,14 +175,14 @@ describe('PUT /api/v1/sensor/config/<name>', () => {
         headers: json,
         payload: JSON.stringify(value),
       });
-    const first = unit.sensor.initializationId;
+    const first = unit.sensor.run.initializationId;
     expect((await put('STANDBY')).statusCode).toBe(204);
-    expect(unit.sensor.status).toBe('STANDBY');
-    const second = unit.sensor.initializationId;
+    expect(unit.sensor.run.status).toBe('STANDBY');
+    const second = unit.sensor.run.initializationId;
     expect(second).not.toBe(first);
     expect((await put('NORMAL')).statusCode).toBe(204);
-    expect(unit.sensor.status).toBe('RUNNING');
-    expect(unit.sensor.initializationId).not.toBe(second);
+    expect(unit.sensor.run.status).toBe('RUNNING');
+    expect(unit.sensor.run.initializationId).not.toBe(second);
   });
 
   it('needs Content-Type: application/json (415) and a body (400); unknown names are 404 naming them', async () => {
@@ -240,11 +240,11 @@ describe('legacy command endpoints (byte-exact bodies)', () => {
     expect(reinit.statusCode).toBe(200);
     expect(reinit.body).toBe('{}');
     expect((await get('get_config_param?args=active')).json().lidar_mode).toBe('512x20');
-    expect(unit.sensor.config('persisted').lidar_mode).toBe('1024x10');
+    expect(unit.sensor.configs.reported('persisted').lidar_mode).toBe('1024x10');
 
     const save = await get('save_config_params');
     expect(save.body).toBe('{}');
-    expect(unit.sensor.config('persisted').lidar_mode).toBe('512x20');
+    expect(unit.sensor.configs.reported('persisted').lidar_mode).toBe('512x20');
   });
 
   it('set_config_param with "." stages a whole object; bare keywords are accepted', async () => {

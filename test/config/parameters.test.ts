@@ -147,7 +147,7 @@ describe.each(Object.entries(CASES))('%s', (name, { valid, invalid }) => {
     'refuses %s with a 400 naming the parameter, changing nothing',
     async (_label, value) => {
       const before = (await unit.app.inject({ url: '/api/v1/sensor/config' })).json();
-      const initBefore = unit.sensor.initializationId;
+      const initBefore = unit.sensor.run.initializationId;
       const res = await put(name, value);
       expect(res.statusCode).toBe(400);
       expect(res.headers['content-type']).toBe('application/json');
@@ -156,7 +156,7 @@ describe.each(Object.entries(CASES))('%s', (name, { valid, invalid }) => {
       expect(body.errors[0].pointer.startsWith(`/${name}`)).toBe(true);
       expect(body.detail).toContain(name);
       expect((await unit.app.inject({ url: '/api/v1/sensor/config' })).json()).toEqual(before);
-      expect(unit.sensor.initializationId).toBe(initBefore);
+      expect(unit.sensor.run.initializationId).toBe(initBefore);
     },
   );
 

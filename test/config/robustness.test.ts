@@ -21,8 +21,8 @@ describe('bad requests', () => {
     ['constructor.prototype', '{"constructor": {"prototype": {"polluted": true}}}', 400],
     ['10 MB body', `{"udp_dest":"${'a'.repeat(10 * 1024 * 1024)}"}`, 413],
   ])('%s → %i, problem+json, nothing changed', async (_label, payload, status) => {
-    const before = unit.sensor.config('active');
-    const initBefore = unit.sensor.initializationId;
+    const before = unit.sensor.configs.reported('active');
+    const initBefore = unit.sensor.run.initializationId;
     const res = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload });
     expect(res.statusCode).toBe(status);
     expect(res.headers['content-type']).toBe('application/json');
@@ -34,8 +34,8 @@ describe('bad requests', () => {
       type: expect.stringContaining('problem'),
     });
     expect(body.detail).not.toMatch(/at .*\.js:\d+/);
-    expect(unit.sensor.config('active')).toEqual(before);
-    expect(unit.sensor.initializationId).toBe(initBefore);
+    expect(unit.sensor.configs.reported('active')).toEqual(before);
+    expect(unit.sensor.run.initializationId).toBe(initBefore);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

@@ -46,6 +46,7 @@ function setUp(options: { failReinit?: boolean; recording?: RecordingBinding } =
     log: silentLog,
     recording: options.recording,
     absentParameters: () => new Set<string>(),
+    shown: (config) => config,
     absentValues: () => new Map(),
   });
   // What a power cycle would read back.

@@ -196,7 +196,8 @@ describe('unit-state fault rules', () => {
       await drain(lidar);
       lidar.clear();
       await waitFor(
-        () => unit.sensor.status === 'INITIALIZING' && lidar.count === 0 && drain(lidar).then(() => lidar.count === 1),
+        () =>
+          unit.sensor.run.status === 'INITIALIZING' && lidar.count === 0 && drain(lidar).then(() => lidar.count === 1),
         10_000,
         'a drained, silent stream',
       );
@@ -230,13 +231,13 @@ describe('unit-state fault rules', () => {
     );
     expect((await get('/api/v1/sensor/metadata/sensor_info')).initialization_id).not.toBe(before.initialization_id);
     plane.remove(timing.id);
-    expect(unit.sensor.simulatedRebootMs).toBe(50);
+    expect(unit.sensor.power.simulatedRebootMs).toBe(50);
   });
 
   describe('a fault holds what it promises for its whole lifetime (issue 23)', () => {
     const activeIds = async () => (await alertLog()).active.map((a) => a.id);
     const restartAndWait = async () => {
-      await unit.sensor.restart();
+      await unit.sensor.power.restart();
       await waitFor(
         async () => (await get('/api/v1/sensor/metadata/sensor_info')).status === 'RUNNING',
         10_000,

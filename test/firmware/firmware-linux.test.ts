@@ -119,7 +119,7 @@ describe('linux firmware HAL with a bootloader hook', () => {
     await waitFor(
       () =>
         calls().filter((c) => c === 'booted').length === 2 &&
-        t.sensor.status === 'RUNNING' &&
+        t.sensor.run.status === 'RUNNING' &&
         !t.sensor.firmware.status.commit_pending,
       10_000,
       'the reboot',

@@ -46,7 +46,7 @@ async function startUnit(): Promise<Unit> {
   });
   const baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const statuses: SensorStatus[] = [];
-  t.sensor.on('status', (s) => statuses.push(s));
+  t.sensor.events.on('status', (s) => statuses.push(s));
   const unit = { t, fw: fw!, baseUrl, statuses };
   units.push(unit);
   return unit;
@@ -66,7 +66,7 @@ function snapshot(u: Unit) {
     files,
     state: structuredClone(u.t.sensor.firmware.slotState),
     status: u.t.sensor.firmware.status,
-    initId: u.t.sensor.initializationId,
+    initId: u.t.sensor.run.initializationId,
   };
 }
 
@@ -78,7 +78,7 @@ describe('firmware update over HTTP', () => {
       fw: FACTORY_REV,
     });
     expect((await getJson(u.baseUrl, '/api/v1/sensor/metadata/sensor_info')).body.image_rev).toBe(FACTORY_REV);
-    const initBefore = u.t.sensor.initializationId;
+    const initBefore = u.t.sensor.run.initializationId;
 
     u.fw.holdTrials();
     const result = await uploadFirmware(u.baseUrl, buildImage(NEW_REV, generatedPayload('new', 300_000)));
@@ -254,7 +254,7 @@ describe('firmware update over HTTP', () => {
       if (!c.continued) expect(result.headers.connection, c.name).toBe('close');
     }
     expect(snapshot(u)).toEqual(before);
-    expect(u.t.sensor.rebooting).toBe(false);
+    expect(u.t.sensor.power.rebooting).toBe(false);
   });
 });
 

@@ -92,22 +92,26 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
         })
       ).statusCode,
     ).toBe(204);
-    expect(t.sensor.config('active')).toMatchObject({ udp_port_imu: 7600, lidar_mode: '512x10', udp_port_lidar: 7777 });
-    expect(t.sensor.config('persisted')).toMatchObject({
+    expect(t.sensor.configs.reported('active')).toMatchObject({
+      udp_port_imu: 7600,
+      lidar_mode: '512x10',
+      udp_port_lidar: 7777,
+    });
+    expect(t.sensor.configs.reported('persisted')).toMatchObject({
       udp_port_imu: 7600,
       lidar_mode: defaultConfig().lidar_mode,
       udp_port_lidar: defaultConfig().udp_port_lidar,
     });
-    const initBefore = t.sensor.initializationId;
+    const initBefore = t.sensor.run.initializationId;
     const statuses: SensorStatus[] = [];
-    t.sensor.on('status', (s) => statuses.push(s));
+    t.sensor.events.on('status', (s) => statuses.push(s));
 
     lidar.hold();
     // Clients send an empty body with a JSON Content-Type.
     const res = await t.app.inject({ method: 'POST', url: path, headers: json });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
-    await waitFor(() => t.sensor.rebooting, 5000, 'the reboot to begin');
+    await waitFor(() => t.sensor.power.rebooting, 5000, 'the reboot to begin');
 
     // A rebooting unit is unreachable.
     const down = await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config' });
@@ -116,10 +120,14 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
     expect(down.headers['content-type']).toBe('application/json');
 
     lidar.release();
-    await waitFor(() => !t.sensor.rebooting && t.sensor.status === 'RUNNING', 10_000, 'the unit to come back');
+    await waitFor(
+      () => !t.sensor.power.rebooting && t.sensor.run.status === 'RUNNING',
+      10_000,
+      'the unit to come back',
+    );
     const active = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config' })).json();
     const staged = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/config?staging=true' })).json();
-    expect(active).toEqual(t.sensor.config('persisted'));
+    expect(active).toEqual(t.sensor.configs.reported('persisted'));
     expect(active).toMatchObject({
       udp_port_imu: 7600,
       lidar_mode: defaultConfig().lidar_mode,
@@ -128,7 +136,7 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
     expect(staged).toEqual(active);
     const info = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/metadata/sensor_info' })).json();
     expect(info.initialization_id).not.toBe(initBefore);
-    expect(info.initialization_id).toBe(t.sensor.initializationId);
+    expect(info.initialization_id).toBe(t.sensor.run.initializationId);
     expect(info.status).toBe('RUNNING');
     expect(statuses[0]).toBe('INITIALIZING');
     expect(statuses.at(-1)).toBe('RUNNING');
@@ -145,13 +153,13 @@ describe.each(['/api/v1/system/restart', '/api/v1/system/cmd/reboot'])('POST %s'
     ['a chunked body', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, '{}', /chunked/],
   ])('refuses %s with a 400 naming it, and does not restart', async (_kind, headers, payload, size) => {
     const { t } = await unit();
-    const initBefore = t.sensor.initializationId;
+    const initBefore = t.sensor.run.initializationId;
     const res = await t.app.inject({ method: 'POST', url: path, headers, payload });
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(new RegExp(`^POST ${path} takes no request body; got `));
     expect(res.json().detail).toMatch(size);
     expect(res.json().detail).toMatch(/the unit did not restart$/);
-    expect(t.sensor.rebooting).toBe(false);
+    expect(t.sensor.power.rebooting).toBe(false);
     const info = (await t.app.inject({ method: 'GET', url: '/api/v1/sensor/metadata/sensor_info' })).json();
     expect(info).toMatchObject({ status: 'RUNNING', initialization_id: initBefore });
   });

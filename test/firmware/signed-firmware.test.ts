@@ -167,7 +167,7 @@ describe('a unit with a firmware trust store', () => {
       expect(problem.detail).toMatch(c.detail);
       expect(problem.detail).toMatch(/nothing was installed/);
       expect(snapshot(u)).toEqual(before);
-      expect(u.t.sensor.rebooting).toBe(false);
+      expect(u.t.sensor.power.rebooting).toBe(false);
       // The refusal is in the log, naming the image.
       const refusedLine = u.logLines.map((l) => JSON.parse(l)).find((l) => l.msg.startsWith('firmware image refused'));
       expect(refusedLine).toMatchObject({

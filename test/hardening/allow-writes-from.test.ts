@@ -89,15 +89,15 @@ async function startUnit(allow?: string): Promise<{ t: TestSensor; baseUrl: stri
 function state(t: TestSensor) {
   const s = t.sensor;
   return {
-    active: s.config('active'),
-    staged: s.config('staged'),
-    persisted: s.config('persisted'),
+    active: s.configs.reported('active'),
+    staged: s.configs.reported('staged'),
+    persisted: s.configs.reported('persisted'),
     firmware: structuredClone(s.firmware.slotState),
-    initId: s.initializationId,
-    status: s.status,
+    initId: s.run.initializationId,
+    status: s.run.status,
     network: s.network.network(),
     time: s.time.all(),
-    rebooting: s.rebooting,
+    rebooting: s.power.rebooting,
   };
 }
 
@@ -166,7 +166,7 @@ describe('--allow-writes-from', () => {
     expect((await send(baseUrl, INSIDE, 'POST', '/api/v1/sensor/config', json({ lidar_mode: '512x10' }))).status).toBe(
       204,
     );
-    expect(t.sensor.config('active')).toMatchObject({ lidar_mode: '512x10' });
+    expect(t.sensor.configs.reported('active')).toMatchObject({ lidar_mode: '512x10' });
   });
 
   it('lets everyone change the unit when not given (the default)', async () => {
@@ -175,7 +175,7 @@ describe('--allow-writes-from', () => {
     expect(
       (await send(baseUrl, OUTSIDE, 'GET', '/api/v1/sensor/cmd/set_config_param?args=lidar_mode+512x10')).status,
     ).toBe(200);
-    expect(t.sensor.config('staged')).toMatchObject({ lidar_mode: '512x10' });
+    expect(t.sensor.configs.reported('staged')).toMatchObject({ lidar_mode: '512x10' });
   });
 
   it('reads CIDR lists and refuses malformed ones', () => {

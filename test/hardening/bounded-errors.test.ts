@@ -13,7 +13,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 describe('error answers are bounded', () => {
   it('60,000 unknown keys with long values: a small answer listing 20, counting the rest, nothing changed', async () => {
-    const before = unit.sensor.config('active');
+    const before = unit.sensor.configs.reported('active');
     const body: Record<string, string> = {};
     for (let i = 0; i < 60_000; i++) body[`key_${i}`] = 'v';
     body.x_long_key = 'y'.repeat(20_000);
@@ -29,7 +29,7 @@ describe('error answers are bounded', () => {
     expect(problem.errors).toHaveLength(20);
     expect(problem.errors[0]).toEqual({ pointer: '/key_0', detail: expect.stringContaining('"key_0"') });
     expect(problem.detail).toMatch(/59981 more keys were not checked/);
-    expect(unit.sensor.config('active')).toEqual(before);
+    expect(unit.sensor.configs.reported('active')).toEqual(before);
   });
 
   it('an echoed value is cut to a short prefix', async () => {
@@ -89,12 +89,12 @@ describe('Content-Type of errors', () => {
 
 describe('deeply nested bodies', () => {
   it('100,000 levels of nesting are refused before parsing, with a 400 naming the limit', async () => {
-    const before = unit.sensor.config('active');
+    const before = unit.sensor.configs.reported('active');
     const payload = `{"azimuth_window":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const res = await unit.app.inject({ method: 'POST', url: '/api/v1/sensor/config', headers: json, payload });
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(/deeper than 64 levels/);
-    expect(unit.sensor.config('active')).toEqual(before);
+    expect(unit.sensor.configs.reported('active')).toEqual(before);
   });
 
   it('brackets inside strings do not count', async () => {

@@ -10,7 +10,7 @@ afterAll(() => unit.close());
 
 describe("the router's refusals", () => {
   it('a path parameter over 100 characters: 414 uri-too-long, a problem body', async () => {
-    const before = unit.sensor.config('active');
+    const before = unit.sensor.configs.reported('active');
     const res = await unit.app.inject({
       method: 'PUT',
       url: `/api/v1/sensor/config/${'a'.repeat(101)}`,
@@ -24,7 +24,7 @@ describe("the router's refusals", () => {
       status: 414,
       detail: expect.stringContaining('longer than 100 characters'),
     });
-    expect(unit.sensor.config('active')).toEqual(before);
+    expect(unit.sensor.configs.reported('active')).toEqual(before);
   });
 
   it('a parameter of exactly 100 characters reaches the route (404 naming it)', async () => {

@@ -185,7 +185,7 @@ describe('prepared answers', () => {
     expect(changed.statusCode).toBe(204);
     const after = await preparedAnswer(CONFIG);
     expect(after.body.toString()).not.toBe(before);
-    expect(JSON.parse(after.body.toString())).toEqual(unit.sensor.config('active'));
+    expect(JSON.parse(after.body.toString())).toEqual(unit.sensor.configs.reported('active'));
     await expectSameAnswer(CONFIG, viaFastify);
 
     const alertsBefore = JSON.parse((await preparedAnswer(ALERTS)).body.toString()) as { next_cursor: number };
@@ -234,9 +234,9 @@ describe('prepared answers', () => {
   });
 
   it('leave requests to Fastify while the unit restarts (503)', async () => {
-    const restarting = unit.sensor.restart();
+    const restarting = unit.sensor.power.restart();
     try {
-      await waitFor(() => unit.sensor.rebooting);
+      await waitFor(() => unit.sensor.power.rebooting);
       const wire = await plain(CONFIG);
       expect(wire.prepared).toBe(false);
       expect(wire.head).toMatch(/^HTTP\/1\.1 503 /);

@@ -68,5 +68,5 @@ export function changeConfig(
   input: Record<string, unknown>,
   flags: { reinit: boolean; persist: boolean },
 ): Promise<void> {
-  return sensor.changeConfig(sensor.checkConfigChange(input, 'staged'), flags);
+  return sensor.configs.change(sensor.configs.check(input, 'staged'), flags);
 }

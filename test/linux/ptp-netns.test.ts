@@ -86,7 +86,10 @@ describe.skipIf(skipReason)('PTP data sets from a real ptp4l (network namespaces
     // ingress_time is ns since the epoch, beyond 2^53: serialized as an exact integer.
     expect(raw).toMatch(/"ingress_time":[1-9][0-9]{18}[,}]/);
     // With a grandmaster, TIME_FROM_PTP_1588 stamps TAI: the system clock (UTC) + current_utc_offset.
-    const ptpClock = time.timestampOffsetNs({ ...unit.sensor.config('active'), timestamp_mode: 'TIME_FROM_PTP_1588' });
+    const ptpClock = time.timestampOffsetNs({
+      ...unit.sensor.configs.reported('active'),
+      timestamp_mode: 'TIME_FROM_PTP_1588',
+    });
     const utc = new RealtimeAnchor().offsetNs();
     expect(Math.round(Number(ptpClock - utc) / 1e9)).toBe(37);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/registry.js';
-import { LIDAR_MODES, type SensorConfig } from '../../src/model/index.js';
+import { LIDAR_MODES, type SensorConfig, type SensorIdentity } from '../../src/model/index.js';
 import { ApiError } from '../../src/model/errors.js';
 import {
   INIT_ID_LIMIT,
@@ -9,7 +9,7 @@ import {
   makeIdentity,
   nextInitializationId,
 } from '../../src/model/identity.js';
-import { SensorMetadata, type MetadataSource } from '../../src/core/metadata.js';
+import { SensorMetadata } from '../../src/core/metadata.js';
 import type { SensorStatus } from '../../src/core/status.js';
 import { PRODUCT_MODELS, findProduct } from '../../src/model/products.js';
 
@@ -25,7 +25,22 @@ const AZIMUTH_WINDOWS: [number, number][] = [
   [340_000, 100_000],
 ];
 
-type TestSource = { -readonly [K in keyof MetadataSource]: MetadataSource[K] } & { activeConfig: SensorConfig };
+/** The device core's state the documents are derived from, changed by the tests as the core would. */
+interface TestSource {
+  identity: SensorIdentity;
+  initializationId: number;
+  status: SensorStatus;
+  activeConfig: SensorConfig;
+}
+
+function metadataOf(src: TestSource): SensorMetadata {
+  return new SensorMetadata({
+    identity: () => src.identity,
+    initializationId: () => src.initializationId,
+    status: () => src.status,
+    config: () => src.activeConfig,
+  });
+}
 
 function source(productName: string, config: SensorConfig, status: SensorStatus = 'RUNNING'): TestSource {
   const s: TestSource = {
@@ -33,7 +48,6 @@ function source(productName: string, config: SensorConfig, status: SensorStatus 
     initializationId: nextInitializationId(),
     status,
     activeConfig: config,
-    config: () => s.activeConfig,
   };
   return s;
 }
@@ -49,7 +63,7 @@ describe.each(PRODUCT_MODELS.map((m) => [m.name] as const))('metadata of %s', (n
     for (const window of AZIMUTH_WINDOWS) {
       const config = { ...defaultConfig(), lidar_mode: mode, azimuth_window: window };
       const src = source(name, config);
-      const all = new SensorMetadata(src).all();
+      const all = metadataOf(src).all();
       const cpf = Number(mode.split('x')[0]);
       const n = all.lidar_data_format.pixels_per_column;
 
@@ -103,7 +117,7 @@ describe.each(PRODUCT_MODELS.map((m) => [m.name] as const))('metadata of %s', (n
 describe('the metadata cache', () => {
   it('computes the documents once per initialization_id and follows a reinit at once', () => {
     const src = source('OS-1-64', defaultConfig());
-    const metadata = new SensorMetadata(src);
+    const metadata = metadataOf(src);
     const before = metadata.lidarDataFormat();
     expect(metadata.lidarDataFormat()).toBe(before);
     expect(metadata.beamIntrinsics()).toBe(metadata.all().beam_intrinsics);
@@ -133,7 +147,7 @@ describe('the metadata cache', () => {
 
   it('does not pin the old configuration to a new id read in the middle of a reinit', () => {
     const src = source('OS-1-32', defaultConfig(), 'INITIALIZING');
-    const metadata = new SensorMetadata(src);
+    const metadata = metadataOf(src);
     // The device core takes the new id first, then the HAL starts the new configuration.
     src.initializationId = nextInitializationId(src.initializationId);
     expect(metadata.imuDataFormat().gyro_fsr).toBe('NORMAL');
@@ -146,7 +160,7 @@ describe('the metadata cache', () => {
   it('keeps a copy of the configuration it was derived from', () => {
     const config = defaultConfig();
     const src = source('OS-0-32', config);
-    const metadata = new SensorMetadata(src);
+    const metadata = metadataOf(src);
     metadata.all();
     config.lidar_mode = '512x20'; // a caller mutating its object afterwards changes nothing served
     expect(metadata.all().config_params.lidar_mode).toBe('1024x10');
@@ -154,7 +168,7 @@ describe('the metadata cache', () => {
 
   it('reports the live status in sensor_info', () => {
     const src = source('OS-2-128', defaultConfig(), 'INITIALIZING');
-    const metadata = new SensorMetadata(src);
+    const metadata = metadataOf(src);
     expect(metadata.sensorInfo().status).toBe('INITIALIZING');
     src.status = 'RUNNING';
     expect(metadata.sensorInfo().status).toBe('RUNNING');
@@ -168,7 +182,7 @@ describe('the metadata cache', () => {
     ['ERROR', 409],
     ['UPDATING', 409],
   ] as const)('refuses lidar_data_format and the aggregate while %s (%i)', (status, code) => {
-    const metadata = new SensorMetadata(source('OS-1-128', defaultConfig(), status));
+    const metadata = metadataOf(source('OS-1-128', defaultConfig(), status));
     for (const read of [() => metadata.lidarDataFormat(), () => metadata.all()]) {
       const error = (() => {
         try {

@@ -85,7 +85,7 @@ describe('metadata endpoints', () => {
     });
     expect(info.image_rev).toMatch(/^ousteros-image-prod-[a-z]+-v3\.1\.\d+\+\d{14}$/);
     expect(info.build_date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-    expect(info.initialization_id).toBe(unit.sensor.initializationId);
+    expect(info.initialization_id).toBe(unit.sensor.run.initializationId);
     expect(Number.isInteger(info.initialization_id) && info.initialization_id < 2 ** 24).toBe(true);
 
     expect((await get('/api/v1/sensor/metadata/lidar_data_format')).body).toEqual({
@@ -183,7 +183,7 @@ describe('metadata endpoints', () => {
     for (const section of SECTIONS.filter((s) => s !== 'lidar_data_format'))
       expect((await get(`/api/v1/sensor/metadata/${section}`)).status).toBe(200);
 
-    unit.sensor.setStatus('ERROR');
+    unit.sensor.run.setStatus('ERROR');
     expect((await get('/api/v1/sensor/metadata/lidar_data_format')).status).toBe(409);
     expect((await get('/api/v1/sensor/metadata/sensor_info')).body.status).toBe('ERROR');
   });

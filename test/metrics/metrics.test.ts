@@ -69,7 +69,7 @@ describe('GET /metrics', () => {
     });
     expect(sampleValue(families, 'lidar_sensor_status', { status: 'RUNNING' })).toBe(1);
     expect(sampleValue(families, 'lidar_sensor_status', { status: 'INITIALIZING' })).toBe(0);
-    expect(sampleValue(families, 'lidar_sensor_initialization_id')).toBe(unit.sensor.initializationId);
+    expect(sampleValue(families, 'lidar_sensor_initialization_id')).toBe(unit.sensor.run.initializationId);
     expect(sampleValue(families, 'lidar_sensor_reinits_total')).toBe(reinitsBefore + 1);
 
     // Loopback loses nothing: the counter holds at least what had arrived before it was read.
@@ -118,7 +118,7 @@ describe('GET /metrics', () => {
     });
     expect(put.statusCode).toBe(204);
     // Counted by the header's init_id: the receiver may still be reading the old run's datagrams after the PUT.
-    const newRun = unit.sensor.initializationId;
+    const newRun = unit.sensor.run.initializationId;
     const ofNewRun = () => capture.datagrams.filter((d) => lidarInitId(d.data) === newRun).length;
     await waitFor(() => ofNewRun() > 50, 10_000, 'packets of the new run');
     const second = sampleValue(await scrape(), 'lidar_sensor_udp_packets_sent_total', { stream: 'lidar' });

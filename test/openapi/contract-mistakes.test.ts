@@ -201,7 +201,7 @@ async function send(sent: Sent): Promise<LightMyRequestResponse> {
 }
 
 async function whenRunning(): Promise<void> {
-  await waitFor(async () => unit.sensor.status === 'RUNNING', 10_000, 'the unit RUNNING');
+  await waitFor(async () => unit.sensor.run.status === 'RUNNING', 10_000, 'the unit RUNNING');
 }
 
 const JSON_BODY_METHODS = new Set(['post', 'put', 'patch']);
@@ -298,7 +298,7 @@ describe('every answer against the document, checked by openapi-backend', () => 
         payload: JSON.stringify({ operating_mode: mode }),
       });
     expect((await setMode('STANDBY')).statusCode).toBe(204);
-    expect(unit.sensor.status).toBe('STANDBY');
+    expect(unit.sensor.run.status).toBe('STANDBY');
     // Reads only: a write (the legacy GET commands that set or reinitialize too) waits behind the held bring-up.
     const reads = safe.filter(
       (c) => (c.method === 'get' || c.method === 'head') && !/set_|reinit|save_|reboot/i.test(c.path),
@@ -310,7 +310,7 @@ describe('every answer against the document, checked by openapi-backend', () => 
     // INITIALIZING: the bring-up held open.
     gate.close();
     const reinit = setMode('NORMAL');
-    await waitFor(async () => unit.sensor.status === 'INITIALIZING', 10_000, 'INITIALIZING');
+    await waitFor(async () => unit.sensor.run.status === 'INITIALIZING', 10_000, 'INITIALIZING');
     for (const call of reads) await send({ call, kind: 'initializing', request: exampleRequest(call) });
     gate.open();
     expect((await reinit).statusCode).toBe(204);
@@ -318,7 +318,7 @@ describe('every answer against the document, checked by openapi-backend', () => 
 
     // ERROR: at a shutdown level (here the over-temperature alert held) config reads answer, metadata is a 409.
     unit.sensor.alerts.hold(ALERT_IDS.OVERTEMP_ERROR, { temperature_c: 97, threshold_c: 95 });
-    await waitFor(async () => unit.sensor.status === 'ERROR', 10_000, 'ERROR');
+    await waitFor(async () => unit.sensor.run.status === 'ERROR', 10_000, 'ERROR');
     expect((await unit.app.inject({ url: '/api/v1/sensor/metadata' })).statusCode).toBe(409);
     for (const call of reads) await send({ call, kind: 'error', request: exampleRequest(call) });
     unit.sensor.alerts.release(ALERT_IDS.OVERTEMP_ERROR, 'test: back within limits');
@@ -330,7 +330,7 @@ describe('every answer against the document, checked by openapi-backend', () => 
       if (call.operation.operationId === 'uploadFirmware') gate.close();
       await send({ call, kind: 'valid', request: exampleRequest(call) });
       if (call.operation.operationId === 'uploadFirmware') {
-        await waitFor(async () => unit.sensor.status === 'UPDATING', 10_000, 'UPDATING');
+        await waitFor(async () => unit.sensor.run.status === 'UPDATING', 10_000, 'UPDATING');
         for (const read of reads) await send({ call: read, kind: 'updating', request: exampleRequest(read) });
         gate.open();
       }

@@ -3,7 +3,6 @@
  * examples (path and query parameter examples, each request body example), and every answer must
  * have a documented status and Content-Type and a body valid against the documented schema.
  */
-import { once } from 'node:events';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
@@ -41,7 +40,7 @@ async function whenReachable(): Promise<void> {
   await waitFor(
     async () =>
       (await unit.app.inject({ url: '/api/v1/system/firmware' })).statusCode === 200 &&
-      unit.sensor.status === 'RUNNING',
+      unit.sensor.run.status === 'RUNNING',
     10_000,
     'the unit answering',
   );
@@ -76,7 +75,9 @@ describe('every documented operation, replayed from its examples', () => {
       for (const request of requests(call)) {
         await whenReachable();
         // A restarting operation: wait for the unit's next bring-up, so the next call does not race the restart.
-        const restarted = RESTARTING.has(call.operation.operationId) ? once(unit.sensor, 'reinit') : undefined;
+        const restarted = RESTARTING.has(call.operation.operationId)
+          ? new Promise((resolve) => unit.sensor.events.once('reinit', resolve))
+          : undefined;
         const status = expectDocumented(call, await unit.app.inject(request));
         expect(status, `${call.operation.operationId}: the documented example must succeed`).toBeLessThan(300);
         await restarted;

@@ -112,11 +112,11 @@ describe('replaying a LEGACY recording (firmware 2.0, OS-2-32)', () => {
   it('the data directory of a LEGACY replay, started without the replay, streams a current profile', async () => {
     const u = await replayUnit(OS2_LEGACY);
     await u.listen();
-    expect(u.server.sensor.config('persisted').udp_profile_lidar).toBe('LEGACY');
+    expect(u.server.sensor.configs.reported('persisted').udp_profile_lidar).toBe('LEGACY');
     await u.server.close();
     const unit = await createTestSensor({ dataDir: u.dataDir });
     try {
-      expect(unit.sensor.status).toBe('RUNNING');
+      expect(unit.sensor.run.status).toBe('RUNNING');
       const config = (await unit.app.inject({ method: 'GET', url: '/api/v1/sensor/config' })).json();
       expect([config.udp_profile_lidar, config.udp_dest]).toEqual(['RNG19_RFL8_SIG16_NIR16', '127.0.0.1']);
     } finally {

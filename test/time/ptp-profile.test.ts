@@ -37,7 +37,7 @@ describe('PTP profile', () => {
     expect(await profile()).toBe(name);
     expect((await unit.app.inject({ url: '/api/v1/time/ptp' })).json().profile).toBe(name);
     expect(await initializationId()).toBe(before);
-    expect(unit.sensor.status).toBe('RUNNING');
+    expect(unit.sensor.run.status).toBe('RUNNING');
   });
 
   it('treats "" and "default" as the same profile', async () => {
@@ -91,7 +91,7 @@ describe('PTP profile', () => {
     await put('"gptp"');
     expect((await unit.app.inject({ method: 'DELETE', url: '/api/v1/sensor/config' })).statusCode).toBe(204);
     // The unit answers 503 from the reset's 204 until its restart is done.
-    await waitFor(() => unit.sensor.reachable(), 10_000, 'the unit back from the restart');
+    await waitFor(() => unit.sensor.power.reachable(), 10_000, 'the unit back from the restart');
     await unit.sensor.settled();
     expect(await profile()).toBe('gptp');
   });

@@ -181,13 +181,13 @@ describe('time resources (sim)', () => {
           })
         ).statusCode,
       ).toBe(204);
-      const config = unit.sensor.config('active');
+      const config = unit.sensor.configs.reported('active');
       const before = (process.hrtime.bigint() + unit.hal.time.timestampOffsetNs(config)) / 1000n;
       const sensorTime = await get('/api/v1/time/sensor');
       const after = (process.hrtime.bigint() + unit.hal.time.timestampOffsetNs(config)) / 1000n;
       expect(sensorTime.timestamp.mode).toBe(mode);
       // The offset of the running stream (what every packet carries) is the one the route uses.
-      expect(unit.sensor.streamPlan({ ...config, udp_dest: '127.0.0.1' })?.timestampOffsetNs).toBe(
+      expect(unit.sensor.run.streamPlan({ ...config, udp_dest: '127.0.0.1' })?.timestampOffsetNs).toBe(
         unit.hal.time.timestampOffsetNs(config),
       );
       const micros = BigInt(Math.round(sensorTime.timestamp.time * 1e6));
@@ -207,7 +207,7 @@ describe('time resources (sim)', () => {
     const { timestamp } = await get('/api/v1/time/sensor');
     expect(timestamp.time_options.ptp_1588).toBeGreaterThanOrEqual(wallBefore - 1);
     expect(timestamp.time_options.ptp_1588).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
-    const syncPulse = { ...unit.sensor.config('active'), timestamp_mode: 'TIME_FROM_SYNC_PULSE_IN' as const };
+    const syncPulse = { ...unit.sensor.configs.reported('active'), timestamp_mode: 'TIME_FROM_SYNC_PULSE_IN' as const };
     const startBefore = -unit.hal.time.timestampOffsetNs(syncPulse);
     const reinit = await unit.app.inject({
       method: 'POST',
@@ -222,9 +222,9 @@ describe('time resources (sim)', () => {
   });
 
   it('sensor: a restart is a power-on of the internal oscillator', async () => {
-    const internal = { ...unit.sensor.config('active'), timestamp_mode: 'TIME_FROM_INTERNAL_OSC' as const };
+    const internal = { ...unit.sensor.configs.reported('active'), timestamp_mode: 'TIME_FROM_INTERNAL_OSC' as const };
     const powerOnBefore = -unit.hal.time.timestampOffsetNs(internal);
-    await unit.sensor.restart();
+    await unit.sensor.power.restart();
     expect(-unit.hal.time.timestampOffsetNs(internal)).toBeGreaterThan(powerOnBefore);
   });
 

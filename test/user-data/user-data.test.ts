@@ -118,11 +118,11 @@ describe('DELETE /api/v1/sensor/config', () => {
   const json = { 'content-type': 'application/json' };
 
   async function resetAndWaitForRestart() {
-    const initBefore = unit.sensor.initializationId;
+    const initBefore = unit.sensor.run.initializationId;
     const res = await unit.app.inject({ method: 'DELETE', url: '/api/v1/sensor/config' });
     expect(res.statusCode).toBe(204);
     await waitFor(
-      () => unit.sensor.initializationId !== initBefore && unit.sensor.status === 'RUNNING',
+      () => unit.sensor.run.initializationId !== initBefore && unit.sensor.run.status === 'RUNNING',
       10_000,
       'the restart',
     );
@@ -135,7 +135,7 @@ describe('DELETE /api/v1/sensor/config', () => {
       headers: json,
       payload: JSON.stringify({ lidar_mode: '2048x10', udp_dest: '127.0.0.1' }),
     });
-    const defaults = (await createTestSensor()).sensor.config('active');
+    const defaults = (await createTestSensor()).sensor.configs.reported('active');
     await resetAndWaitForRestart();
     expect((await unit.app.inject({ url: '/api/v1/sensor/config' })).json()).toEqual(defaults);
     unit = await unit.reopen();
@@ -160,7 +160,7 @@ describe('DELETE /api/v1/sensor/config', () => {
     unit = await unit.reopen();
     await unit.close();
     unit = await createTestSensor({ dataDir: unit.dataDir, simulatedRebootMs: 2000 });
-    const initBefore = unit.sensor.initializationId;
+    const initBefore = unit.sensor.run.initializationId;
     await unit.app.inject({ method: 'DELETE', url: '/api/v1/sensor/config' });
     const during = await waitFor(
       async () => {
@@ -176,6 +176,6 @@ describe('DELETE /api/v1/sensor/config', () => {
       10_000,
       'the unit back',
     );
-    expect(unit.sensor.initializationId).not.toBe(initBefore);
+    expect(unit.sensor.run.initializationId).not.toBe(initBefore);
   });
 });

@@ -17,11 +17,10 @@ import { createDumpArchive, type DumpSection } from './dump-archive.js';
  */
 export interface DumpSource {
   readonly identity: SensorIdentity;
-  readonly status: string;
-  readonly initializationId: number;
+  readonly run: { readonly status: string; readonly initializationId: number };
   readonly halKind: string;
   readonly metadata: Readonly<Record<(typeof METADATA_SECTIONS)[number][1], () => unknown>>;
-  config(view: 'active' | 'staged' | 'persisted'): unknown;
+  readonly configs: { reported(view: 'active' | 'staged' | 'persisted'): unknown };
   readonly alerts: { snapshot(): ReturnType<AlertLog['snapshot']>; flags(): number };
   readonly telemetry: { read(): unknown };
   readonly time: { all(): unknown };
@@ -34,7 +33,6 @@ export interface DumpSource {
       readonly minVersion?: string;
     };
   };
-  readonly log: { error(context: object, message: string): void };
   /** Damaged database files kept aside at start (src/store/store-recovery.ts): name and path. */
   damagedStoreFiles(): { name: string; path: string }[];
   /** Zone Monitor's stored set that the SDK could not read, set aside at start (src/core/zones/zone-monitor.ts). */
@@ -95,9 +93,9 @@ function zoneSetAsideSections(sensor: DumpSource): DumpSection[] {
 export function sensorDumpSections(sensor: DumpSource): DumpSection[] {
   return [
     { file: 'metadata.json', collect: () => metadataSnapshot(sensor) },
-    { file: 'config/active.json', collect: () => sensor.config('active') },
-    { file: 'config/staged.json', collect: () => sensor.config('staged') },
-    { file: 'config/persisted.json', collect: () => sensor.config('persisted') },
+    { file: 'config/active.json', collect: () => sensor.configs.reported('active') },
+    { file: 'config/staged.json', collect: () => sensor.configs.reported('staged') },
+    { file: 'config/persisted.json', collect: () => sensor.configs.reported('persisted') },
     {
       file: 'alerts.json',
       collect: () => {
@@ -128,7 +126,14 @@ export function sensorDumpSections(sensor: DumpSource): DumpSection[] {
   ];
 }
 
-export function createSensorDump(sensor: DumpSource, options: { recentLog?: RecentLog; now?: Date } = {}): SensorDump {
+export interface DumpOptions {
+  /** Where a failure partway through the archive is logged (its client sees a cut stream). */
+  log: { error(context: object, message: string): void };
+  recentLog?: RecentLog;
+  now?: Date;
+}
+
+export function createSensorDump(sensor: DumpSource, options: DumpOptions): SensorDump {
   const at = options.now ?? new Date();
   const identity = sensor.identity;
   const stream = createDumpArchive({
@@ -139,12 +144,12 @@ export function createSensorDump(sensor: DumpSource, options: { recentLog?: Rece
       prod_sn: identity.serialNumber,
       firmware: identity.firmware,
       hal: sensor.halKind,
-      status: sensor.status,
-      initialization_id: sensor.initializationId,
+      status: sensor.run.status,
+      initialization_id: sensor.run.initializationId,
       node: process.version,
     },
     now: () => at,
-    onError: (error) => sensor.log.error({ err: error }, 'diagnostics dump failed'),
+    onError: (error) => options.log.error({ err: error }, 'diagnostics dump failed'),
   });
   return { fileName: dumpFileName(identity.serialNumber, at), stream };
 }

@@ -8,7 +8,7 @@
 import { networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
 import { formatIpv4, imageRev, parseCidr } from '../../model/index.js';
-import type { Sensor } from '../sensor.js';
+import type { SensorServices } from '../sensor.js';
 import { recordKey, unitRecords, type UnitAdvertisement } from './mdns-records.js';
 import { MdnsResponder } from './mdns-responder.js';
 
@@ -16,7 +16,7 @@ import { MdnsResponder } from './mdns-responder.js';
 const WATCH_INTERVAL_MS = 1000;
 
 export interface MdnsAdvertiserOptions {
-  sensor: Sensor;
+  sensor: Pick<SensorServices, 'identity' | 'network' | 'events'>;
   /** The HTTP listen address and port. */
   host: string;
   port: number;
@@ -102,7 +102,7 @@ export async function startMdnsAdvertiser(options: MdnsAdvertiserOptions): Promi
 
   // A reinit follows every restart, so also a boot into new firmware.
   const onReinit = () => void refresh();
-  sensor.on('reinit', onReinit);
+  sensor.events.on('reinit', onReinit);
   const watch = setInterval(() => void refresh(), WATCH_INTERVAL_MS);
   watch.unref();
   await refresh();
@@ -112,7 +112,7 @@ export async function startMdnsAdvertiser(options: MdnsAdvertiserOptions): Promi
     async close() {
       closed = true;
       clearInterval(watch);
-      sensor.off('reinit', onReinit);
+      sensor.events.off('reinit', onReinit);
       await running;
       await responder.close();
     },

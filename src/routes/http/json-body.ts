@@ -71,7 +71,8 @@ export function decodeJsonBody(contentType: string | undefined, body: Buffer): s
 /**
  * JSON for `application/json` and `+json` types; every other type is read as JSON too, because
  * clients such as `curl -d` send form types for JSON scalars (the spec leaves Content-Type open
- * except where a route requires it with `requireJsonContentType`).
+ * except where a route's body schema is declared `jsonContentTypeOnly`, which the validator enforces with
+ * `requireJsonContentType`).
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -86,7 +87,7 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, parse);
 }
 
-/** Routes whose spec requires `Content-Type: application/json` (configuration PUT). */
+/** A body declared `jsonContentTypeOnly` (configuration PUT, speed override): 415 under any other Content-Type. */
 export function requireJsonContentType(request: FastifyRequest): void {
   const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') {

@@ -1,14 +1,19 @@
 /**
  * The request validator of the sensor's routes: Fastify's own Ajv compiler, with no type coercion,
- * no defaults filled in, nothing removed and every error reported; a request part with rules of its
- * own (`checkedBy`) is checked by them instead, and a byte stream is read and checked by its route. Each validator is the one the build compiled ahead of time for its schema
+ * no defaults filled in, nothing removed and every error reported, for every schema that describes a
+ * request part. A part with rules of its own (`checkedBy`) is checked by them first (their answers name
+ * the valid range, or say 413), then by Ajv; a body declared JSON-only (`jsonContentTypeOnly`) is refused
+ * 415 under any other Content-Type before either; a byte stream is read and checked by its route. Each
+ * validator is the one the build compiled ahead of time for its schema
  * (precompiled-request-validators.ts), else compiled on the route's first request, not at start-up
  * (compiling every route's validators up front delayed the unit's first answer). The query
  * string of a route that takes no parameter is checked without Ajv (`noParameters`).
  */
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { CONFIG_FORMATS } from '../../config/index.js';
 import { ApiError, installedPackage } from '../../model/index.js';
-import { isByteStream, type RequestRules, requestRulesOf, withoutDocumentOnly } from '../api-schemas.js';
+import { ajvSchemaOf, declaresJsonOnly, isByteStream, type RequestRules, requestRulesOf } from '../api-schemas.js';
+import { requireJsonContentType } from './json-body.js';
 import { precompiledRequestValidator } from './precompiled-request-validators.js';
 
 /** Required on the first compile (installed-package.ts says why). */
@@ -20,6 +25,8 @@ export const ROUTE_AJV_OPTIONS = {
   removeAdditional: false,
   coerceTypes: false,
   useDefaults: false,
+  // The configuration's value schemas name it (udp_dest): the same definition the registry validates with.
+  formats: CONFIG_FORMATS,
 } as const;
 
 /**
@@ -102,23 +109,36 @@ export function noParameters(ajv: Validator): Validator {
   return validate;
 }
 
+/** What a part declares besides its schema: rules of its own, and whether a body must be JSON-typed. */
+interface PartChecks {
+  rules: RequestRules<unknown> | undefined;
+  jsonOnly: boolean;
+}
+
 /**
- * The validator of a part with rules of its own. Fastify hands a validator that has `schemaEnv` the request
- * (as `parentData`): the rules see the part as it arrived, a missing body told from a JSON `null`, and
- * the request's other parts (its path parameters are checked first). What they return replaces the part;
- * their ApiError is the answer, through the error path every validation error takes.
+ * The validator of a part with checks besides its schema. Fastify hands a validator that has `schemaEnv` the
+ * request (as `parentData`): the rules see the part as it arrived, a missing body told from a JSON `null`, and
+ * the request's other parts (its path parameters are checked first). Then Ajv checks the part against its
+ * schema, so that what the schema refuses is refused even where the rules would let it through. What the rules
+ * return replaces the part; their ApiError is the answer, through the error path every validation error takes.
  */
-function rulesValidator(rules: RequestRules<unknown>): Validator {
-  const validate = (_data: unknown, context?: { parentData: FastifyRequest; parentDataProperty: 'body' }) => {
+function checkedPart({ rules, jsonOnly }: PartChecks, ajv: Validator): Validator {
+  const validate = (data: unknown, context?: { parentData: FastifyRequest; parentDataProperty: 'body' }) => {
     const request = context?.parentData as FastifyRequest;
     const part = context?.parentDataProperty ?? 'body';
+    let value: unknown;
     try {
-      return { value: rules(request[part], request) };
+      if (jsonOnly) requireJsonContentType(request);
+      value = rules ? rules(request[part], request) : data;
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       // Fastify keeps a status already set; without it the answer would be a 400 whatever the rule said.
       return { error: Object.assign(error, { statusCode: error.status }) };
     }
+    const valid = ajv(data);
+    // Fastify reads the errors of a `false` from the function it was given.
+    (validate as unknown as Validator).errors = ajv.errors;
+    return valid ? { value } : false;
   };
   return Object.assign(validate, { schemaEnv: true }) as unknown as Validator;
 }
@@ -128,17 +148,17 @@ export function requestValidatorCompiler(): RouteCompiler {
   // route definition ({ schema, method, url, httpPart }), which is what FastifySchemaCompiler describes.
   let compile: RouteCompiler | undefined;
   return (route) => {
-    const rules = requestRulesOf(route.schema);
-    if (rules) return rulesValidator(rules);
     if (isByteStream(route.schema)) return acceptAll;
-    for (const listener of schemaListeners) listener(withoutDocumentOnly(route.schema));
+    const schema = ajvSchemaOf(route.schema);
+    for (const listener of schemaListeners) listener(schema);
     const ajv = compiledOnFirstUse(() => {
-      const schema = withoutDocumentOnly(route.schema);
       const ahead = precompiledRequestValidator(schema);
       if (ahead) return ahead;
       compile ??= ajvCompiler().AjvCompiler()({}, { customOptions: ROUTE_AJV_OPTIONS }) as unknown as RouteCompiler;
       return compile({ ...route, schema } as typeof route) as Validator;
     });
+    const checks = { rules: requestRulesOf(route.schema), jsonOnly: declaresJsonOnly(route.schema) };
+    if (checks.rules || checks.jsonOnly) return checkedPart(checks, ajv);
     return isClosedEmptyObject(route.schema) ? noParameters(ajv) : ajv;
   };
 }

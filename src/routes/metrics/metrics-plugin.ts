@@ -8,7 +8,7 @@
  * metric is read from the unit when scraped; reinits and restarts are counted here from the start.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Sensor } from '../../core/index.js';
+import type { SensorServices } from '../../core/index.js';
 import { type RequestObserver, RequestStats } from './request-stats.js';
 import type { LifecycleCounts, UnitMetrics } from './unit-metrics.js';
 
@@ -24,15 +24,15 @@ declare module 'fastify' {
 /** Requests that matched no route share one label value: raw URLs would grow the series without bound. */
 const UNMATCHED_ROUTE = 'unmatched';
 
-const metricsPluginImpl: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+const metricsPluginImpl: FastifyPluginAsync<{ sensor: SensorServices }> = async (app, { sensor }) => {
   const lifecycle: LifecycleCounts = { reinits: 0, restarts: 0 };
   const onReinit = () => lifecycle.reinits++;
   const onRestart = () => lifecycle.restarts++;
-  sensor.on('reinit', onReinit);
-  sensor.on('restart', onRestart);
+  sensor.events.on('reinit', onReinit);
+  sensor.events.on('restart', onRestart);
   app.addHook('onClose', (_instance, done) => {
-    sensor.off('reinit', onReinit);
-    sensor.off('restart', onRestart);
+    sensor.events.off('reinit', onReinit);
+    sensor.events.off('restart', onRestart);
     done();
   });
 

@@ -6,7 +6,7 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { RequestStats } from './request-stats.js';
-import { PHASE_LOCK_STATUSES, type Sensor, SENSOR_STATUSES, STORAGE_CAUSES } from '../../core/index.js';
+import { PHASE_LOCK_STATUSES, type SensorServices, SENSOR_STATUSES, STORAGE_CAUSES } from '../../core/index.js';
 import { imageRev } from '../../model/index.js';
 import type { TelemetryReading } from '../../hal/index.js';
 import type { StreamStats, StreamTotals } from '../../udp/index.js';
@@ -33,7 +33,7 @@ interface Latest {
 
 /** `requests`: the request figures, kept from the start by metrics-plugin.ts, before the registry is made. */
 export function createUnitMetrics(
-  sensor: Sensor,
+  sensor: SensorServices,
   lifecycle: Readonly<LifecycleCounts>,
   requests: RequestStats,
 ): UnitMetrics {
@@ -61,7 +61,7 @@ export function createUnitMetrics(
     labelNames: ['status'],
     registers,
     collect() {
-      for (const status of SENSOR_STATUSES) this.set({ status }, status === sensor.status ? 1 : 0);
+      for (const status of SENSOR_STATUSES) this.set({ status }, status === sensor.run.status ? 1 : 0);
     },
   });
   new Gauge({
@@ -69,7 +69,7 @@ export function createUnitMetrics(
     help: 'initialization_id of the running configuration',
     registers,
     collect() {
-      this.set(sensor.initializationId);
+      this.set(sensor.run.initializationId);
     },
   });
   new Counter({

@@ -10,7 +10,7 @@ import { notFound } from '../../model/index.js';
 import { sendCachedJson } from '../http/cached-json.js';
 import { withOfferedEnums } from '../offered-enums.js';
 import { sendProblem } from '../http/problem.js';
-import type { Sensor } from '../../core/index.js';
+import type { SensorServices } from '../../core/index.js';
 import { LiveImageHub } from './live-image.js';
 import { TelemetryHistory } from './telemetry-history.js';
 import { loadWebAssets, type WebAsset } from './web-assets.js';
@@ -43,15 +43,16 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: WebAsset
   return reply.type(asset.type).send(asset.body);
 }
 
-export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { sensor }) => {
+export const webRoutes: FastifyPluginAsync<{ sensor: SensorServices }> = async (app, { sensor }) => {
   // Read on the first request for the page: a unit nobody looks at neither reads nor hashes its files.
   let loaded: { assets: Map<string, WebAsset> } | undefined;
   const page = () => (loaded ??= { assets: loadWebAssets() });
   // Made again when the unit's parameters change (a firmware update to 3.2 adds Zone Monitor's and new values).
   let registry: { absent: ReadonlySet<string>; document: ReturnType<typeof registryDocument> } | undefined;
   const registryNow = () => {
-    const absent = sensor.absentParameters;
-    if (registry?.absent !== absent) registry = { absent, document: registryDocument(absent, sensor.absentValues) };
+    const absent = sensor.offer.absentParameters;
+    if (registry?.absent !== absent)
+      registry = { absent, document: registryDocument(absent, sensor.offer.absentValues) };
     return registry.document;
   };
   const live = new LiveImageHub(sensor.preview);
@@ -81,7 +82,7 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
   // Zone Monitor's zones with their live state (a 3.2 unit), null without an active set; 404 where the firmware
   // has no Zone Monitor (the page then shows no card for it).
   app.get('/web/api/zones', hidden, (_request, reply) =>
-    sensor.zoneMonitorOffered
+    sensor.offer.zoneMonitor
       ? sensor.zones.summary()
       : sendProblem(reply, notFound("this unit's firmware has no Zone Monitor (firmware 3.2 has)")),
   );
@@ -89,7 +90,7 @@ export const webRoutes: FastifyPluginAsync<{ sensor: Sensor }> = async (app, { s
   // Where the unit's UDP to this page's computer leaves from: the page compares it with the address it talks to.
   app.get('/web/api/udp-source', hidden, async (request) => {
     const client = request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '';
-    return { client, source: client ? await sensor.dataSourceTowards(client) : null };
+    return { client, source: client ? await sensor.run.dataSourceTowards(client) : null };
   });
   app.get('/web/api/live-image', hidden, (request, reply) => {
     reply.hijack();
