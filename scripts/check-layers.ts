@@ -12,7 +12,8 @@
  * - no cycles: no file reaches itself through its imports (type-only imports included);
  * - sizes: no file over 300 lines, no function over 80, but the listed exceptions (scripts/check-sizes.ts).
  * `npx tsx scripts/check-layers.ts` checks; `--graph` prints the import graph by folder (with `--files`,
- * every import behind each edge).
+ * every import behind each edge); `--upward` the imports that run upward inside each folder
+ * (check-subfolders.ts) and the largest file and function.
  *
  * Type-only imports count: a type from an upper layer couples the lower one to it just the same.
  */
@@ -28,6 +29,7 @@ import {
   sizes,
   sizeViolations,
 } from './check-sizes.js';
+import { upwardReport } from './check-subfolders.js';
 
 /**
  * Lowest first. A module may import modules of its own folder and of any lower rank, and of other
@@ -333,6 +335,17 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const edges = importEdges();
   if (process.argv.includes('--graph')) {
     console.log(folderGraph(edges, process.argv.includes('--files')).join('\n'));
+  } else if (process.argv.includes('--upward')) {
+    const folders = LAYERS.flat();
+    console.log('imports on a cycle between the parts (subfolders, own files) of each folder of src/:');
+    console.log(upwardReport(SRC, edges, folders, process.argv.includes('--files')).join('\n'));
+    const measured = sizes(sourceTexts());
+    for (const kind of ['file', 'function']) {
+      const largest = measured
+        .filter(({ name }) => name.includes('#') === (kind === 'function'))
+        .sort((a, b) => b.lines - a.lines)[0];
+      console.log(`largest ${kind}: src/${largest.name} (${largest.lines} lines)`);
+    }
   } else {
     const measured = sizes(sourceTexts());
     const problems = [
