@@ -1,6 +1,6 @@
 /**
  * The data streams (StreamsHal) of both HALs: the simulated unit, and a real unit until a hardware driver
- * exists. Hands each initialization's stream plan (src/udp/stream-plan.ts, built by the device core) to the
+ * exists. Hands each initialization's stream plan (src/udp/contract/stream-plan.ts, built by the device core) to the
  * process's emitter worker as it is; a replaying unit adds the recording to it. The worker's alerts go to the
  * alert log straight from the unit's Emitter.
  */

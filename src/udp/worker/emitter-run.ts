@@ -3,15 +3,16 @@
  * stopped together.
  */
 import { ALERT_FLAG_ACTIVE } from '../../model/index.js';
-import type { AlertEvent, EmitterStats, ZoneMonitorPlan } from '../emitter-protocol.js';
-import type { StreamDestination, StreamPlan } from '../stream-plan.js';
-import type { StreamName } from '../stream-totals.js';
-import type { SceneObjectPlan } from '../scene/scene-objects.js';
+import type { AlertEvent } from '../contract/alert-ids.js';
+import type { SceneObjectPlan } from '../contract/scene-plan.js';
+import type { StreamDestination, StreamPlan } from '../contract/stream-plan.js';
+import type { EmitterStats, StreamName } from '../contract/stream-totals.js';
+import type { ZoneMonitorPlan } from '../contract/zone-plan.js';
 import { ImuStream } from './imu-stream.js';
 import { ImuFrameStream } from './imu-frame-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import type { PacedSource, Pacer } from './pacer.js';
-import { ReplayStream } from '../replay/replay-stream.js';
+import { ReplayStream } from './replay-stream.js';
 import type { SceneReturns } from '../scene/scene-returns.js';
 import { castScene } from '../scene/scene.js';
 import { UdpTarget } from './udp-target.js';

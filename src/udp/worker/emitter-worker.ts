@@ -1,28 +1,28 @@
 /**
  * Entry of the emitter worker thread: runs the streams of the active initialization of every unit of
- * the process (../host/emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
+ * the process (../main-thread/emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
  * packets. A unit's messages are handled one after the other: an apply stops the old run completely
  * before the new one starts, so datagrams of two initializations never interleave.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { AlertEvent } from '../contract/alert-ids.js';
+import type { SceneObjectPlan } from '../contract/scene-plan.js';
 import {
-  type AlertEvent,
   type FromWorker,
   SHARED_ALERT_FLAGS,
   SHARED_THERMAL_HEADER,
   SHARED_WAKE,
   type ToWorker,
-} from '../emitter-protocol.js';
+} from '../contract/thread-messages.js';
+import type { ZoneMonitorPlan } from '../contract/zone-plan.js';
 import { EmitterRun } from './emitter-run.js';
-import type { ZoneMonitorPlan } from '../emitter-protocol.js';
-import type { SceneObjectPlan } from '../scene/scene-objects.js';
 import { Pacer } from './pacer.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
 import { setUdpFaultRules } from './set-udp-fault-rules.js';
 import { faultFrameRateHz } from '../../model/index.js';
-import { addRun, emptyTotals } from '../stream-totals.js';
+import { addRun, emptyTotals } from '../contract/stream-totals.js';
 import { PreviewTap } from './preview-tap.js';
 import { collectGarbage } from './collect-garbage.js';
 

@@ -3,22 +3,21 @@
  * (emitter-host.ts), started on the first plan that sends anything and kept for later runs (starting
  * a thread costs more than a reinit may take); this unit joins it then and leaves it on close.
  */
+import type { AlertSink, UdpFaultRule } from '../../model/index.js';
+import type { PreviewFrame } from '../contract/preview.js';
+import type { SceneObjectPlan } from '../contract/scene-plan.js';
+import type { StreamPlan } from '../contract/stream-plan.js';
+import { type EmitterStats, emptyTotals, type StreamTotals } from '../contract/stream-totals.js';
 import {
+  EMITTER_SLOTS,
+  type FromWorker,
   SHARED_ALERT_FLAGS,
   SHARED_THERMAL_HEADER,
-  EMITTER_SLOTS,
-  type EmitterStats,
-  type FromWorker,
   type ToWorker,
-} from '../emitter-protocol.js';
+} from '../contract/thread-messages.js';
+import type { UdpFaultCount } from '../contract/udp-fault-counts.js';
+import type { ZoneMonitorPlan } from '../contract/zone-plan.js';
 import { emitterHost, type HostMember } from './emitter-host.js';
-import type { PreviewFrame } from '../worker/preview-frame.js';
-import type { ZoneMonitorPlan } from '../emitter-protocol.js';
-import type { SceneObjectPlan } from '../scene/scene-objects.js';
-import type { AlertSink, UdpFaultRule } from '../../model/index.js';
-import type { StreamPlan } from '../stream-plan.js';
-import type { UdpFaultCount } from '../worker/udp-fault-filter.js';
-import { emptyTotals, type StreamTotals } from '../stream-totals.js';
 
 export interface EmitterEvents {
   /**
