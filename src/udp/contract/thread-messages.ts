@@ -23,7 +23,7 @@ export type ToWorker =
   | { type: 'faults'; emitterId: number; rules: UdpFaultRule[] }
   /** Counters since the unit joined this worker, across runs (stream-totals.ts). */
   | { type: 'totals'; emitterId: number; seq: number }
-  /** Zone Monitor's live zones from now on, for this run and the next ones (null: none). */
+  /** Zone Monitor's live zones changed between initializations: the running plan's from now on (null: none). */
   | { type: 'zones'; emitterId: number; plan: ZoneMonitorPlan | null }
   /** Fault injection: the objects in the scene from now on (src/udp/scene/scene-objects.ts). */
   | { type: 'objects'; emitterId: number; objects: SceneObjectPlan[] }

@@ -51,7 +51,6 @@ export class Emitter implements HostMember {
   private closing = false;
   private faultRules: UdpFaultRule[] = [];
   private previewOn = false;
-  private zones: ZoneMonitorPlan | null = null;
   private objects: SceneObjectPlan[] = [];
 
   constructor(private readonly events: EmitterEvents) {}
@@ -94,10 +93,12 @@ export class Emitter implements HostMember {
     if (this.joined || rules.length) this.send({ type: 'faults', emitterId: this.emitterId, rules });
   }
 
-  /** Zone Monitor's live zones from now on; kept for a worker started later. */
+  /**
+   * Zone Monitor's live zones changed between initializations: the running plan's from now on. A plan
+   * carries its own (`liveZones`): without a worker no run is there to change.
+   */
   setZones(plan: ZoneMonitorPlan | null): void {
-    this.zones = plan;
-    if (this.joined || plan) this.send({ type: 'zones', emitterId: this.emitterId, plan });
+    if (this.joined) emitterHost.post({ type: 'zones', emitterId: this.emitterId, plan });
   }
 
   /** Fault injection: the objects in the scene from now on; kept for a worker started later. */
@@ -162,7 +163,6 @@ export class Emitter implements HostMember {
     ];
     if (this.faultRules.length) messages.push({ type: 'faults', emitterId: this.emitterId, rules: this.faultRules });
     if (this.previewOn) messages.push({ type: 'preview', emitterId: this.emitterId, on: true });
-    if (this.zones) messages.push({ type: 'zones', emitterId: this.emitterId, plan: this.zones });
     if (this.objects.length) messages.push({ type: 'objects', emitterId: this.emitterId, objects: this.objects });
     return messages;
   }

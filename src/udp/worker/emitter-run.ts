@@ -40,8 +40,6 @@ export interface RunContext {
   pacer: Pacer;
   /** The unit's UDP fault rules (src/faults), as a filter; null without rules. */
   faults: UdpFaultHook;
-  /** The unit's live zones (they outlive runs: a reinit keeps watching them). */
-  zones: ZoneMonitorPlan | null;
   /** Objects fault injection has put into the scene. */
   objects: readonly SceneObjectPlan[];
 }
@@ -101,7 +99,7 @@ export class EmitterRun {
             ctx.thermalHeader,
             targets.zones,
           );
-          lidar.setZones(ctx.zones);
+          lidar.setZones(plan.liveZones);
           lidar.setObjects(ctx.objects);
         }
         const frames = plan.imu?.frames;
@@ -138,7 +136,7 @@ export class EmitterRun {
     });
   }
 
-  /** Zone Monitor's live zones from the next frame on. */
+  /** Zone Monitor's live zones from the next frame on (a change between initializations; a run starts with its plan's). */
   setZones(plan: ZoneMonitorPlan | null): void {
     this.streams.lidar?.setZones(plan);
   }

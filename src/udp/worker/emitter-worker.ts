@@ -16,7 +16,6 @@ import {
   SHARED_WAKE,
   type ToWorker,
 } from '../contract/thread-messages.js';
-import type { ZoneMonitorPlan } from '../contract/zone-plan.js';
 import { EmitterRun } from './emitter-run.js';
 import { Pacer } from './pacer.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
@@ -68,8 +67,6 @@ class HostedEmitter {
   /** The unit's messages, one after the other (an apply stops the old run completely before the new one starts). */
   queue: Promise<void> = Promise.resolve();
   readonly faults: UdpFaultHook = { filter: null };
-  /** Zone Monitor's live zones, for this run and the next ones. */
-  zones: ZoneMonitorPlan | null = null;
   /** Objects fault injection has put into the scene. */
   objects: SceneObjectPlan[] = [];
   /** The lidar frame rate this unit's UDP fault rules set (frame_rate), for this run and the next ones; undefined: none. */
@@ -124,7 +121,6 @@ async function handle(streams: HostedEmitter, message: ToWorker): Promise<void> 
             report: (event: AlertEvent) => post({ type: 'alert', emitterId, runSeq: seq, event }),
             pacer,
             faults: streams.faults,
-            zones: streams.zones,
             objects: streams.objects,
           });
           if (streams.faultFrameRate !== undefined) streams.run.setLidarFrameRate(streams.faultFrameRate);
@@ -152,7 +148,7 @@ async function handle(streams: HostedEmitter, message: ToWorker): Promise<void> 
       streams.run?.setLidarFrameRate(streams.faultFrameRate);
       return;
     case 'zones':
-      streams.zones = message.plan;
+      // The next run brings its own, with its plan.
       streams.run?.setZones(message.plan);
       return;
     case 'objects':
