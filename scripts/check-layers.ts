@@ -13,7 +13,8 @@
  * - the order of a folder's subfolders (SUBFOLDER_ORDER of check-subfolders.ts: udp/'s, its contract at
  *   the bottom): no import runs upward among them;
  * - no cycles: no file reaches itself through its imports (type-only imports included);
- * - sizes: no file over 300 lines, no function over 80, but the listed exceptions (scripts/check-sizes.ts).
+ * - sizes: no file over 300 lines, no function over 80, but the listed exceptions (scripts/check-sizes.ts);
+ * - a pure model: no file of src/model/ imports a node: I/O module, but the listed exceptions (scripts/check-model.ts).
  * `npx tsx scripts/check-layers.ts` checks; `--graph` prints the import graph by folder (with `--files`,
  * every import behind each edge); `--upward` the imports that run upward inside each folder
  * (check-subfolders.ts) and the largest file and function.
@@ -32,6 +33,7 @@ import {
   sizes,
   sizeViolations,
 } from './check-sizes.js';
+import { MODEL_IO_EXCEPTIONS, modelIoImports } from './check-model.js';
 import { subfolderViolations, upwardReport } from './check-subfolders.js';
 
 /**
@@ -353,6 +355,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       ...layerViolations(edges),
       ...importCycles(edges).map((files) => `import cycle among ${files.join(', ')}`),
       ...sizeViolations(measured),
+      ...sourceTexts().flatMap(({ path, text }) => modelIoImports(path, text)),
     ];
     for (const p of problems) console.error(p);
     if (problems.length > 0) process.exit(1);
@@ -363,5 +366,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       `sizes: no file of src/ over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES}, but these ${Object.keys(SIZE_EXCEPTIONS).length} exceptions (scripts/check-sizes.ts):`,
     );
     console.log(exceptionLines(measured).join('\n'));
+    const modelExceptions = Object.entries(MODEL_IO_EXCEPTIONS).map(([file, why]) => `  src/${file}: ${why}`);
+    console.log(
+      `model: no file of src/model/ imports a node: I/O module, but these (scripts/check-model.ts):\n${modelExceptions.join('\n')}`,
+    );
   }
 }

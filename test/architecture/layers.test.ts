@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importEdges, LAYERS, layerViolations } from '../../scripts/check-layers.js';
+import { importCycles, importEdges, LAYERS, layerViolations, sourceTexts } from '../../scripts/check-layers.js';
+import { modelIoImports } from '../../scripts/check-model.js';
 
 const src = (path: string) => resolve(import.meta.dirname, '../../src', path);
 /** An import between two files of src/ (paths relative to it). */
@@ -24,6 +25,31 @@ describe('layering (docs/architecture.md: dependencies point down only, through 
   it('the model imports nothing of ours', () => {
     const fromModel = importEdges().filter((e) => !e.external && e.from.startsWith(src('model/')));
     expect(fromModel.filter((e) => !e.to.startsWith(src('model/')))).toEqual([]);
+  });
+
+  it('the model does no I/O: no file of it imports a node: module of I/O, but the listed exceptions', () => {
+    expect(sourceTexts().flatMap(({ path, text }) => modelIoImports(path, text))).toEqual([]);
+    const problems = [
+      ['model/clock.ts', "import { readFileSync } from 'node:fs';"],
+      ['model/probe.ts', "import * as net from 'node:net';"],
+      ['model/child.ts', "export { spawn } from 'child_process';"],
+      ['model/thread.ts', "import type { Worker } from 'node:worker_threads';"],
+      ['model/sockets.ts', "import { BlockList, createServer } from 'node:net';"],
+    ].flatMap(([path, text]) => modelIoImports(path, text));
+    expect(problems).toEqual([
+      expect.stringContaining('src/model/clock.ts imports node:fs: the model does no I/O'),
+      expect.stringContaining('src/model/probe.ts imports node:net'),
+      expect.stringContaining('src/model/child.ts imports node:child_process'),
+      expect.stringContaining('src/model/thread.ts imports node:worker_threads'),
+      expect.stringContaining('src/model/sockets.ts imports node:net'),
+    ]);
+    // Pure parts of node: (hashing, node:net's address parsing), and files outside the model, pass.
+    const allowed = [
+      ['model/hash.ts', "import { createHash } from 'node:crypto';"],
+      ['model/cidr.ts', "import { BlockList, isIPv4 } from 'node:net';"],
+      ['hal/clock.ts', "import { readFileSync } from 'node:fs';"],
+    ].flatMap(([path, text]) => modelIoImports(path, text));
+    expect(allowed).toEqual([]);
   });
 
   it('src/ holds the ranked folders, each with its public entry, and no loose file', () => {
