@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRecording } from '../src/udp/replay/recording.js';
-import { ReplaySchedule } from '../src/udp/replay/replay-schedule.js';
+import { ReplaySchedule } from '../src/udp/worker/replay-schedule.js';
 import { CLI_PATH, freePort, unitArgs } from '../test/helpers/cli-process.js';
 import { cpuSeconds } from './proc-stats.js';
 import { stopProcess } from './processes.js';

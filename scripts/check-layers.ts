@@ -4,15 +4,20 @@
  *   of the same rank); below `routes`, nothing imports the web framework;
  * - public entries: an import that crosses top-level folders names an `index.ts`, the folder's own or,
  *   for a part that loads lazily (LAZY_SUBFOLDERS: the HALs, replay, mDNS, the diagnostic dump), that
- *   subfolder's; any other subfolder (the data plane's host/, worker/, packets/, scene/) is internal to
- *   its folder, whose files import it directly;
- * - threads of the data plane: udp/host/ (the main thread) and udp/worker/ (the emitter worker) load none of
- *   each other's code, directly or through a shared file: host takes only types from worker, and the
- *   worker entry's locator (WORKER_ENTRY_LOCATOR); worker takes nothing from host, not even types;
+ *   subfolder's; any other subfolder (the data plane's contract/, main-thread/, worker/, packets/, scene/) is
+ *   internal to its folder, whose files import it directly;
+ * - threads of the data plane: udp/main-thread/ and udp/worker/ (the emitter worker) load none of each
+ *   other's code, directly or through a shared file: the main thread takes only types from the worker, and
+ *   the worker entry's locator (WORKER_ENTRY_LOCATOR); the worker takes nothing of the main thread's, not
+ *   even types;
+ * - the order of a folder's subfolders (SUBFOLDER_ORDER of check-subfolders.ts: udp/'s, its contract at
+ *   the bottom): no import runs upward among them;
  * - no cycles: no file reaches itself through its imports (type-only imports included);
- * - sizes: no file over 300 lines, no function over 80, but the listed exceptions (scripts/check-sizes.ts).
+ * - sizes: no file over 300 lines, no function over 80, but the listed exceptions (scripts/check-sizes.ts);
+ * - a pure model: no file of src/model/ imports a node: I/O module, but the listed exceptions (scripts/check-model.ts).
  * `npx tsx scripts/check-layers.ts` checks; `--graph` prints the import graph by folder (with `--files`,
- * every import behind each edge).
+ * every import behind each edge); `--upward` the imports that run upward inside each folder
+ * (check-subfolders.ts) and the largest file and function.
  *
  * Type-only imports count: a type from an upper layer couples the lower one to it just the same.
  */
@@ -28,6 +33,8 @@ import {
   sizes,
   sizeViolations,
 } from './check-sizes.js';
+import { MODEL_IO_EXCEPTIONS, modelIoImports } from './check-model.js';
+import { subfolderViolations, upwardReport } from './check-subfolders.js';
 
 /**
  * Lowest first. A module may import modules of its own folder and of any lower rank, and of other
@@ -174,11 +181,11 @@ function isPublicEntry(to: string): boolean {
 }
 
 /**
- * The data plane's two threads (docs/architecture.md, "Layers"): the main thread's host and the emitter
- * worker never run each other's code, so neither may load it. The host starts the worker from the file
+ * The data plane's two threads (docs/architecture.md, "Layers"): the main thread and the emitter worker
+ * never run each other's code, so neither may load it. The main thread starts the worker from the file
  * that the locator names: the one module of the worker's folder the main thread loads.
  */
-const MAIN_THREAD_FOLDER = 'udp/host';
+const MAIN_THREAD_FOLDER = 'udp/main-thread';
 const WORKER_THREAD_FOLDER = 'udp/worker';
 const WORKER_ENTRY_LOCATOR = 'udp/worker/worker-entry.ts';
 
@@ -223,22 +230,20 @@ function threadViolations(edges: readonly ImportEdge[]): string[] {
     const onMain = inFolder(file, MAIN_THREAD_FOLDER);
     if (!onMain && !inFolder(file, WORKER_THREAD_FOLDER)) continue;
     const foreign = onMain ? WORKER_THREAD_FOLDER : MAIN_THREAD_FOLDER;
-    // The worker does not even take the host's types: what it runs on is what the protocol carries.
+    // The worker does not even take the main thread's types: what it runs on is what the contract carries.
     const typeImport = onMain
       ? undefined
       : edges.find((e) => !e.external && srcPath(e.from) === file && inFolder(srcPath(e.to), foreign));
     if (typeImport) {
-      problems.push(
-        `${file} imports ${srcPath(typeImport.to)}: the emitter worker takes nothing of the main thread's host`,
-      );
+      problems.push(`${file} imports ${srcPath(typeImport.to)}: the emitter worker takes nothing of the main thread's`);
       continue;
     }
     for (const [loaded, chain] of loads(file)) {
       if (!inFolder(loaded, foreign) || (onMain && loaded === WORKER_ENTRY_LOCATOR)) continue;
       problems.push(
         onMain
-          ? `${file} loads ${loaded} (${chain.join(' -> ')}): the main thread's host loads no worker code (take its types with \`import type\`)`
-          : `${file} loads ${loaded} (${chain.join(' -> ')}): the emitter worker loads nothing of the main thread's host`,
+          ? `${file} loads ${loaded} (${chain.join(' -> ')}): the main thread loads no worker code (take its types with \`import type\`)`
+          : `${file} loads ${loaded} (${chain.join(' -> ')}): the emitter worker loads nothing of the main thread's`,
       );
       break;
     }
@@ -266,7 +271,7 @@ export function layerViolations(edges: readonly ImportEdge[]): string[] {
       problems.push(`${where} imports ${relative(SRC, to)}: a deep import into ${toFolder} (import its index.ts)`);
     }
   }
-  return [...problems, ...threadViolations(edges)];
+  return [...problems, ...threadViolations(edges), ...subfolderViolations(SRC, edges)];
 }
 
 /** Every import cycle between files, each as the files on it (Tarjan's strongly connected components). */
@@ -333,21 +338,37 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const edges = importEdges();
   if (process.argv.includes('--graph')) {
     console.log(folderGraph(edges, process.argv.includes('--files')).join('\n'));
+  } else if (process.argv.includes('--upward')) {
+    const folders = LAYERS.flat();
+    console.log('imports on a cycle between the parts (subfolders, own files) of each folder of src/:');
+    console.log(upwardReport(SRC, edges, folders, process.argv.includes('--files')).join('\n'));
+    const measured = sizes(sourceTexts());
+    for (const kind of ['file', 'function']) {
+      const largest = measured
+        .filter(({ name }) => name.includes('#') === (kind === 'function'))
+        .sort((a, b) => b.lines - a.lines)[0];
+      console.log(`largest ${kind}: src/${largest.name} (${largest.lines} lines)`);
+    }
   } else {
     const measured = sizes(sourceTexts());
     const problems = [
       ...layerViolations(edges),
       ...importCycles(edges).map((files) => `import cycle among ${files.join(', ')}`),
       ...sizeViolations(measured),
+      ...sourceTexts().flatMap(({ path, text }) => modelIoImports(path, text)),
     ];
     for (const p of problems) console.error(p);
     if (problems.length > 0) process.exit(1);
     console.log(
-      `layers: ${edges.length} imports checked: none against the order, none deep, none across the data plane's threads, no cycle`,
+      `layers: ${edges.length} imports checked: none against the order, none deep, none across the data plane's threads, none up udp/'s subfolders, no cycle`,
     );
     console.log(
       `sizes: no file of src/ over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES}, but these ${Object.keys(SIZE_EXCEPTIONS).length} exceptions (scripts/check-sizes.ts):`,
     );
     console.log(exceptionLines(measured).join('\n'));
+    const modelExceptions = Object.entries(MODEL_IO_EXCEPTIONS).map(([file, why]) => `  src/${file}: ${why}`);
+    console.log(
+      `model: no file of src/model/ imports a node: I/O module, but these (scripts/check-model.ts):\n${modelExceptions.join('\n')}`,
+    );
   }
 }

@@ -27,7 +27,8 @@ import {
 } from '../src/udp/replay/recorded-layout.js';
 import { LIDAR_PROFILES } from '../src/model/index.js';
 import { ZONE_PACKET_BYTES, ZONE_SLOTS, ZONE_STATE_BYTES, ZONE_STATES_OFFSET } from '../src/udp/packets/zone-packet.js';
-import { type ZoneStateView, zoneStateView } from '../src/udp/worker/zone-state-view.js';
+import type { ZoneStateView } from '../src/udp/contract/preview.js';
+import { zoneStateView } from '../src/udp/worker/zone-state-view.js';
 
 const PROFILES: readonly RecordedProfile[] = [...LIDAR_PROFILES, 'LEGACY'];
 

@@ -8,7 +8,8 @@
  * `active: false`. Each logged event is handed to the AlertLogStore as one change, so persistence
  * costs one small write per event and next_cursor never goes backwards across a restart.
  */
-import { alertDefinition, alertFlags, type AlertSink, renderVerbose, systemRealtimeNs } from '../model/index.js';
+import { systemRealtimeNs } from '../hal/index.js';
+import { alertDefinition, alertFlags, type AlertSink, renderVerbose } from '../model/index.js';
 import { ALERT_LOG_CAPACITY, CURSOR_MODULUS, type AlertEntry, type AlertLogSnapshot } from './alert-entry.js';
 import type { AlertLogStore } from './alert-log-store.js';
 

@@ -75,8 +75,9 @@ export class UnitRun {
   }
 
   /** What `config` streams in this initialization (null: nothing), as the data plane runs it. */
-  streamPlan(config: Readonly<SensorConfig>): StreamPlan | null {
+  streamPlan(config: Readonly<SensorConfig>, liveZones?: ZoneMonitorPlan | null): StreamPlan | null {
     return planStreams(config, {
+      liveZones,
       initId: this.initId,
       product: this.deps.product,
       serialNumber: serialToBigInt(this.deps.serialNumber()),
@@ -96,13 +97,12 @@ export class UnitRun {
     hal.streams.setAlertFlags(alerts.flags());
     const down = this.deps.shutDown();
     const streaming = config.operating_mode === 'NORMAL' && !down;
-    // Live zones are rendered for this configuration's frame width; they outlive the run (a zone set applied
-    // later reaches the streams without a reinit).
-    if (streaming)
-      hal.streams.zones?.setZones(
-        this.deps.zonePlan?.(resolveFrameFormat(this.deps.product, config).columnsPerFrame) ?? null,
-      );
-    await hal.streams.apply(streaming ? this.streamPlan(config) : null);
+    // Live zones, rendered for this configuration's frame width, ride with the plan (a zone set applied later
+    // reaches the streams without a reinit, through ZoneMonitor).
+    const liveZones = streaming
+      ? this.deps.zonePlan?.(resolveFrameFormat(this.deps.product, config).columnsPerFrame)
+      : undefined;
+    await hal.streams.apply(streaming ? this.streamPlan(config, liveZones) : null);
     hal.telemetry.applyRun(down ? null : { config, timestampOffsetNs: hal.time.timestampOffsetNs(config) });
     this.deps.configs.set('active', config);
     this.setStatus(down ? 'ERROR' : streaming ? 'RUNNING' : 'STANDBY');

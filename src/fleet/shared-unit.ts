@@ -1,7 +1,7 @@
 /**
  * A unit inside the supervisor's process (process model `shared`): each unit still has its own
  * database and HTTP server, but they share one V8 heap, one event loop and one data-plane worker
- * thread (src/udp/host/emitter-host.ts), and an uncaught error ends them all. Chosen for memory and CPU per
+ * thread (src/udp/main-thread/emitter-host.ts), and an uncaught error ends them all. Chosen for memory and CPU per
  * unit, not for isolation.
  */
 import type { Logger } from 'pino';

@@ -1,6 +1,6 @@
 /**
  * The data streams (StreamsHal) of both HALs: the simulated unit, and a real unit until a hardware driver
- * exists. Hands each initialization's stream plan (src/udp/stream-plan.ts, built by the device core) to the
+ * exists. Hands each initialization's stream plan (src/udp/contract/stream-plan.ts, built by the device core) to the
  * process's emitter worker as it is; a replaying unit adds the recording to it. The worker's alerts go to the
  * alert log straight from the unit's Emitter.
  */
@@ -39,7 +39,7 @@ export class EmitterStreams implements StreamsHal {
     private readonly replay?: ReplaySettings,
     zoneWatcher: ZoneWatcher = SIMULATED_ZONE_WATCHER,
   ) {
-    this.zones = { watcher: zoneWatcher, setZones: (zones: ZoneMonitorPlan | null) => this.emitter.setZones(zones) };
+    this.zones = { watcher: zoneWatcher, setZones: (zones: ZoneMonitorPlan | null) => this.setLiveZones(zones) };
     this.emitter = new Emitter({
       alerts,
       crashed: (error) => {
@@ -53,6 +53,8 @@ export class EmitterStreams implements StreamsHal {
     });
   }
 
+  /** The live zones of the running plan and of the next: the plan's at apply, Zone Monitor's changes since. */
+  private liveZones: ZoneMonitorPlan | null = null;
   private faultCounts: ((counts: UdpFaultCount[], spent: string[]) => void) | undefined;
   private faultRules: readonly UdpFaultRule[] = [];
   private startDelayMs = 0;
@@ -80,12 +82,21 @@ export class EmitterStreams implements StreamsHal {
   }
 
   async apply(plan: StreamPlan | null): Promise<void> {
+    if (plan) this.liveZones = plan.liveZones;
     // A slow reinitialization (fault injection): the old streams stop, nothing is sent for the delay.
     if (plan && this.startDelayMs > 0) {
       await this.applyPlan(null);
       await delay(this.startDelayMs);
     }
-    await this.applyPlan(plan && this.replay ? { ...plan, replay: this.replay } : plan);
+    // Zones changed during the delay are the run's.
+    await this.applyPlan(plan && { ...plan, liveZones: this.liveZones, ...(this.replay && { replay: this.replay }) });
+  }
+
+  /** Zone Monitor's live zones changed between initializations: the running plan's, and a restarted one's. */
+  private setLiveZones(zones: ZoneMonitorPlan | null): void {
+    this.liveZones = zones;
+    if (this.lastPlan) this.lastPlan = { ...this.lastPlan, liveZones: zones };
+    this.emitter.setZones(zones);
   }
 
   private async applyPlan(plan: StreamPlan | null): Promise<void> {

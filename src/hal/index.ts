@@ -30,5 +30,6 @@ export {
   PtpDataSetsSchema,
 } from './time-documents.js';
 export type { DeepReadonly } from './time-documents.js';
+export { systemRealtimeNs } from './realtime-clock.js';
 export { HAL_KINDS } from './types.js';
 export type { Hal, HalKind } from './types.js';

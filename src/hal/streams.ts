@@ -6,7 +6,7 @@ import type { ZoneHal } from './zones.js';
 /** The data streams of a unit: lidar, IMU and zone packets. */
 export interface StreamsHal {
   /**
-   * Stop the streams of the previous run and start those `plan` says (src/udp/stream-plan.ts); `null` stops
+   * Stop the streams of the previous run and start those `plan` says (src/udp/contract/stream-plan.ts); `null` stops
    * everything. Resolves once no datagram of the previous run can be sent any more.
    */
   apply(plan: StreamPlan | null): Promise<void>;

@@ -3,7 +3,7 @@
  * time source, and the PTP data sets of a slave-only ptp4l that has no grandmaster (values as a
  * real ptp4l reports them, captured with pmc).
  */
-import { systemRealtimeNs } from '../model/index.js';
+import { systemRealtimeNs } from './realtime-clock.js';
 import { DELAY_MECHANISM_CODES, ptp4lSettings, type PtpProfile } from './ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimingInputs } from './time.js';
 

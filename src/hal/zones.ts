@@ -1,11 +1,12 @@
 /**
- * Zone Monitor's part of the data path (firmware 3.2, docs/zone-monitor.md, A real unit): the one way the
- * device core hands the live zones to whatever watches them. The core renders every zone (it needs only the
- * beam angles and transforms of the metadata) and calls setZones with the live zones in slot order, their
- * triggering rules and near/far images for the current frame width, and the active set's hash: when a set
- * is applied, when live_ids change, and at every reinit (right before StreamsHal.apply). The data
- * path then counts each frame's returns inside each zone, applies the rules, sends one zone packet per
- * frame to udp_dest_zm:udp_port_zm and sets the ZONE16 bits of each pixel.
+ * Zone Monitor's part of the data path (firmware 3.2, docs/zone-monitor.md, A real unit): how the device
+ * core hands the live zones to whatever watches them. The core renders every zone (it needs only the beam
+ * angles and transforms of the metadata) into a ZoneMonitorPlan: the live zones in slot order, their
+ * triggering rules and near/far images for the current frame width, and the active set's hash. At every
+ * reinit they come with the run's plan (StreamPlan.liveZones, StreamsHal.apply); between reinits, when a set
+ * is applied, when live_ids change or when images for the frame width are rendered, ZoneMonitor calls
+ * setZones. The data path then counts each frame's returns inside each zone, applies the rules, sends one
+ * zone packet per frame to udp_dest_zm:udp_port_zm and sets the ZONE16 bits of each pixel.
  */
 import type { ZoneMonitorPlan } from '../udp/index.js';
 

@@ -34,7 +34,7 @@ async function otherCommand(): Promise<number | undefined> {
   if (process.argv[2] === 'recording')
     return (await import('./recording-command.js')).runRecordingCommand(process.argv);
   if (process.argv.slice(2).includes('--version')) {
-    process.stdout.write(`${(await import('../model/index.js')).packageVersion()}\n`);
+    process.stdout.write(`${(await import('./package-version.js')).packageVersion()}\n`);
     return 0;
   }
   return undefined;

@@ -96,7 +96,6 @@ export {
 export { clockIdentityFromMac, ipv6LinkLocalFromMac, macFromSerial } from './mac.js';
 export { DEFAULT_PRODUCT, PRODUCT_NAMES, findProduct } from './products.js';
 export type { ChannelCount, ProductLine, ProductModel } from './products.js';
-export { systemRealtimeNs } from './realtime-clock.js';
 export {
   BLOOM_REDUCTION_OPTIMIZATIONS,
   FULL_SCALE_RANGES,
@@ -186,7 +185,6 @@ export {
   readOptionTexts,
   UsageError,
 } from './util/option-kit.js';
-export { packageVersion } from './version.js';
 export type { ArrivedHeader } from './image-format.js';
 export { isEd25519, keyFingerprint, verifyImageHeader } from './image-signature.js';
 export { encodeImagePrefix } from './image-format.js';

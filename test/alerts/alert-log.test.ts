@@ -10,7 +10,7 @@ import { SqliteAlertLogStore } from '../../src/alerts/alert-store-sqlite.js';
 import { alertFlags } from '../../src/model/alert-flags.js';
 import { ALERT_CATALOGUE, alertDefinition, renderVerbose } from '../../src/model/alert-catalogue.js';
 import { openDatabase } from '../../src/store/database.js';
-import { systemRealtimeNs } from '../../src/model/realtime-clock.js';
+import { systemRealtimeNs } from '../../src/hal/realtime-clock.js';
 import { removeDir } from '../helpers/test-sensor.js';
 
 const dirs: string[] = [];

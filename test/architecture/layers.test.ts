@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importEdges, LAYERS, layerViolations } from '../../scripts/check-layers.js';
+import { importCycles, importEdges, LAYERS, layerViolations, sourceTexts } from '../../scripts/check-layers.js';
+import { modelIoImports } from '../../scripts/check-model.js';
 
 const src = (path: string) => resolve(import.meta.dirname, '../../src', path);
 /** An import between two files of src/ (paths relative to it). */
@@ -24,6 +25,31 @@ describe('layering (docs/architecture.md: dependencies point down only, through 
   it('the model imports nothing of ours', () => {
     const fromModel = importEdges().filter((e) => !e.external && e.from.startsWith(src('model/')));
     expect(fromModel.filter((e) => !e.to.startsWith(src('model/')))).toEqual([]);
+  });
+
+  it('the model does no I/O: no file of it imports a node: module of I/O, but the listed exceptions', () => {
+    expect(sourceTexts().flatMap(({ path, text }) => modelIoImports(path, text))).toEqual([]);
+    const problems = [
+      ['model/clock.ts', "import { readFileSync } from 'node:fs';"],
+      ['model/probe.ts', "import * as net from 'node:net';"],
+      ['model/child.ts', "export { spawn } from 'child_process';"],
+      ['model/thread.ts', "import type { Worker } from 'node:worker_threads';"],
+      ['model/sockets.ts', "import { BlockList, createServer } from 'node:net';"],
+    ].flatMap(([path, text]) => modelIoImports(path, text));
+    expect(problems).toEqual([
+      expect.stringContaining('src/model/clock.ts imports node:fs: the model does no I/O'),
+      expect.stringContaining('src/model/probe.ts imports node:net'),
+      expect.stringContaining('src/model/child.ts imports node:child_process'),
+      expect.stringContaining('src/model/thread.ts imports node:worker_threads'),
+      expect.stringContaining('src/model/sockets.ts imports node:net'),
+    ]);
+    // Pure parts of node: (hashing, node:net's address parsing), and files outside the model, pass.
+    const allowed = [
+      ['model/hash.ts', "import { createHash } from 'node:crypto';"],
+      ['model/cidr.ts', "import { BlockList, isIPv4 } from 'node:net';"],
+      ['hal/clock.ts', "import { readFileSync } from 'node:fs';"],
+    ].flatMap(([path, text]) => modelIoImports(path, text));
+    expect(allowed).toEqual([]);
   });
 
   it('src/ holds the ranked folders, each with its public entry, and no loose file', () => {
@@ -51,34 +77,66 @@ describe('layering (docs/architecture.md: dependencies point down only, through 
     expect(problems[3]).toContain('deep import into udp');
   });
 
-  it("keeps the data plane's threads apart: the host loads no worker code, the worker nothing of the host", () => {
+  it("keeps the data plane's threads apart: the main thread loads no worker code, the worker nothing of it", () => {
     const allowed = [
-      edge('udp/host/emitter.ts', 'udp/worker/preview-frame.js', true),
-      edge('udp/host/emitter-host.ts', 'udp/worker/worker-entry.js'),
-      edge('udp/host/emitter-host.ts', 'udp/emitter-protocol.js'),
-      edge('udp/emitter-protocol.ts', 'udp/worker/stream-alerts.js', true),
+      edge('udp/main-thread/emitter.ts', 'udp/worker/preview-frame.js', true),
+      edge('udp/main-thread/emitter-host.ts', 'udp/worker/worker-entry.js'),
+      edge('udp/main-thread/emitter-host.ts', 'udp/contract/thread-messages.js'),
       edge('udp/worker/emitter-run.ts', 'udp/packets/lidar-packet.js'),
     ];
     expect(layerViolations(allowed)).toEqual([]);
     const problems = layerViolations([
       ...allowed,
-      edge('udp/host/plan-streams.ts', 'udp/worker/stream-alerts.js'),
-      // Through a file both threads share: the host would still load the worker's pacer.
-      edge('udp/stream-plan.ts', 'udp/worker/pacer.js'),
-      edge('udp/host/emitter.ts', 'udp/stream-plan.js'),
-      edge('udp/worker/pacer.ts', 'udp/host/emitter.js', true),
-    ]);
+      edge('udp/main-thread/plan-streams.ts', 'udp/worker/stream-alerts.js'),
+      // Through a file both threads share: the main thread would still load the worker's pacer.
+      edge('udp/replay/recording.ts', 'udp/worker/pacer.js'),
+      edge('udp/main-thread/emitter.ts', 'udp/replay/recording.js'),
+      edge('udp/worker/pacer.ts', 'udp/main-thread/emitter.js', true),
+    ]).filter((p) => !p.includes('SUBFOLDER_ORDER'));
     expect(problems).toHaveLength(3);
-    expect(problems[0]).toContain('udp/host/emitter.ts loads udp/worker/pacer.ts');
-    expect(problems[0]).toContain('udp/host/emitter.ts -> udp/stream-plan.ts -> udp/worker/pacer.ts');
-    expect(problems[1]).toContain('udp/host/plan-streams.ts loads udp/worker/stream-alerts.ts');
-    expect(problems[2]).toContain('udp/worker/pacer.ts imports udp/host/emitter.ts: the emitter worker takes nothing');
+    expect(problems[0]).toContain('udp/main-thread/emitter.ts loads udp/worker/pacer.ts');
+    expect(problems[0]).toContain('udp/main-thread/emitter.ts -> udp/replay/recording.ts -> udp/worker/pacer.ts');
+    expect(problems[1]).toContain('udp/main-thread/plan-streams.ts loads udp/worker/stream-alerts.ts');
+    expect(problems[2]).toContain(
+      'udp/worker/pacer.ts imports udp/main-thread/emitter.ts: the emitter worker takes nothing',
+    );
+  });
+
+  it("keeps udp/'s subfolders in their order: nothing runs upward, the contract imports nothing else of udp/", () => {
+    const allowed = [
+      edge('udp/index.ts', 'udp/main-thread/emitter.js'),
+      edge('udp/main-thread/emitter.ts', 'udp/contract/thread-messages.js'),
+      edge('udp/worker/replay-stream.ts', 'udp/replay/recording.js'),
+      edge('udp/packets/lidar-packet.ts', 'udp/scene/lidar-image.js', true),
+      edge('udp/contract/thread-messages.ts', 'udp/contract/stream-plan.js', true),
+    ];
+    expect(layerViolations(allowed)).toEqual([]);
+    const problems = layerViolations([
+      ...allowed,
+      // A type counts: the contract would name the worker's code in what both threads share.
+      edge('udp/contract/stream-plan.ts', 'udp/worker/stream-alerts.js', true),
+      edge('udp/replay/recording.ts', 'udp/worker/replay-stream.js'),
+      edge('udp/scene/scene.ts', 'udp/packets/crc64.js'),
+      edge('udp/stream-plan.ts', 'udp/contract/alert-ids.js'),
+      edge('udp/lens/optics.ts', 'udp/scene/scene.js'),
+    ]);
+    expect(problems).toEqual([
+      expect.stringContaining(
+        'udp/contract/stream-plan.ts imports udp/worker/stream-alerts.js: udp/contract/ is below udp/worker/',
+      ),
+      expect.stringContaining(
+        'udp/replay/recording.ts imports udp/worker/replay-stream.js: udp/replay/ is below udp/worker/',
+      ),
+      expect.stringContaining('udp/scene/scene.ts imports udp/packets/crc64.js: udp/scene/ is below udp/packets/'),
+      expect.stringContaining('udp/stream-plan.ts: a loose file of udp/ has no place in SUBFOLDER_ORDER'),
+      expect.stringContaining('udp/lens/optics.ts: udp/lens/ has no place in SUBFOLDER_ORDER'),
+    ]);
   });
 
   it('tells an import of types alone from one that loads code', () => {
-    const fromHost = importEdges().filter((e) => e.from === src('udp/host/emitter.ts'));
-    expect(fromHost.find((e) => e.to === src('udp/worker/preview-frame.js'))?.typeOnly).toBe(true);
-    expect(fromHost.find((e) => e.to === src('udp/emitter-protocol.js'))?.typeOnly).toBe(false);
+    const fromWorker = importEdges().filter((e) => e.from === src('udp/worker/emitter-run.ts'));
+    expect(fromWorker.find((e) => e.to === src('udp/contract/stream-plan.js'))?.typeOnly).toBe(true);
+    expect(fromWorker.find((e) => e.to === src('udp/worker/replay-stream.js'))?.typeOnly).toBe(false);
   });
 
   it('flags a cycle between files', () => {

@@ -9,7 +9,7 @@ import { layoutWithHeader } from '../../src/udp/packets/lidar-profiles.js';
 import { describeSurvey, surveyCapture } from '../../src/udp/replay/capture-survey.js';
 import { readCaptureDatagrams } from '../../src/udp/replay/recording.js';
 import { recordedLayout } from '../../src/udp/replay/recorded-layout.js';
-import { reencodeLidarPacket } from '../../src/udp/replay/reencode.js';
+import { reencodeLidarPacket } from '../../src/udp/worker/replay-reencode.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 import { SIM_FUSA_ZONE16 } from './helpers/pcap-reference.js';
 

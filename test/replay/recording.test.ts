@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRecording } from '../../src/udp/replay/recording.js';
 import { RecordingError } from '../../src/udp/replay/recording-error.js';
-import { ReplaySchedule } from '../../src/udp/replay/replay-schedule.js';
+import { ReplaySchedule } from '../../src/udp/worker/replay-schedule.js';
 import { windowWithin } from '../../src/udp/replay/column-window.js';
 import { createRecordingBinding } from '../../src/main/recording-binding.js';
 import { defaultConfig } from '../../src/config/registry.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadRecording } from '../../src/udp/replay/recording.js';
-import { ReplayStream } from '../../src/udp/replay/replay-stream.js';
+import { ReplayStream } from '../../src/udp/worker/replay-stream.js';
 import type { UdpTarget } from '../../src/udp/worker/udp-target.js';
 import { OS0_CRC, OS1_FUSA, readReferencePcap } from './helpers/pcap-reference.js';
 

@@ -4,7 +4,7 @@
  * the alert log once however many sends fail.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { Emitter } from '../../src/udp/host/emitter.js';
+import { Emitter } from '../../src/udp/main-thread/emitter.js';
 import { waitFor } from '../helpers/poll.js';
 import { planOf } from './helpers/plan-of.js';
 import { RecordingAlerts } from './helpers/recording-alerts.js';

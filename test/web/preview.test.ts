@@ -5,9 +5,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SensorConfig } from '../../src/model/index.js';
 import { planOf } from '../udp/helpers/plan-of.js';
-import { Emitter } from '../../src/udp/host/emitter.js';
+import { Emitter } from '../../src/udp/main-thread/emitter.js';
 import { emptyLidarImage } from '../../src/udp/scene/lidar-image.js';
-import { PREVIEW_COLUMN_STEP, previewOf, type PreviewFrame } from '../../src/udp/worker/preview-frame.js';
+import type { PreviewFrame } from '../../src/udp/contract/preview.js';
+import { PREVIEW_COLUMN_STEP, previewOf } from '../../src/udp/worker/preview-frame.js';
 import { PREVIEW_INTERVAL_MS } from '../../src/udp/worker/preview-tap.js';
 import { UdpCapture } from '../udp/helpers/udp-capture.js';
 import { waitFor } from '../helpers/poll.js';

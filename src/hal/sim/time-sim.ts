@@ -8,7 +8,8 @@
  *   it does not follow later steps of the host's clock); SYNC_PULSE_IN counts from 0 at each
  *   initialization and never locks (no pulses).
  */
-import { clockIdentityFromMac, type SensorConfig, systemRealtimeNs } from '../../model/index.js';
+import { clockIdentityFromMac, type SensorConfig } from '../../model/index.js';
+import { systemRealtimeNs } from '../realtime-clock.js';
 import { DEFAULT_PTP_PROFILE, type PtpProfile } from '../ptp-profiles.js';
 import type { ChronyTracking, PtpDataSets, SystemClockReading, TimeHal, TimingInputs } from '../time.js';
 import type { TimeFaults } from '../faults.js';

@@ -10,4 +10,3 @@ export { describeSurvey, surveyCapture } from './capture-survey.js';
 export { defaultMetadataPath, loadRecording, readCaptureDatagrams } from './recording.js';
 export { recordingFaults } from './recording-faults.js';
 export type { Recording } from './recording.js';
-export type { ReplaySourcePlan } from './replay-stream.js';

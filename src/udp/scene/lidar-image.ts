@@ -3,14 +3,8 @@
  * `return_order`, without those closer than `min_range_threshold_cm`, signal scaled by
  * `signal_multiplier`. Computed once per configuration; packets copy from it.
  */
-import type { ReturnOrder } from '../../model/index.js';
+import type { ReturnSettings } from '../contract/scene-plan.js';
 import type { SceneReturns } from './scene-returns.js';
-
-export interface ReturnSettings {
-  returnOrder: ReturnOrder;
-  minRangeMm: number;
-  signalMultiplier: number;
-}
 
 export interface LidarImage {
   columns: number;

@@ -5,23 +5,7 @@
  * are encoded again, once per frame; the rest of the frame keeps its templates.
  */
 import type { LidarImage } from './lidar-image.js';
-import type { BeamGeometry } from './scene-returns.js';
-import type { WindowSoilPlan } from './window-soil.js';
-
-/** What fault injection puts into the scene: boxes, and dirt on the window (window-soil.ts). */
-export type SceneObjectPlan = BoxObjectPlan | WindowSoilPlan;
-
-export interface BoxObjectPlan {
-  kind?: 'box';
-  id: string;
-  /** Edge lengths, metres (sensor frame axes). */
-  sizeM: [number, number, number];
-  /** Centre at `startMs`, metres, sensor frame. */
-  positionM: [number, number, number];
-  velocityMS: [number, number, number];
-  /** Date.now() when the object appeared. */
-  startMs: number;
-}
+import type { BeamGeometry, BoxObjectPlan } from '../contract/scene-plan.js';
 
 /** An axis-aligned box in the lidar frame, mm. */
 export interface LidarBox {

@@ -1,15 +1,4 @@
-/** What scene.ts's cast hands the rest of the data plane: the beams' geometry in, their echoes out. */
-
-export interface BeamGeometry {
-  columnsPerFrame: number;
-  /** Degrees, one per pixel (row), top beam first. */
-  beamAltitudeDeg: readonly number[];
-  /** Degrees, one per pixel. */
-  beamAzimuthDeg: readonly number[];
-  lidarOriginToBeamOriginMm: number;
-  /** Longest range the unit reports, mm. */
-  maxRangeMm: number;
-}
+/** What scene.ts's cast hands the rest of the data plane: their echoes (the beams' geometry, BeamGeometry, is the plan's: ../contract/scene-plan.ts). */
 
 /**
  * What the beams of one frame see, indexed by ray `m * pixels + p`: the first (nearest) echo of every

@@ -14,7 +14,8 @@
  * returns, scene-returns.ts.
  */
 import { SCENE } from './courtyard.js';
-import type { BeamGeometry, SceneReturns } from './scene-returns.js';
+import type { BeamGeometry } from '../contract/scene-plan.js';
+import type { SceneReturns } from './scene-returns.js';
 
 /** Photon count of a 100 % Lambertian target at 1 m, normal incidence (signal_multiplier 1). */
 const SIGNAL_AT_1M = 20_000;

@@ -5,18 +5,8 @@
  * lost from LOST_LEVEL on, as behind a window too dirty to see through. The window is clean elsewhere (WINDOW 0).
  */
 import { FULL_TURN_MDEG } from '../../model/index.js';
+import type { WindowSoilPlan } from '../contract/scene-plan.js';
 import type { LidarImage } from './lidar-image.js';
-
-export interface WindowSoilPlan {
-  kind: 'soil';
-  id: string;
-  /** Azimuth range, degrees as azimuth_window counts (measurement id m is at (1 − m / columns) turns); wraps when from > to. */
-  azimuthDeg: [number, number];
-  /** First and last beam (pixel row) behind the patch. */
-  beams: [number, number];
-  /** The WINDOW byte of those pixels, 1-255. */
-  level: number;
-}
 
 /** From this level on nothing gets through: the pixels behind it have no return. */
 export const LOST_LEVEL = 192;

@@ -3,15 +3,16 @@
  * stopped together.
  */
 import { ALERT_FLAG_ACTIVE } from '../../model/index.js';
-import type { AlertEvent, EmitterStats, ZoneMonitorPlan } from '../emitter-protocol.js';
-import type { StreamDestination, StreamPlan } from '../stream-plan.js';
-import type { StreamName } from '../stream-totals.js';
-import type { SceneObjectPlan } from '../scene/scene-objects.js';
+import type { AlertEvent } from '../contract/alert-ids.js';
+import type { SceneObjectPlan } from '../contract/scene-plan.js';
+import type { StreamDestination, StreamPlan } from '../contract/stream-plan.js';
+import type { EmitterStats, StreamName } from '../contract/stream-totals.js';
+import type { ZoneMonitorPlan } from '../contract/zone-plan.js';
 import { ImuStream } from './imu-stream.js';
 import { ImuFrameStream } from './imu-frame-stream.js';
 import { LidarStream } from './lidar-stream.js';
 import type { PacedSource, Pacer } from './pacer.js';
-import { ReplayStream } from '../replay/replay-stream.js';
+import { ReplayStream } from './replay-stream.js';
 import type { SceneReturns } from '../scene/scene-returns.js';
 import { castScene } from '../scene/scene.js';
 import { UdpTarget } from './udp-target.js';
@@ -39,8 +40,6 @@ export interface RunContext {
   pacer: Pacer;
   /** The unit's UDP fault rules (src/faults), as a filter; null without rules. */
   faults: UdpFaultHook;
-  /** The unit's live zones (they outlive runs: a reinit keeps watching them). */
-  zones: ZoneMonitorPlan | null;
   /** Objects fault injection has put into the scene. */
   objects: readonly SceneObjectPlan[];
 }
@@ -100,7 +99,7 @@ export class EmitterRun {
             ctx.thermalHeader,
             targets.zones,
           );
-          lidar.setZones(ctx.zones);
+          lidar.setZones(plan.liveZones);
           lidar.setObjects(ctx.objects);
         }
         const frames = plan.imu?.frames;
@@ -137,7 +136,7 @@ export class EmitterRun {
     });
   }
 
-  /** Zone Monitor's live zones from the next frame on. */
+  /** Zone Monitor's live zones from the next frame on (a change between initializations; a run starts with its plan's). */
   setZones(plan: ZoneMonitorPlan | null): void {
     this.streams.lidar?.setZones(plan);
   }

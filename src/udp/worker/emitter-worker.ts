@@ -1,28 +1,27 @@
 /**
  * Entry of the emitter worker thread: runs the streams of the active initialization of every unit of
- * the process (../host/emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
+ * the process (../main-thread/emitter-host.ts), away from the main event loop, so HTTP and SQLite work cannot delay
  * packets. A unit's messages are handled one after the other: an apply stops the old run completely
  * before the new one starts, so datagrams of two initializations never interleave.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { AlertEvent } from '../contract/alert-ids.js';
+import type { SceneObjectPlan } from '../contract/scene-plan.js';
 import {
-  type AlertEvent,
   type FromWorker,
   SHARED_ALERT_FLAGS,
   SHARED_THERMAL_HEADER,
   SHARED_WAKE,
   type ToWorker,
-} from '../emitter-protocol.js';
+} from '../contract/thread-messages.js';
 import { EmitterRun } from './emitter-run.js';
-import type { ZoneMonitorPlan } from '../emitter-protocol.js';
-import type { SceneObjectPlan } from '../scene/scene-objects.js';
 import { Pacer } from './pacer.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
 import { setUdpFaultRules } from './set-udp-fault-rules.js';
 import { faultFrameRateHz } from '../../model/index.js';
-import { addRun, emptyTotals } from '../stream-totals.js';
+import { addRun, emptyTotals } from '../contract/stream-totals.js';
 import { PreviewTap } from './preview-tap.js';
 import { collectGarbage } from './collect-garbage.js';
 
@@ -68,8 +67,6 @@ class HostedEmitter {
   /** The unit's messages, one after the other (an apply stops the old run completely before the new one starts). */
   queue: Promise<void> = Promise.resolve();
   readonly faults: UdpFaultHook = { filter: null };
-  /** Zone Monitor's live zones, for this run and the next ones. */
-  zones: ZoneMonitorPlan | null = null;
   /** Objects fault injection has put into the scene. */
   objects: SceneObjectPlan[] = [];
   /** The lidar frame rate this unit's UDP fault rules set (frame_rate), for this run and the next ones; undefined: none. */
@@ -124,7 +121,6 @@ async function handle(streams: HostedEmitter, message: ToWorker): Promise<void> 
             report: (event: AlertEvent) => post({ type: 'alert', emitterId, runSeq: seq, event }),
             pacer,
             faults: streams.faults,
-            zones: streams.zones,
             objects: streams.objects,
           });
           if (streams.faultFrameRate !== undefined) streams.run.setLidarFrameRate(streams.faultFrameRate);
@@ -152,7 +148,7 @@ async function handle(streams: HostedEmitter, message: ToWorker): Promise<void> 
       streams.run?.setLidarFrameRate(streams.faultFrameRate);
       return;
     case 'zones':
-      streams.zones = message.plan;
+      // The next run brings its own, with its plan.
       streams.run?.setZones(message.plan);
       return;
     case 'objects':

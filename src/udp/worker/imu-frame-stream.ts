@@ -9,7 +9,7 @@ import { encodeImuNmeaPacket, imuNmeaTemplate, type NmeaInput } from '../packets
 import type { SensorIdentity } from '../packets/packet-header.js';
 import { GNSS_PERIOD_S, rmcSentence } from '../scene/gnss.js';
 import { ImuAtRest } from '../scene/imu-motion.js';
-import type { ImuStreamPart } from '../stream-plan.js';
+import type { ImuStreamPart } from '../contract/stream-plan.js';
 import { PacedStream } from './paced-stream.js';
 import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';

@@ -1,7 +1,7 @@
 /**
  * The IMU stream of one run: 100 samples per second on the sensor clock's 10 ms grid.
  */
-import type { ImuStreamPart } from '../stream-plan.js';
+import type { ImuStreamPart } from '../contract/stream-plan.js';
 import { ImuAtRest } from '../scene/imu-motion.js';
 import { encodeImuPacket, IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { PacedStream } from './paced-stream.js';

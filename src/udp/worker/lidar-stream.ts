@@ -2,7 +2,7 @@
  * The lidar stream of one run: packet templates of the configuration, stamped and sent on schedule.
  */
 import type { HeaderType, LidarProfile } from '../../model/index.js';
-import type { LidarStreamPart } from '../stream-plan.js';
+import type { LidarStreamPart } from '../contract/stream-plan.js';
 import { emptyLidarImage, fillLidarImage } from '../scene/lidar-image.js';
 import {
   encodeLidarPacket,
@@ -17,18 +17,12 @@ import type { StreamSchedule } from './schedule.js';
 import type { UdpTarget } from './udp-target.js';
 import type { PreviewImage } from './preview-frame.js';
 import type { LidarImage } from '../scene/lidar-image.js';
-import type { ZoneMonitorPlan } from '../emitter-protocol.js';
+import type { ZoneMonitorPlan } from '../contract/zone-plan.js';
 import { NO_ZONES, ZoneWatch } from './zone-watch.js';
 import { encodeZonePacket, ZONE_PACKET_BYTES, type ZoneState } from '../packets/zone-packet.js';
-import {
-  type BoxObjectPlan,
-  boxesAt,
-  type LidarBox,
-  overlayBoxes,
-  packetsSeeing,
-  type SceneObjectPlan,
-} from '../scene/scene-objects.js';
-import { overlaySoil, packetsSoiled, type WindowSoilPlan } from '../scene/window-soil.js';
+import type { BoxObjectPlan, SceneObjectPlan, WindowSoilPlan } from '../contract/scene-plan.js';
+import { boxesAt, type LidarBox, overlayBoxes, packetsSeeing } from '../scene/scene-objects.js';
+import { overlaySoil, packetsSoiled } from '../scene/window-soil.js';
 
 export class LidarStream extends PacedStream {
   protected framePeriodNs: number;

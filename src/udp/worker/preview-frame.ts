@@ -5,7 +5,7 @@
  * show as 0 here. Pure functions of the frame image.
  */
 import type { LidarImage } from '../scene/lidar-image.js';
-import type { ZoneStateView } from './zone-state-view.js';
+import type { PreviewFrame } from '../contract/preview.js';
 
 export const PREVIEW_COLUMN_STEP = 4;
 
@@ -17,24 +17,6 @@ export type PreviewImage = Pick<LidarImage, 'columns' | 'pixels' | 'range1' | 'r
    */
   pixelShiftByRow: readonly number[];
 };
-
-export interface PreviewFrame {
-  initId: number;
-  columnsPerFrame: number;
-  /** columnsPerFrame / PREVIEW_COLUMN_STEP. */
-  width: number;
-  /** Channels (rows). */
-  height: number;
-  /** Row-major, `y * width + x`; 0 = no return, else 1..255 on a square-root scale up to `rangeScaleMm`. */
-  range: Uint8Array;
-  rangeScaleMm: number;
-  /** Row-major calibrated reflectivity of the first return. */
-  reflectivity: Uint8Array;
-  /** Lidar datagrams sent in this run so far: the page shows the stream is alive. */
-  packetsSent: number;
-  /** The live zones' states of the last zone packet sent; absent while no zone packet is sent. */
-  zones?: ZoneStateView[];
-}
 
 const inWindow = (m: number, [first, last]: readonly [number, number]) =>
   first <= last ? m >= first && m <= last : m >= first || m <= last;

@@ -5,7 +5,8 @@
  * copies it into a message.
  */
 import type { ZoneState } from '../packets/zone-packet.js';
-import { type PreviewFrame, type PreviewImage, previewOf } from './preview-frame.js';
+import type { PreviewFrame } from '../contract/preview.js';
+import { type PreviewImage, previewOf } from './preview-frame.js';
 import { zoneStateView } from './zone-state-view.js';
 
 export const PREVIEW_INTERVAL_MS = 250;

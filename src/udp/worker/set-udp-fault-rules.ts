@@ -2,7 +2,8 @@
  * The emitter worker's side of UDP fault rules: installs a filter for a unit's current rules (or none).
  */
 import type { UdpFaultRule } from '../../model/index.js';
-import { UdpFaultFilter, type UdpFaultCount, type UdpFaultHook } from './udp-fault-filter.js';
+import type { UdpFaultCount } from '../contract/udp-fault-counts.js';
+import { UdpFaultFilter, type UdpFaultHook } from './udp-fault-filter.js';
 
 export function setUdpFaultRules(
   hook: UdpFaultHook,

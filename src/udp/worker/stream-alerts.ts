@@ -1,26 +1,7 @@
 /**
- * Which socket errors raise which alert of a stream. The ids themselves come with the plan (the
- * alert catalogue in src/alerts is their single source; the HAL maps them per stream).
+ * Which socket errors raise which alert of a stream (the ids, StreamAlertIds, come with the plan:
+ * ../contract/alert-ids.ts).
  */
-export type AlertEvent =
-  | { action: 'raise'; id: string; vars: Record<string, string | number> }
-  | { action: 'clear'; id: string; reason: string };
-
-export interface StreamAlertIds {
-  /** ICMP port unreachable came back (ECONNREFUSED on the connected socket). */
-  refused: string;
-  /** The packet could not be sent (network down, no route). */
-  sendFailed: string;
-  /** Any other send error: the socket is closed and reopened. */
-  socketClosed: string;
-  /** The destination host name does not resolve. */
-  unresolved: string;
-  /** The destination cannot be reached from the bound address (connect refused the route). */
-  unreachable: string;
-  /** The socket could not be opened or bound. */
-  openFailed: string;
-}
-
 /** Errors that mean "this datagram could not leave": the path is down, the socket is still fine. */
 const PATH_ERRORS = new Set([
   'ENETUNREACH',

@@ -8,14 +8,10 @@
  */
 import type { UdpFaultRule } from '../../model/index.js';
 
-import type { StreamName } from '../stream-totals.js';
-export type SendFn = (bytes: Buffer) => void;
+import type { StreamName } from '../contract/stream-totals.js';
+import type { UdpFaultCount } from '../contract/udp-fault-counts.js';
 
-export interface UdpFaultCount {
-  id: string;
-  applied: number;
-  seen: number;
-}
+export type SendFn = (bytes: Buffer) => void;
 
 /**
  * `corrupt` inverts 4 bytes: in a lidar packet the last pixel bytes before the 32-byte footer

@@ -10,15 +10,10 @@
 import dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { StreamName, StreamStats } from '../stream-totals.js';
+import type { StreamName, StreamStats } from '../contract/stream-totals.js';
 import type { UdpFaultHook } from './udp-fault-filter.js';
-import {
-  type AlertEvent,
-  classifyOpenError,
-  classifySendError,
-  type SendProblem,
-  type StreamAlertIds,
-} from './stream-alerts.js';
+import type { AlertEvent, StreamAlertIds } from '../contract/alert-ids.js';
+import { classifyOpenError, classifySendError, type SendProblem } from './stream-alerts.js';
 
 export const CLEAR_AFTER_MS = 3000;
 const RETRY_MS = 1000;

@@ -4,16 +4,8 @@
  * triggered when its trigger_status is set, obstructed when returns nearer than the zone hide part of it
  * (occlusion_count) and it is not triggered, clear otherwise.
  */
+import type { ZoneStateName, ZoneStateView } from '../contract/preview.js';
 import type { ZoneState } from '../packets/zone-packet.js';
-
-export type ZoneStateName = 'clear' | 'triggered' | 'obstructed' | 'invalid';
-
-export interface ZoneStateView {
-  id: number;
-  state: ZoneStateName;
-  /** Returns in the zone in the last frame. */
-  count: number;
-}
 
 export function zoneStateView(
   s: Pick<ZoneState, 'id' | 'errorFlags' | 'triggered' | 'occlusionCount' | 'count'>,

@@ -5,7 +5,7 @@
  * rays that cross a zone are visited (its images are sparse), so a frame costs what the zones cover.
  */
 import { isTriggered, nextMetFrames } from '../../model/index.js';
-import type { LiveZonePlan, ZoneMonitorPlan } from '../emitter-protocol.js';
+import type { LiveZonePlan, ZoneMonitorPlan } from '../contract/zone-plan.js';
 import { firstAtOrAfter, type LidarImage } from '../scene/lidar-image.js';
 import { ZONE_ERROR_NO_IMAGES, ZONE_SLOTS, type ZoneState } from '../packets/zone-packet.js';
 

@@ -1,4 +1,4 @@
-/** A stream plan as the device core builds it (src/udp/host/plan-streams.ts), from a configuration's changes. */
+/** A stream plan as the device core builds it (src/udp/main-thread/plan-streams.ts), from a configuration's changes. */
 import { defaultConfig } from '../../../src/config/registry.js';
 import type { SensorConfig } from '../../../src/model/index.js';
 import { findProduct } from '../../../src/model/products.js';

@@ -3,12 +3,8 @@
  * The data plane never holds a whole frame (it fills one packet's columns at a time through a small
  * image, src/udp/worker/lidar-stream.ts); the tests compare against the whole frame to check that path.
  */
-import {
-  emptyLidarImage,
-  fillLidarImage,
-  type LidarImage,
-  type ReturnSettings,
-} from '../../../src/udp/scene/lidar-image.js';
+import type { ReturnSettings } from '../../../src/udp/contract/scene-plan.js';
+import { emptyLidarImage, fillLidarImage, type LidarImage } from '../../../src/udp/scene/lidar-image.js';
 import {
   encodeLidarPacket,
   type LidarFrameFormat,

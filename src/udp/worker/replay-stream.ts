@@ -12,10 +12,10 @@ import {
   shiftImuTimestamps,
   streamHeader,
   writeFrameId,
-} from './lidar-header.js';
-import { loadRecording, type Recording } from './recording.js';
-import { reencodeLidarPacket } from './reencode.js';
-import { applyColumnWindow } from './column-window.js';
+} from '../replay/lidar-header.js';
+import { loadRecording, type Recording } from '../replay/recording.js';
+import { reencodeLidarPacket } from './replay-reencode.js';
+import { applyColumnWindow } from '../replay/column-window.js';
 import { ReplaySchedule } from './replay-schedule.js';
 import {
   columnHeaderBytes,
@@ -24,39 +24,18 @@ import {
   measurementIdAt,
   recordedLayout,
   type RecordedLayout,
-  type RecordedProfile,
-} from './recorded-layout.js';
+} from '../replay/recorded-layout.js';
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { imuNmeaMeasurementsOf, moveImuNmeaPacket } from '../packets/imu-nmea-packet.js';
 import { COLUMNS_PER_PACKET, layoutWithHeader } from '../packets/lidar-profiles.js';
-import type { HeaderType } from '../../model/index.js';
 import { readPacketHeader, writeFrameId as writeHeaderFrameId } from '../packets/packet-header.js';
+import type { ReplaySourcePlan } from '../contract/stream-plan.js';
 import { ZONE_PACKET_HEADER_BYTES } from '../packets/zone-packet.js';
 import { emptyLidarImage } from '../scene/lidar-image.js';
-import type { PacedSource } from '../worker/pacer.js';
-import type { PreviewImage } from '../worker/preview-frame.js';
-import type { UdpTarget } from '../worker/udp-target.js';
-import type { PacketKind } from './capture-sensors.js';
-
-export interface ReplaySourcePlan {
-  file: string;
-  metadataFile: string;
-  rate: number;
-  loop: boolean;
-  startOffsetNs: number;
-  /** Profile of the lidar packets sent: the recorded one sends them as recorded. */
-  profile: RecordedProfile;
-  /**
-   * Unix time (ms) of a timetable shared with other units replaying the same capture (`lidar-sensor fleet
-   * --replay`): a start begins at the next instant `epoch + n × pass` (pass n of a loop), so every unit
-   * sends at the recorded instants relative to the others. Undefined: the replay starts at once.
-   */
-  timetableEpochMs?: number;
-  /** Active column window: columns outside it are blanked, packets wholly outside it not sent. */
-  columnWindow: [number, number];
-  /** header_type of the unit: packets re-encoded into another profile carry this header (undefined: the profile's own). */
-  header?: HeaderType;
-}
+import type { PacedSource } from './pacer.js';
+import type { PreviewImage } from './preview-frame.js';
+import type { UdpTarget } from './udp-target.js';
+import type { PacketKind } from '../replay/capture-sensors.js';
 
 /** The last loaded recording and its packets in the last profile: a reinit that keeps both reuses them. */
 let cached: { key: string; recording: Recording } | null = null;

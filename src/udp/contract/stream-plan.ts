@@ -1,13 +1,12 @@
 /**
  * What one initialization streams: the one plan of the data plane. The device core builds it from the active
- * configuration (host/plan-streams.ts), the HAL hands it on, and it crosses to the emitter worker as it is,
+ * configuration (../main-thread/plan-streams.ts), the HAL hands it on, and it crosses to the emitter worker as it is,
  * so it is plain structured-clone data.
  */
-import type { FullScaleRange, GnssPlan, HeaderType, LidarProfile } from '../model/index.js';
-import type { ReplaySourcePlan } from './replay/replay-stream.js';
-import type { ReturnSettings } from './scene/lidar-image.js';
-import type { BeamGeometry } from './scene/scene-returns.js';
-import type { StreamAlertIds } from './worker/stream-alerts.js';
+import type { FullScaleRange, GnssPlan, HeaderType, LidarProfile } from '../../model/index.js';
+import type { StreamAlertIds } from './alert-ids.js';
+import type { BeamGeometry, ReturnSettings } from './scene-plan.js';
+import type { ZoneMonitorPlan } from './zone-plan.js';
 
 /** Where a stream's datagrams go, and the alerts its socket errors raise. */
 export interface StreamDestination {
@@ -53,6 +52,27 @@ export interface ImuStreamPart extends StreamDestination {
   };
 }
 
+/** A recording the emitter worker replays (../worker/replay-stream.ts) instead of the synthetic scene. */
+export interface ReplaySourcePlan {
+  file: string;
+  metadataFile: string;
+  rate: number;
+  loop: boolean;
+  startOffsetNs: number;
+  /** Profile of the lidar packets sent: the recorded one sends them as recorded. */
+  profile: LidarProfile | 'LEGACY';
+  /**
+   * Unix time (ms) of a timetable shared with other units replaying the same capture (`lidar-sensor fleet
+   * --replay`): a start begins at the next instant `epoch + n × pass` (pass n of a loop), so every unit
+   * sends at the recorded instants relative to the others. Undefined: the replay starts at once.
+   */
+  timetableEpochMs?: number;
+  /** Active column window: columns outside it are blanked, packets wholly outside it not sent. */
+  columnWindow: [number, number];
+  /** header_type of the unit: packets re-encoded into another profile carry this header (undefined: the profile's own). */
+  header?: HeaderType;
+}
+
 /** What a replaying unit sends: recording, rate, loop and offset (profile and window are the plan's). */
 export type ReplaySettings = Omit<ReplaySourcePlan, 'profile' | 'columnWindow' | 'header'>;
 
@@ -74,6 +94,11 @@ export interface StreamPlan {
   imu: ImuStreamPart | null;
   /** Where zone packets go (udp_dest_zm:udp_port_zm); null: none are sent. */
   zones: StreamDestination | null;
+  /**
+   * Zone Monitor's live zones, rendered for this plan's frame width (null: no zone set is active). A change
+   * between initializations (a set applied, live_ids) reaches the running plan as a `zones` message.
+   */
+  liveZones: ZoneMonitorPlan | null;
   /** A recording replayed instead of the synthetic scene, to the lidar and IMU destinations (sim, `--replay`). */
   replay?: ReplaySettings;
 }

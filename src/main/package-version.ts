@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * package.json is two levels above this module in `src/model/` and tsc's `dist/model/`, one above the
+ * package.json is two levels above this module in `src/main/` and tsc's `dist/main/`, one above the
  * bundled `dist/cli.js` (scripts/bundle.mjs).
  */
 export function packageVersion(): string {

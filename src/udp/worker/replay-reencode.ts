@@ -17,8 +17,14 @@ import {
   type ProfileLayout,
 } from '../packets/lidar-profiles.js';
 import { PACKET_TYPE, readPacketHeader, writeConstantHeader, writeFrameHeader } from '../packets/packet-header.js';
-import { readLidarHeader } from './lidar-header.js';
-import { columnHeaderBytes, columnOffset, columnValid, isLegacy, type RecordedLayout } from './recorded-layout.js';
+import { readLidarHeader } from '../replay/lidar-header.js';
+import {
+  columnHeaderBytes,
+  columnOffset,
+  columnValid,
+  isLegacy,
+  type RecordedLayout,
+} from '../replay/recorded-layout.js';
 
 /** The channel data of one recorded packet as a 16-column image (column i = the packet's column i). */
 export function decodePacketImage(b: Buffer, layout: RecordedLayout, pixels: number): LidarImage {

@@ -3,22 +3,21 @@
  * (emitter-host.ts), started on the first plan that sends anything and kept for later runs (starting
  * a thread costs more than a reinit may take); this unit joins it then and leaves it on close.
  */
+import type { AlertSink, UdpFaultRule } from '../../model/index.js';
+import type { PreviewFrame } from '../contract/preview.js';
+import type { SceneObjectPlan } from '../contract/scene-plan.js';
+import type { StreamPlan } from '../contract/stream-plan.js';
+import { type EmitterStats, emptyTotals, type StreamTotals } from '../contract/stream-totals.js';
 import {
+  EMITTER_SLOTS,
+  type FromWorker,
   SHARED_ALERT_FLAGS,
   SHARED_THERMAL_HEADER,
-  EMITTER_SLOTS,
-  type EmitterStats,
-  type FromWorker,
   type ToWorker,
-} from '../emitter-protocol.js';
+} from '../contract/thread-messages.js';
+import type { UdpFaultCount } from '../contract/udp-fault-counts.js';
+import type { ZoneMonitorPlan } from '../contract/zone-plan.js';
 import { emitterHost, type HostMember } from './emitter-host.js';
-import type { PreviewFrame } from '../worker/preview-frame.js';
-import type { ZoneMonitorPlan } from '../emitter-protocol.js';
-import type { SceneObjectPlan } from '../scene/scene-objects.js';
-import type { AlertSink, UdpFaultRule } from '../../model/index.js';
-import type { StreamPlan } from '../stream-plan.js';
-import type { UdpFaultCount } from '../worker/udp-fault-filter.js';
-import { emptyTotals, type StreamTotals } from '../stream-totals.js';
 
 export interface EmitterEvents {
   /**
@@ -52,7 +51,6 @@ export class Emitter implements HostMember {
   private closing = false;
   private faultRules: UdpFaultRule[] = [];
   private previewOn = false;
-  private zones: ZoneMonitorPlan | null = null;
   private objects: SceneObjectPlan[] = [];
 
   constructor(private readonly events: EmitterEvents) {}
@@ -95,10 +93,12 @@ export class Emitter implements HostMember {
     if (this.joined || rules.length) this.send({ type: 'faults', emitterId: this.emitterId, rules });
   }
 
-  /** Zone Monitor's live zones from now on; kept for a worker started later. */
+  /**
+   * Zone Monitor's live zones changed between initializations: the running plan's from now on. A plan
+   * carries its own (`liveZones`): without a worker no run is there to change.
+   */
   setZones(plan: ZoneMonitorPlan | null): void {
-    this.zones = plan;
-    if (this.joined || plan) this.send({ type: 'zones', emitterId: this.emitterId, plan });
+    if (this.joined) emitterHost.post({ type: 'zones', emitterId: this.emitterId, plan });
   }
 
   /** Fault injection: the objects in the scene from now on; kept for a worker started later. */
@@ -163,7 +163,6 @@ export class Emitter implements HostMember {
     ];
     if (this.faultRules.length) messages.push({ type: 'faults', emitterId: this.emitterId, rules: this.faultRules });
     if (this.previewOn) messages.push({ type: 'preview', emitterId: this.emitterId, on: true });
-    if (this.zones) messages.push({ type: 'zones', emitterId: this.emitterId, plan: this.zones });
     if (this.objects.length) messages.push({ type: 'objects', emitterId: this.emitterId, objects: this.objects });
     return messages;
   }

@@ -7,7 +7,7 @@
  * when the last one leaves and starts again for the next. Messages carry the emitter id of their unit's emitter.
  */
 import type { Worker } from 'node:worker_threads';
-import { type FromWorker, SHARED_WAKE, type ToWorker } from '../emitter-protocol.js';
+import { type FromWorker, SHARED_WAKE, type ToWorker } from '../contract/thread-messages.js';
 import { emitterWorkerUrl } from '../worker/worker-entry.js';
 import { startWorkerModule } from './worker-file.js';
 

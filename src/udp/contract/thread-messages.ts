@@ -1,20 +1,17 @@
 /**
  * What the main thread and the emitter worker say to each other. Plain structured-clone data only.
  */
-import type { UdpFaultRule } from '../model/index.js';
+import type { UdpFaultRule } from '../../model/index.js';
+import type { AlertEvent } from './alert-ids.js';
+import type { PreviewFrame } from './preview.js';
+import type { SceneObjectPlan } from './scene-plan.js';
 import type { StreamPlan } from './stream-plan.js';
-import type { AlertEvent } from './worker/stream-alerts.js';
-import type { UdpFaultCount } from './worker/udp-fault-filter.js';
 import type { EmitterStats, StreamTotals } from './stream-totals.js';
-import type { PreviewFrame } from './worker/preview-frame.js';
-import type { SceneObjectPlan } from './scene/scene-objects.js';
-
-// Counters and alert events live beside the code that makes them (no import cycle with udp-target).
-export type { EmitterStats, StreamStats } from './stream-totals.js';
-export type { AlertEvent } from './worker/stream-alerts.js';
+import type { UdpFaultCount } from './udp-fault-counts.js';
+import type { ZoneMonitorPlan } from './zone-plan.js';
 
 /**
- * One worker serves every unit of a process (src/udp/host/emitter-host.ts): each message names its unit's emitter (`emitterId`), and
+ * One worker serves every unit of a process (src/udp/main-thread/emitter-host.ts): each message names its unit's emitter (`emitterId`), and
  * a unit's messages are handled one after the other, apart from the other units'.
  */
 export type ToWorker =
@@ -24,9 +21,9 @@ export type ToWorker =
   | { type: 'stats'; emitterId: number; seq: number }
   /** Fault injection: the UDP rules from now on (empty: none). */
   | { type: 'faults'; emitterId: number; rules: UdpFaultRule[] }
-  /** Counters since the unit joined this worker, across runs (src/udp/stream-totals.ts). */
+  /** Counters since the unit joined this worker, across runs (stream-totals.ts). */
   | { type: 'totals'; emitterId: number; seq: number }
-  /** Zone Monitor's live zones from now on, for this run and the next ones (null: none). */
+  /** Zone Monitor's live zones changed between initializations: the running plan's from now on (null: none). */
   | { type: 'zones'; emitterId: number; plan: ZoneMonitorPlan | null }
   /** Fault injection: the objects in the scene from now on (src/udp/scene/scene-objects.ts). */
   | { type: 'objects'; emitterId: number; objects: SceneObjectPlan[] }
@@ -58,26 +55,3 @@ export const SHARED_THERMAL_HEADER = 1;
 export const EMITTER_SLOTS = 2;
 /** Slot of the worker's SharedArrayBuffer it sleeps on between closely spaced packets; the main thread notifies it to hurry a message. */
 export const SHARED_WAKE = 0;
-
-/** One live zone as the data plane watches it (src/udp/worker/zone-watch.ts). */
-export interface LiveZonePlan {
-  /** The zone's id in its set. */
-  id: number;
-  /** trigger_type of zone packets: 1 OCCUPANCY, 2 VACANCY. */
-  triggerType: 1 | 2;
-  pointCount: number;
-  frameCount: number;
-  /**
-   * The zone's near/far ranges (mm) at the rays `m * pixels + p` that cross it, for frames `columns` wide;
-   * null when the zone has no images for this frame width (a ZRB set of another lidar_mode): the zone is
-   * then reported with an error flag and never triggers.
-   */
-  images: { columns: number; rays: Uint32Array; nearMm: Uint32Array; farMm: Uint32Array } | null;
-}
-
-/** The live zones of the active zone set (firmware 3.2's Zone Monitor), in live_ids order. */
-export interface ZoneMonitorPlan {
-  /** SHA-256 of the active zone set zip: live_zoneset_hash of zone packets. */
-  hash: Uint8Array;
-  zones: LiveZonePlan[];
-}

@@ -14,8 +14,9 @@ import {
   resolveFrameFormat,
   type SensorConfig,
 } from '../../model/index.js';
-import type { StreamPlan } from '../stream-plan.js';
-import type { StreamAlertIds } from '../worker/stream-alerts.js';
+import type { StreamAlertIds } from '../contract/alert-ids.js';
+import type { StreamPlan } from '../contract/stream-plan.js';
+import type { ZoneMonitorPlan } from '../contract/zone-plan.js';
 
 const LIDAR_ALERTS: StreamAlertIds = {
   refused: ALERT_IDS.LIDAR_PORT_UNREACHABLE,
@@ -51,6 +52,8 @@ export interface PlanIdentity {
   timestampOffsetNs: bigint;
   /** The GNSS receiver wired to the NMEA input (`--gnss`); its sentences arrive with multipurpose_io_mode INPUT_NMEA_UART. */
   gnss?: GnssPlan;
+  /** Zone Monitor's live zones, rendered for this configuration's frame width (none when absent). */
+  liveZones?: ZoneMonitorPlan | null;
 }
 
 /**
@@ -74,6 +77,7 @@ export function planStreams(c: Readonly<SensorConfig>, run: PlanIdentity): Strea
     profile: c.udp_profile_lidar,
     columnWindow,
     header: lidarHeaderType(c.udp_profile_lidar, c.header_type),
+    liveZones: run.liveZones ?? null,
     lidar: lidarOn
       ? {
           host: c.udp_dest,
