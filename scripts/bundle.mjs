@@ -28,7 +28,7 @@ for (const name of readdirSync(join(root, 'dist'))) if (/^chunk-.*\.js$/.test(na
 
 // Not in the start-up chunks: the schema compilers (Ajv, fast-json-stringify and Fastify's wrappers of both)
 // compile a schema only on the first request that needs one, yet bundled with the server they were a large part
-// of the code every start read and pre-parsed. src/model/util/installed-package.ts requires them on first use
+// of the code every start read and pre-parsed. src/first-use/installed-package.ts requires them on first use
 // from dist/first-use-packages.cjs (built below: one file, each package evaluated when asked for). Exact
 // names only: Fastify's error serializer needs `fast-json-stringify/lib/serializer` at start, which stays
 // bundled.

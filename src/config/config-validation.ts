@@ -14,8 +14,8 @@ import {
   type ParameterName,
   type SensorConfig,
   type LidarMode,
-  installedPackage,
 } from '../model/index.js';
+import { installedPackage } from '../first-use/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_FORMATS } from './config-formats.js';
 import { builtValidators, precompiledValidator } from './precompiled-validators.js';
 import { PARAMETERS, DEPRECATED_ALIASES, findParameter, findDeprecatedAlias } from './registry.js';

@@ -14,7 +14,7 @@
  * compiles the validator with Ajv as before (config-validation.ts).
  */
 import type { ValidateFunction } from 'ajv';
-import { builtFile } from '../model/index.js';
+import { builtFile } from '../first-use/index.js';
 
 /** One entry of the file: the schema's JSON and Ajv's validator of it. */
 export interface PrecompiledValidator {

@@ -56,8 +56,9 @@ export {
   MAX_ZONE_ID,
   MAX_ZONES,
   readZoneSetMetadata,
-  sdkSchemaProblems,
+  zoneSetSchemaProblems,
 } from './zone-set-rules.js';
+export { ZoneSetMetadataSchema } from './zone-set-schema.js';
 export type { ZoneMode, ZoneProblem, ZoneRule, ZoneSetSpec, ZoneSpec } from './zone-set-rules.js';
 export { isTriggered, nextMetFrames } from './zone-trigger.js';
 export type { ZoneTriggerRule } from './zone-trigger.js';
@@ -162,8 +163,6 @@ export { ByteSlab } from './util/byte-slab.js';
 export { isPromise } from './util/maybe-promise.js';
 export type { MaybePromise } from './util/maybe-promise.js';
 export { TtlCache } from './util/ttl-cache.js';
-export { installedPackage } from './util/installed-package.js';
-export { builtFile } from './util/built-file.js';
 export { httpDate, utcIsoString } from './util/utc-time.js';
 export {
   type GroupValues,

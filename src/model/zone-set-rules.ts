@@ -1,13 +1,12 @@
 /**
  * What a Zone Monitor zone set (docs/zone-monitor.md) is: the `metadata.json` of its zip, read and checked
- * against the SDK's schema (zone-set-schema.ts) and then firmware 3.2's own rules. Pure: the files of the zip, the render and the unit's beams are checked
+ * against the SDK's schema (zone-set-schema.ts, its errors given by the caller) and then firmware 3.2's own rules. Pure: the files of the zip, the render and the unit's beams are checked
  * by the device core (src/core/zones/), which names each refusal with the rules below.
  */
 
 import type { Static } from '@sinclair/typebox';
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import { installedPackage } from './util/installed-package.js';
-import { ZoneSetMetadataSchema } from './zone-set-schema.js';
+import type { ErrorObject } from 'ajv';
+import type { ZoneSetMetadataSchema } from './zone-set-schema.js';
 
 export const MAX_ZONES = 128;
 export const MAX_LIVE_ZONES = 16;
@@ -68,14 +67,6 @@ export interface ZoneSetSpec {
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const loadAjv = installedPackage<typeof import('ajv')>('ajv');
-let validator: ValidateFunction | undefined;
-/** Compiled on first use: a unit that never sees a zone set never loads Ajv (model/util/installed-package.ts). */
-const validate = (doc: unknown): ErrorObject[] => {
-  validator ??= new (loadAjv().Ajv)({ allErrors: true, strict: false }).compile(ZoneSetMetadataSchema);
-  return validator(doc) ? [] : [...(validator.errors ?? [])];
-};
-
 /** A schema error as a refusal that names the zone, the key and the rule. */
 function schemaProblem(error: ErrorObject): ZoneProblem {
   const path = error.instancePath.split('/').slice(1);
@@ -108,17 +99,21 @@ function schemaProblem(error: ErrorObject): ZoneProblem {
   return { rule: 'schema', zone, detail: `${where}: ${what} (the SDK's schema rule ${error.keyword})` };
 }
 
-/** What the SDK's schema and reader refuse in `doc` (a metadata.json): nothing when every SDK client reads it. */
-export function sdkSchemaProblems(doc: unknown): ZoneProblem[] {
+/**
+ * What the SDK's schema refuses in a metadata.json, from the schema's errors (src/first-use/zone-set-schema-check.ts
+ * runs Ajv: the model does no I/O, and loads no compiler): nothing when every SDK client reads it.
+ */
+export function zoneSetSchemaProblems(schemaErrors: readonly ErrorObject[]): ZoneProblem[] {
   // The SDK's "one of stl, zrb" is checked by anyOf; the required errors of its branches say nothing more.
-  return validate(doc)
-    .filter((e) => !e.schemaPath.includes('/anyOf/'))
-    .map(schemaProblem);
+  return schemaErrors.filter((e) => !e.schemaPath.includes('/anyOf/')).map(schemaProblem);
 }
 
-/** The zone set `metadata.json` describes, or every problem found in it. */
-export function readZoneSetMetadata(doc: unknown): { set: ZoneSetSpec } | { problems: ZoneProblem[] } {
-  const schemaProblems = sdkSchemaProblems(doc);
+/** The zone set `metadata.json` describes (`schemaErrors`: the SDK schema's errors in it), or every problem found in it. */
+export function readZoneSetMetadata(
+  doc: unknown,
+  schemaErrors: readonly ErrorObject[],
+): { set: ZoneSetSpec } | { problems: ZoneProblem[] } {
+  const schemaProblems = zoneSetSchemaProblems(schemaErrors);
   if (schemaProblems.length) return { problems: schemaProblems };
   const metadata = doc as Static<typeof ZoneSetMetadataSchema>;
   const problems: ZoneProblem[] = [];

@@ -7,7 +7,8 @@
  * put back.
  */
 import { createHash } from 'node:crypto';
-import { boxTriangles, encodeBinaryStl, installedPackage, sdkSchemaProblems } from '../model/index.js';
+import { installedPackage, zoneSetSchemaErrors } from '../first-use/index.js';
+import { boxTriangles, encodeBinaryStl, zoneSetSchemaProblems } from '../model/index.js';
 import type { UdpCapture } from './udp-capture.js';
 import { type CheckRun, expectThat, show, SkipCheck } from './check-run.js';
 import type { UnitClient } from './unit-client.js';
@@ -92,7 +93,7 @@ export async function zoneReadChecks(run: CheckRun, client: UnitClient): Promise
     const name = Object.keys(files).find((n) => n.toLowerCase() === 'metadata.json');
     expectThat(name !== undefined, 'the active zip holds no metadata.json');
     const doc = JSON.parse(new TextDecoder().decode(files[name as string]));
-    const problems = sdkSchemaProblems(doc);
+    const problems = zoneSetSchemaProblems(zoneSetSchemaErrors(doc));
     expectThat(
       problems.length === 0,
       `every SDK client opening this unit aborts: ${problems.map((p) => p.detail).join('; ')}`,

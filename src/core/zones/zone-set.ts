@@ -16,6 +16,7 @@ import {
   type ZoneSpec,
 } from '../../model/index.js';
 import { readZoneZip } from './zone-zip.js';
+import { zoneSetSchemaErrors } from '../../first-use/index.js';
 
 /** A zone's near/far images for one frame width, sparse: only the beams that cross it. */
 export interface ZoneImages {
@@ -99,7 +100,7 @@ function specOf(files: ReadonlyMap<string, Uint8Array>): { spec: ZoneSetSpec } |
   } catch (error) {
     return { unreadable: [{ rule: 'metadata', detail: `metadata.json is not JSON: ${(error as Error).message}` }] };
   }
-  const read = readZoneSetMetadata(doc);
+  const read = readZoneSetMetadata(doc, zoneSetSchemaErrors(doc));
   return 'problems' in read ? { unreadable: read.problems } : { spec: read.set };
 }
 

@@ -5,12 +5,13 @@
  * what one chunk can inflate to (1 MB at deflate's largest ratio, 1032:1).
  */
 import type { UnzipFile } from 'fflate';
-import { installedPackage, type ZoneProblem } from '../../model/index.js';
+import type { ZoneProblem } from '../../model/index.js';
+import { installedPackage } from '../../first-use/index.js';
 
 /**
  * fflate, required on the first zip read: its module builds its inflate tables in loops when it is
  * evaluated, hot enough for V8 to optimize them with its top tier at every start, which kept that
- * compiler's code resident in a unit that never reads a zip (model/util/installed-package.ts).
+ * compiler's code resident in a unit that never reads a zip (src/first-use/installed-package.ts).
  */
 const fflate = installedPackage<typeof import('fflate')>('fflate');
 

@@ -7,7 +7,7 @@
  * treats header schemas of routes validated with them, and there are none.
  */
 import type { FastifyServerOptions } from 'fastify';
-import { installedPackage } from '../../model/index.js';
+import { installedPackage } from '../../first-use/index.js';
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 /** Both packages' factories: (the app's shared schemas, its Ajv or serializer options) -> a compiler. */

@@ -3,6 +3,6 @@
  * here already waits for a route's first use (installed-package.ts says why the package does too).
  */
 import type fastJson from 'fast-json-stringify';
-import { installedPackage } from '../../model/index.js';
+import { installedPackage } from '../../first-use/index.js';
 
 export const fastJsonStringify = installedPackage<typeof fastJson>('fast-json-stringify');

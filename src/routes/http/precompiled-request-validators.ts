@@ -10,7 +10,7 @@
  * file, and validator-compiler.ts compiles as before.
  */
 import type { FastifySchemaCompiler } from 'fastify';
-import { builtFile } from '../../model/index.js';
+import { builtFile } from '../../first-use/index.js';
 
 type Validator = ReturnType<FastifySchemaCompiler<unknown>>;
 
