@@ -6,34 +6,38 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ALERT_MODES, parseAlertQuery, renderAlerts } from '../alerts/index.js';
 import { cachedJsonBytes, sendCachedJson } from './http/cached-json.js';
-import { documentedAs, Json, problems } from './api-schemas.js';
+import { checkedBy, Json, problems } from './api-schemas.js';
 
 /** 0 … 4294967295 written in decimal (leading zeros allowed), as a regular expression. */
 const U32_DECIMAL_PATTERN =
   '^(?=[0-9]{1,10}$)0*([0-9]{1,9}|[1-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}|' +
   '42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]|429496729[0-5])$';
 
-// Values are checked by parseAlertQuery, which names the valid range in its message; the schema
-// rejects unknown parameters and repeated ones (an array instead of a string).
-const AlertsQuerySchema = Type.Object(
-  {
-    cursor: Type.Optional(
-      documentedAs(
+// parseAlertQuery (the route's rules) answers first, naming the valid range in its message, and turns the query
+// into the AlertQuery the handler gets; then Ajv checks the same limits with this schema, which also refuses
+// unknown parameters and repeated ones (an array instead of a string).
+const AlertsQuerySchema = checkedBy(
+  Type.Object(
+    {
+      cursor: Type.Optional(
         Type.String({
-          description: 'Only entries after this cursor (next_cursor of an earlier answer)',
+          pattern: U32_DECIMAL_PATTERN,
+          description:
+            'Only entries after this cursor (next_cursor of an earlier answer): an integer from 0 to 4294967295, in decimal',
           examples: ['0'],
         }),
-        Type.String({ pattern: U32_DECIMAL_PATTERN, description: 'an integer from 0 to 4294967295, in decimal' }),
       ),
-    ),
-    mode: Type.Optional(
-      documentedAs(
-        Type.String({ description: '"summary": entries without messages', examples: ['summary'] }),
-        Type.String({ enum: [...ALERT_MODES] }),
+      mode: Type.Optional(
+        Type.String({
+          enum: [...ALERT_MODES],
+          description: '"summary": entries without messages',
+          examples: ['summary'],
+        }),
       ),
-    ),
-  },
-  { additionalProperties: false },
+    },
+    { additionalProperties: false },
+  ),
+  (query) => parseAlertQuery((query ?? {}) as Record<string, unknown>),
 );
 
 const Cursor = Type.Integer({ minimum: 0, maximum: 0xffffffff });
@@ -75,8 +79,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { preparedAnswer: () => cachedJsonBytes(renderAlerts(sensor.alerts.snapshot(), whole)) },
     },
     (request, reply) => {
-      const query = parseAlertQuery(request.query as Record<string, unknown>);
-      sendCachedJson(reply, renderAlerts(sensor.alerts.snapshot(), query));
+      sendCachedJson(reply, renderAlerts(sensor.alerts.snapshot(), request.query));
     },
   );
 };

@@ -10,7 +10,7 @@ import { PROBLEM_CONTENT_TYPE } from './http/problem.js';
 /**
  * Request parts checked by rules of their own as well as by their schema: the configuration (the
  * parameter registry's value rules, which name the parameter, the valid range and every failing field at
- * once), user data (413 past its size), the PTP profile, the network overrides, the legacy commands'
+ * once), user data (413 past its size), the PTP profile, the network overrides, the alerts query, the legacy commands'
  * arguments. The route's validator runs the rules, then Ajv with the schema (see validator-compiler.ts), in
  * the validation step, and a refusal goes out through the same error path; the handler gets what the rules
  * return, typed `T`. The schema documents the part and is enforced.
@@ -130,18 +130,8 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
 }
 
 /**
- * A request part the handler checks itself (with messages naming the valid range), documented with
- * the constraint it enforces: the unit's schema validator compiles `schema`, the OpenAPI document
- * shows `enforced` in its place.
- */
-export const DOCUMENT_AS = 'x-document-as';
-export function documentedAs<T extends TSchema>(schema: T, enforced: TSchema): T {
-  return { ...schema, [DOCUMENT_AS]: enforced };
-}
-
-/**
  * The schema the unit's validator compiles: without our `x-` annotations (the document-only `enforced`
- * schemas, the rules, the content-type declaration, the byte limit a JSON Schema cannot state), which Ajv's
+ * rules, the content-type declaration, the byte limit a JSON Schema cannot state), which Ajv's
  * strict mode would refuse as unknown keywords.
  */
 export function ajvSchemaOf(schema: unknown): unknown {

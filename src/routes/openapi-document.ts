@@ -16,7 +16,6 @@ import {
   COMMON_PROBLEMS,
   BODY_PROBLEMS,
   STORAGE_PROBLEMS,
-  DOCUMENT_AS,
   type PerPathValue,
 } from './api-schemas.js';
 
@@ -44,13 +43,6 @@ export function documentedRoute(route: RouteOptions): DocumentedRoute[] {
 function toDocumentSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toDocumentSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
-  const enforced = (schema as Json)[DOCUMENT_AS];
-  if (enforced)
-    return toDocumentSchema({
-      ...(enforced as Json),
-      description: (schema as Json).description,
-      examples: (schema as Json).examples,
-    });
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$id') continue;
@@ -62,7 +54,6 @@ function toDocumentSchema(schema: unknown): unknown {
 }
 
 function withoutAnnotations(schema: Json): Json {
-  if (schema[DOCUMENT_AS]) return { ...(schema[DOCUMENT_AS] as Json) };
   const { description: _d, examples: _e, [REQUEST_RULES]: _h, [JSON_CONTENT_TYPE_ONLY]: _j, ...rest } = schema;
   return rest;
 }
