@@ -47,6 +47,17 @@ describe('replaying the simulator sample of RNG15_RFL8_WIN8 and ACCEL32_GYRO32_N
     expect(served.lidar_data_format.udp_profile_lidar).toBe('RNG15_RFL8_WIN8');
     expect(served.config_params.udp_profile_imu).toBe('ACCEL32_GYRO32_NMEA');
   });
+
+  // The recording's IMU packets are sent as recorded, 8 to a frame: a unit that took another imu_packets_per_frame
+  // would report a format its packets do not have.
+  it('refuses to change imu_packets_per_frame (409) and keeps reporting the recorded 8', async () => {
+    const u = await replayUnit(SIM_FORMATS);
+    const change = await u.post({ imu_packets_per_frame: 4 });
+    expect(change.status).toBe(409);
+    expect(((await change.json()) as { detail: string }).detail).toMatch(/^imu_packets_per_frame cannot change/);
+    expect((await u.getJson('/api/v1/sensor/metadata/imu_data_format')).imu_packets_per_frame).toBe(8);
+    expect((await u.getJson('/api/v1/sensor/config')).imu_packets_per_frame).toBe(8);
+  });
 });
 
 describe('looping a recording with ACCEL32_GYRO32_NMEA IMU packets', () => {
