@@ -4,13 +4,7 @@
  */
 import { type CheckRun, expectThat, show } from './check-run.js';
 import { decodeImuPacket, IMU_PACKET_BYTES } from './packet-decoder.js';
-import {
-  RECORDED_IMU_RATE,
-  RECORDED_TIMESTAMPS,
-  type Replay,
-  skipUnrecordedImu,
-  skipWhenReplaying,
-} from './replay-signal.js';
+import { type Replay, skipRecordedImuRate, skipRecordedTimestamps, skipUnrecordedImu } from './replay-signal.js';
 import type { UdpCapture } from './udp-capture.js';
 import type { Json } from './unit-client.js';
 
@@ -34,18 +28,18 @@ export async function imuChecks(
   });
   const packets = received.filter((p) => p.data.length === IMU_PACKET_BYTES).map((p) => decodeImuPacket(p.data));
   await run.check('udp.imu.rate', 'IMU packets arrive at about 100 per second (±30 %)', () => {
-    skipWhenReplaying(replay, RECORDED_IMU_RATE);
+    skipRecordedImuRate(replay);
     const rate = received.length / elapsedS;
     expectThat(rate > 70 && rate < 130, `${rate.toFixed(1)} packets/s`);
     return `${rate.toFixed(1)}/s`;
   });
   await run.check('udp.imu.timestamps', 'IMU sys_ts strictly increases (no duplicate, no reordering)', () => {
-    skipWhenReplaying(replay, RECORDED_TIMESTAMPS);
+    skipRecordedTimestamps(replay);
     const bad = packets.findIndex((p, i) => i > 0 && p.sysTs <= packets[i - 1].sysTs);
     expectThat(bad < 0, `packet ${bad}: sys_ts ${packets[bad]?.sysTs} after ${packets[bad - 1]?.sysTs}`);
   });
   await run.check('udp.imu.sensor-timestamps', 'IMU accel_ts and gyro_ts are set and never decrease', () => {
-    skipWhenReplaying(replay, RECORDED_TIMESTAMPS);
+    skipRecordedTimestamps(replay);
     const bad = packets.findIndex(
       (p, i) =>
         p.accelTs === 0n ||

@@ -6,13 +6,7 @@
  */
 import { type CheckRun, expectThat, show } from './check-run.js';
 import { crc64xz } from './packet-decoder.js';
-import {
-  RECORDED_IMU_RATE,
-  RECORDED_TIMESTAMPS,
-  type Replay,
-  skipUnrecordedImu,
-  skipWhenReplaying,
-} from './replay-signal.js';
+import { type Replay, skipRecordedImuRate, skipRecordedTimestamps, skipUnrecordedImu } from './replay-signal.js';
 import type { UdpCapture } from './udp-capture.js';
 import type { Json } from './unit-client.js';
 
@@ -104,7 +98,7 @@ export async function imuNmeaChecks(
   });
   const packets = received.filter((p) => p.data.length === size).map((p) => decode(p.data, perPacket, fusa));
   await run.check('udp.imu.rate', title(`${perFrame} packets per frame at ${fps} frames per second (±30 %)`), () => {
-    skipWhenReplaying(replay, RECORDED_IMU_RATE);
+    skipRecordedImuRate(replay);
     const rate = received.length / elapsedS;
     expectThat(Math.abs(rate / (perFrame * fps) - 1) < 0.3, `${rate.toFixed(1)} packets/s`);
     return `${rate.toFixed(1)}/s`;
@@ -164,7 +158,7 @@ async function sampleChecks(
   replay: Replay | undefined,
 ): Promise<void> {
   await run.check('udp.imu.timestamps', title('sample timestamps strictly increase'), () => {
-    skipWhenReplaying(replay, RECORDED_TIMESTAMPS);
+    skipRecordedTimestamps(replay);
     const ts = packets.flatMap((p) => p.samples.map((s) => s.ts));
     const bad = ts.findIndex((t, i) => i > 0 && t <= ts[i - 1]);
     expectThat(bad < 0, `sample ${bad}: ${ts[bad]} after ${ts[bad - 1]}`);

@@ -26,12 +26,18 @@ export function announcedReplay(document: { info?: unknown }): Replay | undefine
   return counts.every(isCount) ? replay : undefined;
 }
 
-/** Why a replay's timestamps say nothing of this unit's clock, frame rate or sample order. */
-export const RECORDED_TIMESTAMPS =
-  "the packets carry the recording's timestamps (moved on by one pass per loop), not this unit's clock";
+/** Skips a check of timestamps (clock, frame rate, order across packets): a replay's are the recording's. */
+export function skipRecordedTimestamps(replay: Replay | undefined): void {
+  skipWhenReplaying(
+    replay,
+    "the packets carry the recording's timestamps (moved on by one pass per loop), not this unit's clock",
+  );
+}
 
-/** Why a replay's IMU rate is not this unit's. */
-export const RECORDED_IMU_RATE = "the IMU packets are the recording's, sent at the recorded times (× --replay-rate)";
+/** Skips a check of the IMU packet rate: a replay sends the recording's at the recorded times. */
+export function skipRecordedImuRate(replay: Replay | undefined): void {
+  skipWhenReplaying(replay, "the IMU packets are the recording's, sent at the recorded times (× --replay-rate)");
+}
 
 /** Skips the running check on a replaying unit, with `why` a replay cannot meet it. */
 export function skipWhenReplaying(replay: Replay | undefined, why: string): void {
