@@ -10,7 +10,8 @@
  *     [--profile RNG15_RFL8_NIR8_ZONE16] [--imu-profile LEGACY] [--header-type STANDARD]
  *
  * With `--imu-profile ACCEL32_GYRO32_NMEA` the simulated GNSS receiver is on the NMEA input (multipurpose_io_mode
- * INPUT_NMEA_UART), so the IMU packets carry its sentence: the sample of firmware 3.2's formats,
+ * INPUT_NMEA_UART), so the IMU packets carry its sentence; it sends once a second, so the script records until one
+ * came and keeps the frames around it (FrameWindow). The sample of firmware 3.2's formats,
  * `--profile RNG15_RFL8_WIN8 --imu-profile ACCEL32_GYRO32_NMEA --out test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_win8_accel32`.
  * `--header-type FUSA` gives every packet the FUSA header (header_type, u32 frame id, no CRC): the sample of it,
  * `--header-type FUSA --imu-profile ACCEL32_GYRO32_NMEA --out test/fixtures/recordings/sim_OS-1-32_v3.2.0_512x10_fusa_zone16`.
@@ -127,6 +128,67 @@ async function listen(): Promise<dgram.Socket> {
   return socket;
 }
 
+/**
+ * Which datagrams the capture keeps: FRAMES whole frames (from a frame's first lidar packet, once the reinit has
+ * taken effect, i.e. its init_id), each with its IMU packets and its zone packet. With `wantSentence`
+ * (ACCEL32_GYRO32_NMEA with the GNSS receiver, which sends once a second) the frames kept are the ones around the
+ * first frame after the start whose IMU packets carry a sentence: a 0.3 s window taken anywhere would mostly hold
+ * none. Frames are told by the frame id in the packets' header; LEGACY IMU packets, which have none, belong to the
+ * frame of the lidar packets they arrive among.
+ */
+type Stream = 'lidar' | 'imu' | 'zone';
+
+class FrameWindow {
+  private readonly captured: { frame: number; stream: Stream; d: Captured }[] = [];
+  /** Frame ids in arrival order, from the first recorded frame on. */
+  private readonly frames: number[] = [];
+  private firstFrame: number | undefined;
+  private recording = false;
+  private sentenceFrame: number | undefined;
+
+  constructor(
+    private readonly header: HeaderType,
+    /** ACCEL32_GYRO32_NMEA: IMU packets with a header (the lidar frame's id) and the GNSS receiver's sentences. */
+    private readonly wantSentence: boolean,
+  ) {}
+
+  /** Takes one datagram; gives the kept datagrams once the window is complete. */
+  add(stream: Stream, d: Captured, initId: number): Captured[] | undefined {
+    // LEGACY IMU packets carry no header; the others do (header_type's).
+    const header = stream === 'imu' && !this.wantSentence ? null : readPacketHeader(d.payload, this.header);
+    if (header && header.initId !== initId) return undefined;
+    if (!this.recording) {
+      // The first frame after the reinit may lack slots the busy start-up made late: start at the next.
+      if (!header || stream !== 'lidar') return undefined;
+      this.firstFrame ??= header.frameId;
+      if (header.frameId === this.firstFrame || d.payload.readUInt16LE(32 + 8) !== 0) return undefined;
+      this.recording = true;
+    }
+    const frame = header ? header.frameId : (this.frames.at(-1) as number);
+    if (stream === 'lidar' && !this.frames.includes(frame)) this.frames.push(frame);
+    // A sentence in a frame with a whole frame before it (the middle of three).
+    const before = Math.floor((FRAMES - 1) / 2);
+    if (stream === 'imu' && this.wantSentence && d.payload.readBigUInt64LE(32) !== 0n)
+      if (this.sentenceFrame === undefined && this.frames.indexOf(frame) >= before) this.sentenceFrame = frame;
+    this.captured.push({ frame, stream, d });
+    return this.complete();
+  }
+
+  private complete(): Captured[] | undefined {
+    let first = 0;
+    if (this.wantSentence) {
+      if (this.sentenceFrame === undefined) return undefined;
+      first = this.frames.indexOf(this.sentenceFrame) - Math.floor((FRAMES - 1) / 2);
+    }
+    const kept = this.frames.slice(first, first + FRAMES);
+    // Done once two more frames have begun (the last frame's IMU and zone packets come after its lidar packets).
+    if (kept.length < FRAMES || this.frames.length < first + FRAMES + 2) return undefined;
+    const zones = this.captured.filter((c) => kept.includes(c.frame) && c.stream === 'zone');
+    if (zones.length < FRAMES) return undefined;
+    return this.captured.filter((c) => kept.includes(c.frame)).map((c) => c.d);
+  }
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'zone-fixture-'));
   const options = parseCliOptions(
@@ -149,40 +211,16 @@ async function main() {
   try {
     await call('POST', '/api/v1/zone_monitor/staged/zip', zoneSetZip(), 'application/octet-stream');
     await call('POST', '/api/v1/zone_monitor/apply');
-    // Record from the first packet of a frame once the reinit below has taken effect (its init_id), for
-    // FRAMES whole frames with their IMU packets and the zone packet of each.
-    const captured: Captured[] = [];
-    const frames: number[] = [];
-    let recording = false;
-    let firstFrame: number | undefined;
-    let closed = false;
+    const window = new FrameWindow(HEADER, IMU_PROFILE === 'ACCEL32_GYRO32_NMEA');
     let initId = -1;
     const wallUs = BigInt(Date.now()) * 1000n;
     const hr0 = process.hrtime.bigint();
-    const done = new Promise<void>((resolve) => {
+    const done = new Promise<Captured[]>((resolve) => {
       const on = (name: keyof typeof sockets) => (payload: Buffer, from: dgram.RemoteInfo) => {
-        // LEGACY IMU packets carry no header; lidar and zone packets do (header_type's).
-        const header = name === 'imu' ? null : readPacketHeader(payload, HEADER);
-        if (header && header.initId !== initId) return;
-        if (!recording) {
-          // The first frame after the reinit may lack slots the busy start-up made late: start at the next.
-          if (!header || name !== 'lidar') return;
-          firstFrame ??= header.frameId;
-          if (header.frameId === firstFrame || payload.readUInt16LE(32 + 8) !== 0) return;
-          recording = true;
-        }
-        if (header && name === 'lidar') {
-          const frame = header.frameId;
-          if (!frames.includes(frame)) {
-            if (frames.length === FRAMES) closed = true;
-            else frames.push(frame);
-          }
-        }
-        if (header && name === 'zone' ? frames.includes(header.frameId) : !closed) {
-          const timeUs = wallUs + (process.hrtime.bigint() - hr0) / 1000n;
-          captured.push({ timeUs, srcPort: from.port, dstPort: port(sockets[name]), payload: Buffer.from(payload) });
-        }
-        if (closed && captured.filter((d) => d.dstPort === port(sockets.zone)).length === FRAMES) resolve();
+        const timeUs = wallUs + (process.hrtime.bigint() - hr0) / 1000n;
+        const d = { timeUs, srcPort: from.port, dstPort: port(sockets[name]), payload: Buffer.from(payload) };
+        const kept = window.add(name, d, initId);
+        if (kept) resolve(kept);
       };
       for (const name of Object.keys(sockets) as (keyof typeof sockets)[]) sockets[name].on('message', on(name));
     });
@@ -203,8 +241,7 @@ async function main() {
       zone_set?: string;
     };
     initId = metadata.sensor_info.initialization_id;
-    await done;
-    // IMU packets carry no init_id: those before the first lidar packet were already filtered by the wait.
+    const captured = await done;
     const zip = new Uint8Array(await (await call('GET', '/api/v1/zone_monitor/active/zip')).arrayBuffer());
     metadata.zone_set = Buffer.from(zip).toString('base64');
     writeFileSync(`${values.out}.pcap`, pcapFile(captured));

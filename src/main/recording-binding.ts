@@ -19,6 +19,7 @@ export const FIXED_BY_RECORDING: Readonly<Partial<Record<ParameterName, string>>
   lidar_mode: 'frames were measured at this resolution and rate and cannot be resampled',
   columns_per_packet: 'the recorded packets hold this many columns',
   udp_profile_imu: 'IMU packets are replayed as recorded',
+  imu_packets_per_frame: 'IMU packets are replayed as recorded, this many to a frame',
   header_type: 'the recorded lidar, IMU and zone packets carry this header',
   return_order: 'which echo came first was decided when the frames were measured',
   min_range_threshold_cm: 'returns below the recorded threshold were never measured',

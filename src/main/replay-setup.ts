@@ -4,7 +4,7 @@
  * fixes in the configuration, and the replay settings the data plane gets.
  */
 import type { ReplaySettings } from '../udp/index.js';
-import type { SensorIdentity } from '../model/index.js';
+import type { ReplayAnnouncement, SensorIdentity } from '../model/index.js';
 import type { RecordingBinding } from '../core/index.js';
 import {
   loadRecording,
@@ -26,6 +26,8 @@ export interface ReplaySetup {
   settings: ReplaySettings;
   /** What in the recording is not a clean stream, for the log. */
   faults: string[];
+  /** What the unit states about the replay in its OpenAPI document (src/model/replay-announcement.ts). */
+  announcement: ReplayAnnouncement;
 }
 
 /** The `--replay*` options (src/main/cli-options.ts). */
@@ -82,5 +84,14 @@ export function prepareReplay(options: ReplayOptions): ReplaySetup {
       timetableEpochMs: options.replayTimetableMs,
     },
     faults: recordingFaults(recording),
+    announcement: replayAnnouncement(recording, file),
+  };
+}
+
+function replayAnnouncement({ stats }: Recording, file: string): ReplayAnnouncement {
+  return {
+    recording: basename(file),
+    packets: { lidar: stats.lidarPackets, imu: stats.imuPackets, zone: stats.zonePackets },
+    frames: { complete: stats.completeFrames, partial: stats.partialFrames, missing: stats.missingFrames },
   };
 }

@@ -135,6 +135,7 @@ export async function createUnit(options: UnitOptions): Promise<Unit> {
       httpLimits: options.httpLimits,
       faults: faults?.plane,
       allowWritesFrom: options.allowWritesFrom,
+      replaying: options.replay?.announcement,
     });
     const running = sensor;
     const runningHal = hal;

@@ -192,3 +192,5 @@ export type { AddressList } from './address-list.js';
 export { forbidden } from './errors.js';
 export { decodeFactoryData, encodeFactoryData, factoryDataFor } from './factory-data.js';
 export type { FactoryData } from './factory-data.js';
+export { REPLAY_EXTENSION } from './replay-announcement.js';
+export type { ReplayAnnouncement } from './replay-announcement.js';

@@ -10,7 +10,7 @@ import type { RecentLog } from '../core/diagnostics/index.js';
 import { sensorApi } from './sensor-api.js';
 import { installHttpHardening } from './http/hardening.js';
 import { installWriteAccess } from './http/write-access.js';
-import type { AddressList } from '../model/index.js';
+import type { AddressList, ReplayAnnouncement } from '../model/index.js';
 import type { HttpLimits } from './http/http-limits.js';
 import { installHttpFaults, type HttpFaultSource } from './http/http-faults.js';
 import { metricsPlugin } from './metrics/metrics-plugin.js';
@@ -30,6 +30,8 @@ export interface AppOptions {
   faults?: HttpFaultSource;
   /** `--allow-writes-from`: only these peers may change the unit; absent, everyone may (as on a real unit). */
   allowWritesFrom?: AddressList;
+  /** `--replay`: the unit's statement that it replays, in its OpenAPI document (src/model/replay-announcement.ts). */
+  replaying?: ReplayAnnouncement;
 }
 
 /** Clients behind a proxy send absolute-form targets (`GET http://10.0.0.5/api/v1/...`): route on the path. */
@@ -75,7 +77,7 @@ export async function buildApp(sensor: SensorServices, options: AppOptions = {})
   if (options.allowWritesFrom) installWriteAccess(app, options.allowWritesFrom);
   if (options.faults) installHttpFaults(app, options.faults);
   await app.register(metricsPlugin, { sensor });
-  await app.register(sensorApi, { sensor, recentLog: options.recentLog });
+  await app.register(sensorApi, { sensor, recentLog: options.recentLog, replaying: options.replaying });
   await app.register(webRoutes, { sensor });
   await app.ready();
   prepared.start(app.observeRequest);

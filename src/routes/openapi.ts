@@ -9,6 +9,7 @@ import { buildOpenApiDocument, documentedRoute, type DocumentedRoute, type Docum
 import { problems } from './api-schemas.js';
 import { sendJsonText } from './http/cached-json.js';
 import { withOfferedEnums } from './offered-enums.js';
+import { REPLAY_EXTENSION, type ReplayAnnouncement } from '../model/index.js';
 
 const DOCUMENT_INFO: DocumentInfo = {
   title: 'Lidar sensor HTTP interface',
@@ -54,11 +55,13 @@ export interface OpenApiRoutesOptions {
   leaveOut?: () => readonly string[];
   /** The firmware build the unit reports (`build_rev`, "v3.2.0"): the document describes that firmware's interface. */
   firmwareRev?: string;
+  /** A replaying unit's statement that it replays (src/model/replay-announcement.ts), put in `info`. */
+  replaying?: ReplayAnnouncement;
 }
 
 export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = async (
   app,
-  { routes, shared, extraLidarProfile, absentValues, firmwareRev, leaveOut },
+  { routes, shared, extraLidarProfile, absentValues, firmwareRev, leaveOut, replaying },
 ) => {
   let document: Record<string, unknown> | undefined;
   let yamlText: string | undefined;
@@ -69,7 +72,9 @@ export const openApiRoutes: FastifyPluginAsyncTypebox<OpenApiRoutesOptions> = as
   const build = () => {
     const prefixes = leaveOut?.() ?? [];
     const offered = routes.filter((route) => !prefixes.some((prefix) => route.url.startsWith(prefix)));
-    return buildOpenApiDocument(info, offered, shared);
+    const document = buildOpenApiDocument(info, offered, shared);
+    if (replaying) document.info = { ...(document.info as object), [REPLAY_EXTENSION]: replaying };
+    return document;
   };
   const built = () => (document ??= withOfferedEnums(build(), { absentValues: absentValues?.(), extraLidarProfile }));
   const json = () => (jsonText ??= JSON.stringify(built()));

@@ -27,7 +27,7 @@ import { refuseUnknownQueryParameters } from './http/query-policy.js';
 import { ProblemSchema, problems, type PerPathValue } from './api-schemas.js';
 import { changesUnit } from './http/write-access.js';
 import { ConfigurationSchema } from './config-schemas.js';
-import { buildRev } from '../model/index.js';
+import { buildRev, type ReplayAnnouncement } from '../model/index.js';
 import { requestValidatorCompiler } from './http/validator-compiler.js';
 import { lazySerializerCompiler } from './http/serializer-compiler.js';
 
@@ -54,6 +54,8 @@ export interface SensorApiOptions {
   sensor: SensorServices;
   /** Recent server log lines, included in the diagnostics dump. */
   recentLog?: RecentLog;
+  /** Set on a replaying unit: its OpenAPI document says so (src/model/replay-announcement.ts). */
+  replaying?: ReplayAnnouncement;
 }
 
 /** Schemas referenced by `$id` from several routes; components of the OpenAPI document. */
@@ -73,7 +75,7 @@ const ROUTE_PLUGINS = [
   zoneMonitorRoutes,
 ];
 
-const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sensor, recentLog }) => {
+const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sensor, recentLog, replaying }) => {
   app.decorate('sensor', sensor);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.setValidatorCompiler(requestValidatorCompiler());
@@ -127,6 +129,7 @@ const sensorApiPlugin: FastifyPluginAsync<SensorApiOptions> = async (app, { sens
     absentValues: () => sensor.offer.absentValues,
     firmwareRev: buildRev(sensor.identity.firmware),
     leaveOut: () => (sensor.offer.zoneMonitor ? [] : ['/api/v1/zone_monitor/']),
+    replaying,
   });
 };
 

@@ -16,7 +16,7 @@ import { zoneWriteChecks } from './zone-checks.js';
 export async function changeChecks(
   run: CheckRun,
   client: UnitClient,
-  _schemas: ResponseSchemas,
+  schemas: ResponseSchemas,
   udpTimeoutS: number,
 ): Promise<void> {
   let state: UnitState;
@@ -46,13 +46,13 @@ export async function changeChecks(
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    await writeChecks(run, client, state.config);
+    await writeChecks(run, client, state.config, schemas.replaying);
     await zoneWriteChecks(run, client);
     // The data plane is checked in the unit's own configuration, as its users run it.
     await run.check('restore.config', 'the saved configuration is posted back before the data plane checks', () =>
       state.restoreConfig(),
     );
-    await dataPlaneChecks(run, client, capture, udpTimeoutS);
+    await dataPlaneChecks(run, client, capture, udpTimeoutS, schemas.replaying);
   } finally {
     capture.close();
     client.forget();

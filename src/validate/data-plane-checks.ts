@@ -8,6 +8,7 @@ import { imuChecks } from './imu-checks.js';
 import { imuNmeaChecks } from './imu-nmea-checks.js';
 import { zonePacketChecks } from './zone-checks.js';
 import { lidarChecks } from './lidar-checks.js';
+import type { Replay } from './replay-signal.js';
 import type { UdpCapture } from './udp-capture.js';
 import type { UnitClient } from './unit-client.js';
 import { waitUntilRunning } from './unit-state.js';
@@ -17,6 +18,7 @@ export async function dataPlaneChecks(
   client: UnitClient,
   capture: UdpCapture,
   seconds: number,
+  replay?: Replay,
 ): Promise<void> {
   const pointed = await run.check(
     'udp.point',
@@ -59,12 +61,13 @@ export async function dataPlaneChecks(
     elapsedS,
     sensorTime,
     cursors: [alertsBefore.next_cursor, alertsAfter.next_cursor],
+    replay,
   });
   if (config.udp_profile_imu === 'ACCEL32_GYRO32_NMEA') {
     const imuFormat = await client.fresh('/api/v1/sensor/metadata/imu_data_format');
-    await imuNmeaChecks(run, capture, { config, format, imuFormat, info, elapsedS });
-  } else await imuChecks(run, capture, config, elapsedS);
-  await zonePacketChecks(run, capture, config, format.header_type === 'FUSA');
+    await imuNmeaChecks(run, capture, { config, format, imuFormat, info, elapsedS, replay });
+  } else await imuChecks(run, capture, config, elapsedS, replay);
+  await zonePacketChecks(run, capture, config, format.header_type === 'FUSA', replay);
   await sourceAddressCheck(run, client, capture);
 }
 

@@ -4,12 +4,20 @@
  */
 import { type CheckRun, expectThat, show } from './check-run.js';
 import { decodeImuPacket, IMU_PACKET_BYTES } from './packet-decoder.js';
+import { type Replay, skipRecordedImuRate, skipRecordedTimestamps, skipUnrecordedImu } from './replay-signal.js';
 import type { UdpCapture } from './udp-capture.js';
 import type { Json } from './unit-client.js';
 
-export async function imuChecks(run: CheckRun, capture: UdpCapture, config: Json, elapsedS: number): Promise<void> {
+export async function imuChecks(
+  run: CheckRun,
+  capture: UdpCapture,
+  config: Json,
+  elapsedS: number,
+  replay?: Replay,
+): Promise<void> {
   const received = capture.imu;
   const ok = await run.check('udp.imu.received', 'IMU packets arrive at udp_dest:udp_port_imu', () => {
+    skipUnrecordedImu(received.length, replay);
     expectThat(received.length > 0, `no IMU packet in ${elapsedS.toFixed(1)} s`);
     return `${received.length} packets`;
   });
@@ -20,15 +28,18 @@ export async function imuChecks(run: CheckRun, capture: UdpCapture, config: Json
   });
   const packets = received.filter((p) => p.data.length === IMU_PACKET_BYTES).map((p) => decodeImuPacket(p.data));
   await run.check('udp.imu.rate', 'IMU packets arrive at about 100 per second (±30 %)', () => {
+    skipRecordedImuRate(replay);
     const rate = received.length / elapsedS;
     expectThat(rate > 70 && rate < 130, `${rate.toFixed(1)} packets/s`);
     return `${rate.toFixed(1)}/s`;
   });
   await run.check('udp.imu.timestamps', 'IMU sys_ts strictly increases (no duplicate, no reordering)', () => {
+    skipRecordedTimestamps(replay);
     const bad = packets.findIndex((p, i) => i > 0 && p.sysTs <= packets[i - 1].sysTs);
     expectThat(bad < 0, `packet ${bad}: sys_ts ${packets[bad]?.sysTs} after ${packets[bad - 1]?.sysTs}`);
   });
   await run.check('udp.imu.sensor-timestamps', 'IMU accel_ts and gyro_ts are set and never decrease', () => {
+    skipRecordedTimestamps(replay);
     const bad = packets.findIndex(
       (p, i) =>
         p.accelTs === 0n ||

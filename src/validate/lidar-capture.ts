@@ -4,6 +4,7 @@
  * are read together, right before and right after the capture.
  */
 import type { LidarPacket, ProfileLayout } from './packet-decoder.js';
+import type { Replay } from './replay-signal.js';
 import type { lidarModeShape } from './spec-rules.js';
 import type { Received } from './udp-capture.js';
 import type { Json } from './unit-client.js';
@@ -17,6 +18,8 @@ export interface UnitDuringCapture {
   sensorTime: Json;
   /** The alert log's next_cursor before and after: the packets' alert_flags may show any value between. */
   cursors: [number, number];
+  /** Set when the unit replays a recording (its OpenAPI document says so): what it sends is the recording's. */
+  replay?: Replay;
 }
 
 export interface LidarCapture {

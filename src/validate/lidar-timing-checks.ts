@@ -5,6 +5,7 @@
 import { type CheckRun, expectThat, show, SkipCheck } from './check-run.js';
 import type { LidarCapture } from './lidar-capture.js';
 import type { LidarPacket } from './packet-decoder.js';
+import { skipOnRecordedGaps, skipRecordedTimestamps } from './replay-signal.js';
 import { MAX_LIDAR_PACKETS } from './udp-capture.js';
 import type { Json } from './unit-client.js';
 
@@ -22,6 +23,7 @@ export async function lidarTimingChecks(run: CheckRun, lidar: LidarCapture): Pro
     'udp.lidar.frame-rate',
     title(`frame rate from column timestamps matches lidar_mode ${unit.config.lidar_mode}`),
     () => {
+      skipRecordedTimestamps(unit.replay);
       if (!shape) throw new SkipCheck(`lidar_mode ${show(unit.config.lidar_mode)} not understood`);
       const starts = frameStarts(packets, windowFirst);
       if (starts.length < 3)
@@ -40,6 +42,7 @@ export async function lidarTimingChecks(run: CheckRun, lidar: LidarCapture): Pro
     'udp.lidar.packet-rate',
     title('packets arrive at about the rate lidar_mode and column_window give (±50 %)'),
     () => {
+      skipOnRecordedGaps(unit.replay);
       if (!shape) throw new SkipCheck('lidar_mode not understood');
       const packetsPerFrame = Math.ceil((windowLast + 1) / perPacket) - Math.floor(windowFirst / perPacket);
       const expected = packetsPerFrame * shape.rateHz;
@@ -56,6 +59,7 @@ export async function lidarTimingChecks(run: CheckRun, lidar: LidarCapture): Pro
     'udp.lidar.clock',
     title('column timestamps agree with GET /api/v1/time/sensor timestamp.time (±2 s)'),
     () => {
+      skipRecordedTimestamps(unit.replay);
       const last = packets
         .flatMap((p) => p.columns)
         .filter((col) => col.valid)

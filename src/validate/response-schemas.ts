@@ -5,9 +5,10 @@
  * the dialect of OpenAPI 3.1.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { announcedReplay, type Replay } from './replay-signal.js';
 import type { UnitClient } from './unit-client.js';
 
-export type OpenApiDocument = { openapi?: string; paths?: Record<string, Record<string, unknown>> };
+export type OpenApiDocument = { openapi?: string; info?: unknown; paths?: Record<string, Record<string, unknown>> };
 
 /** Gives this project's own OpenAPI document, for a unit that serves none. */
 export type OwnDocument = () => Promise<OpenApiDocument>;
@@ -21,6 +22,8 @@ export class ResponseSchemas {
     private readonly document: OpenApiDocument,
     /** Where the document came from, for the report. */
     readonly source: string,
+    /** The replay the unit's own document announces (never this validator's own document). */
+    readonly replaying?: Replay,
   ) {
     this.ajv.addSchema(document as object, 'openapi');
     this.templates = Object.keys(document.paths ?? {}).map((template) => ({
@@ -38,7 +41,7 @@ export class ResponseSchemas {
     }
     const document = served?.json as OpenApiDocument | undefined;
     if (served?.status === 200 && typeof document?.openapi === 'string' && document.paths)
-      return new ResponseSchemas(document, 'the unit (GET /api/v1/openapi.json)');
+      return new ResponseSchemas(document, 'the unit (GET /api/v1/openapi.json)', announcedReplay(document));
     return new ResponseSchemas(await ownDocument(), "this validator's own interface description");
   }
 

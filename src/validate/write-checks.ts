@@ -5,12 +5,13 @@
  */
 import { acceptedChangeChecks } from './accepted-change-checks.js';
 import type { CheckRun } from './check-run.js';
+import type { Replay } from './replay-signal.js';
 import { refusalChecks } from './refusal-checks.js';
 import type { Json, UnitClient } from './unit-client.js';
 import { userDataWriteChecks } from './user-data-write-checks.js';
 
-export async function writeChecks(run: CheckRun, client: UnitClient, original: Json): Promise<void> {
+export async function writeChecks(run: CheckRun, client: UnitClient, original: Json, replay?: Replay): Promise<void> {
   await refusalChecks(run, client, original);
-  await acceptedChangeChecks(run, client, original);
+  await acceptedChangeChecks(run, client, original, replay);
   await userDataWriteChecks(run, client);
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/poll.js';
-import { decodeImuNmeaPacket } from '../udp/decoder/imu-nmea-decoder.js';
+import { decodeImuNmeaPacket, nmeaChecksumValid } from '../udp/decoder/imu-nmea-decoder.js';
 import { decodeLidarPacket } from '../udp/decoder/lidar-decoder.js';
 import { RECORDINGS, readReferencePcap } from './helpers/pcap-reference.js';
 import { replayUnit } from './helpers/replay-unit.js';
@@ -47,6 +47,46 @@ describe('replaying the simulator sample of RNG15_RFL8_WIN8 and ACCEL32_GYRO32_N
     expect(served.lidar_data_format.udp_profile_lidar).toBe('RNG15_RFL8_WIN8');
     expect(served.config_params.udp_profile_imu).toBe('ACCEL32_GYRO32_NMEA');
   });
+
+  // The recording's IMU packets are sent as recorded, 8 to a frame: a unit that took another imu_packets_per_frame
+  // would report a format its packets do not have.
+  it('refuses to change imu_packets_per_frame (409) and keeps reporting the recorded 8', async () => {
+    const u = await replayUnit(SIM_FORMATS);
+    const change = await u.post({ imu_packets_per_frame: 4 });
+    expect(change.status).toBe(409);
+    expect(((await change.json()) as { detail: string }).detail).toMatch(/^imu_packets_per_frame cannot change/);
+    expect((await u.getJson('/api/v1/sensor/metadata/imu_data_format')).imu_packets_per_frame).toBe(8);
+    expect((await u.getJson('/api/v1/sensor/config')).imu_packets_per_frame).toBe(8);
+  });
+});
+
+// The simulated GNSS receiver sends once a second, so a 0.3 s capture taken anywhere mostly holds no sentence:
+// scripts/record-zone-fixture.ts keeps the frames around one (test/fixtures/recordings/README.md).
+describe("the simulator's ACCEL32_GYRO32_NMEA samples hold a GNSS sentence", () => {
+  it.each([
+    ['sim_OS-1-32_v3.2.0_512x10_win8_accel32', 'STANDARD'],
+    ['sim_OS-1-32_v3.2.0_512x10_fusa_zone16', 'FUSA'],
+  ] as const)(
+    '%s: one IMU packet carries an RMC sentence with a valid checksum, in the middle frame',
+    (name, header) => {
+      const metadata = JSON.parse(readFileSync(`${RECORDINGS}${name}.json`, 'utf8'));
+      const imu = readReferencePcap(`${RECORDINGS}${name}.pcap`)
+        .filter((d) => d.dstPort === metadata.config_params.udp_port_imu)
+        .map((d) => decodeImuNmeaPacket(d.payload, header));
+      expect(imu).toHaveLength(24);
+      const withSentence = imu.filter((p) => p.nmeaTimestamp !== 0n);
+      expect(withSentence).toHaveLength(1);
+      const [packet] = withSentence;
+      expect(packet.nmea).toMatch(/^\$GPRMC,\d{6}\.00,A,\d{4}\.\d{5},[NS],\d{5}\.\d{5},[EW],/);
+      expect(nmeaChecksumValid(packet.nmea)).toBe(true);
+      expect(packet.nmeaPaddingZero).toBe(true);
+      // Whole frames around it: the frame before and the frame after were recorded too.
+      const frames = [...new Set(imu.map((p) => p.frameId))];
+      expect(frames.indexOf(packet.frameId)).toBe(1);
+      // Every other packet's block is all zero (no sentence arrived then).
+      for (const p of imu.filter((x) => x !== packet)) expect([p.nmea, p.nmeaPaddingZero]).toEqual(['', true]);
+    },
+  );
 });
 
 describe('looping a recording with ACCEL32_GYRO32_NMEA IMU packets', () => {

@@ -30,7 +30,7 @@ interface Outcome {
   code: number | null;
   stdout: string;
   report: {
-    checks: { id: string; status: string; detail: string }[];
+    checks: { id: string; title: string; status: string; detail: string }[];
     summary: { pass: number; fail: number; skip: number };
   };
 }
@@ -102,7 +102,9 @@ describe('lidar-sensor validate on healthy units', () => {
     expect(failed(outcome), outcome.stdout).toEqual([]);
     expect(outcome.code).toBe(0);
     expect(outcome.report.checks.length).toBeGreaterThanOrEqual(150);
-    expect(outcome.report.checks.find((c) => c.id === 'udp.lidar.no-gaps')?.status).toBe('PASS');
+    for (const id of ['udp.lidar.no-gaps', 'write.put.reinit', 'write.post.format-follows', 'udp.lidar.clock'])
+      expect(outcome.report.checks.find((c) => c.id === id)?.status, id).toBe('PASS');
+    expect(outcome.stdout).not.toMatch(/replay/);
     expect(await (await fetch(`${cli.baseUrl}/api/v1/sensor/config`)).json()).toEqual(config);
     expect(await (await fetch(`${cli.baseUrl}/api/v1/user/data?include_metadata=true`)).json()).toEqual({
       value: 'mine',
@@ -211,9 +213,50 @@ describe('lidar-sensor validate on healthy units', () => {
     }
   });
 
+  // Every sample with --allow-changes (docs/validate.md, "Against a replaying unit"): the unit says it replays (its
+  // OpenAPI document's info), so what a replay cannot meet (a new initialization_id, a lidar_mode change, the
+  // recording's timestamps, alert flags and gaps, a stream the recording lacks) SKIPs naming the recording, and
+  // what it can meet (a write it takes, the packet formats, the restore) is checked and passes.
+  it.each([
+    ['OS-2-32-U0_v2.0.0_1024x10.pcap', [], 'udp.imu.received'],
+    ['OS-1-128_767798045_1024x10_20230712_120049.pcap', [], 'udp.lidar.alert-flags'],
+    ['crc_test.pcap', [], 'udp.lidar.no-gaps'],
+    ['sim_OS-1-32_v3.2.0_512x10_zone16.pcap', [], 'udp.imu.timestamps'],
+    ['sim_OS-1-32_v3.2.0_512x10_win8_accel32.pcap', [], 'udp.imu.rate'],
+    [
+      'same_ports_nonlegacy.pcap',
+      ['--metadata', join(RECORDINGS, 'same_ports_nonlegacy.1.json')],
+      'udp.lidar.packet-rate',
+    ],
+    ['same_ports_nonlegacy.pcap', ['--metadata', join(RECORDINGS, 'same_ports_nonlegacy.2.json')], 'udp.lidar.clock'],
+    ['imu_zm_no_lidar.pcap', ['--metadata', join(RECORDINGS, 'imu_zm_no_lidar_0.json')], 'udp.lidar.received'],
+  ])(
+    'checks a unit replaying %s %s with changes: what a replay cannot meet SKIPs saying why (%s), nothing fails',
+    async (recording, extra, skipped) => {
+      const cli = await unit(['--replay', join(RECORDINGS, recording), ...extra, '--replay-loop']);
+      const outcome = await validate(cli.baseUrl, '--allow-changes', '--udp-timeout', '2');
+      expect(failed(outcome), outcome.stdout).toEqual([]);
+      expect(outcome.code).toBe(0);
+      expect(outcome.stdout).toContain(`the unit replays ${recording} (its OpenAPI document says so)`);
+      const check = (id: string) => outcome.report.checks.find((c) => c.id === id);
+      for (const id of ['write.put.reinit', 'write.post.reinit', 'write.post.format-follows', skipped]) {
+        expect(check(id)?.status, `${id}\n${outcome.stdout}`).toBe('SKIP');
+        expect(check(id)?.detail).toMatch(new RegExp(`^replaying ${recording.replace('.', '\\.')}: `));
+      }
+      for (const id of [
+        'write.put.accepted',
+        'write.post.accepted',
+        'write.post.all-applied',
+        'write.post.time-follows',
+        'restore',
+      ])
+        expect(check(id)?.status, `${id}\n${outcome.stdout}`).toBe('PASS');
+      expect(check('write.post.accepted')?.title).not.toContain('lidar_mode');
+    },
+  );
+
   // The simulator's FUSA sample (test/fixtures/recordings/README.md): the validator reads the replayed packets with
-  // the header the unit reports (header_type FUSA), lidar, IMU and zone packets alike. (The write paths a replay
-  // refuses by design fail here, as with every recording.)
+  // the header the unit reports (header_type FUSA), lidar, IMU and zone packets alike.
   it('decodes the data plane of a unit replaying a FUSA recording: u32 frame ids, no CRC, FUSA IMU and zone packets', async () => {
     const cli = await unit([
       '--replay',
@@ -226,6 +269,7 @@ describe('lidar-sensor validate on healthy units', () => {
     const ids = ['lidar.init-id', 'lidar.footer', 'lidar.frame-id', 'lidar.no-gaps', 'imu.header', 'imu.frames'];
     for (const id of [...ids.map((i) => `udp.${i}`), 'udp.zone-every-frame'])
       expect(outcome.report.checks.find((c) => c.id === id)?.status, `${id}\n${outcome.stdout}`).toBe('PASS');
+    expect(failed(outcome), outcome.stdout).toEqual([]);
   });
 
   it('documents LEGACY only on a unit that replays a LEGACY recording', async () => {
