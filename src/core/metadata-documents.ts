@@ -10,7 +10,7 @@ import {
   IMU_MEASUREMENTS_PER_PACKET,
   buildRev,
   lidarHeaderType,
-  imageRev,
+  reportedImageRev,
   pixelShiftByRow,
   type ProductModel,
   resolveFrameFormat,
@@ -99,7 +99,7 @@ export function sensorInfo(identity: SensorIdentity, status: SensorStatus, initi
   return {
     build_date: recorded?.buildDate ?? identity.firmware.buildDate,
     build_rev: recorded?.buildRev ?? buildRev(identity.firmware),
-    image_rev: recorded?.imageRev ?? imageRev(identity.firmware),
+    image_rev: reportedImageRev(identity),
     initialization_id: initializationId,
     prod_line: identity.product.prodLine,
     prod_pn: identity.product.prodPn,

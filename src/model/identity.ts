@@ -71,6 +71,14 @@ export interface SensorIdentity {
   recordedFirmware?: { imageRev: string; buildRev: string; buildDate: string };
 }
 
+/**
+ * The image_rev the unit reports wherever it names its firmware (sensor_info, mDNS, /metrics): a replayed
+ * recording's own while the unit runs its factory image, else the running build's.
+ */
+export function reportedImageRev(identity: SensorIdentity): string {
+  return identity.recordedFirmware?.imageRev ?? imageRev(identity.firmware);
+}
+
 /** Why `value` is not a usable serial number, or undefined when it is one. */
 export function serialProblem(value: string): string | undefined {
   if (!/^[0-9]{1,13}$/.test(value)) return 'a serial number is a decimal string of 1 to 13 digits';

@@ -39,6 +39,7 @@ export {
   imageRev,
   makeIdentity,
   nextInitializationId,
+  reportedImageRev,
   serialProblem,
   serialToBigInt,
 } from './identity.js';

@@ -7,7 +7,7 @@
  */
 import { networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
-import { formatIpv4, imageRev, parseCidr } from '../../model/index.js';
+import { formatIpv4, parseCidr, reportedImageRev } from '../../model/index.js';
 import type { SensorServices } from '../sensor.js';
 import { recordKey, unitRecords, type UnitAdvertisement } from './mdns-records.js';
 import { MdnsResponder } from './mdns-responder.js';
@@ -74,7 +74,7 @@ export async function startMdnsAdvertiser(options: MdnsAdvertiserOptions): Promi
       serialNumber: identity.serialNumber,
       partNumber: identity.product.prodPn,
       productLine: identity.product.prodLine,
-      firmware: identity.recordedFirmware?.imageRev ?? imageRev(identity.firmware),
+      firmware: reportedImageRev(identity),
       port,
       addresses: await addresses(),
     };

@@ -7,7 +7,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { RequestStats } from './request-stats.js';
 import { PHASE_LOCK_STATUSES, type SensorServices, SENSOR_STATUSES, STORAGE_CAUSES } from '../../core/index.js';
-import { imageRev } from '../../model/index.js';
+import { reportedImageRev } from '../../model/index.js';
 import type { TelemetryReading } from '../../hal/index.js';
 import type { StreamStats, StreamTotals } from '../../udp/index.js';
 
@@ -50,7 +50,7 @@ export function createUnitMetrics(
       this.reset();
       const identity = sensor.identity;
       this.set(
-        { serial: identity.serialNumber, product: sensor.product.name, firmware: imageRev(identity.firmware) },
+        { serial: identity.serialNumber, product: sensor.product.name, firmware: reportedImageRev(identity) },
         1,
       );
     },
