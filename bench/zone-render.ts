@@ -6,7 +6,7 @@
  * 128 zones of 2,048 triangles in front of and around the unit (target: within the unit's render bound).
  */
 import { ZONE_RENDER_TIME_LIMIT_MS, ZoneRenderThreads } from '../src/core/zones/zone-render-thread.js';
-import { zoneBeamsOf } from '../src/core/zones/zone-monitor.js';
+import { zoneBeamsOf } from '../src/core/zones/zone-set.js';
 import { findProduct } from '../src/model/index.js';
 import { meshZoneSetZip, sphereTriangles } from '../test/zones/zone-set-zips.js';
 import type { BenchContext } from './context.js';

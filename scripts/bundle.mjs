@@ -94,7 +94,7 @@ const programs = await build({
     'emitter-worker': 'src/udp/worker/emitter-worker.ts',
     // Zone sets render in a worker thread of their own (src/core/zones/zone-render-thread.ts).
     'zone-render-worker': 'src/core/zones/zone-render-worker.ts',
-    healthcheck: 'src/main/healthcheck.ts',
+    healthcheck: 'src/main/health/healthcheck.ts',
     'firmware-hook-runner': 'src/main/firmware-hook-runner.ts',
     'firmware-hook-request': 'src/main/firmware-hook-request.ts',
     'ptp-profile-apply': 'src/main/ptp-profile-apply.ts',

@@ -1,7 +1,8 @@
 /**
  * Imports inside one folder of src/, between its parts: its subfolders, and its own files (the part `.`).
  * - SUBFOLDER_ORDER ranks the parts of a folder whose subfolders form layers of their own (the data plane:
- *   its contract at the bottom, then scene, packets, recording reading, the worker, the main thread); a
+ *   its contract at the bottom, then scene, packets, recording reading, the worker, the main thread; the
+ *   routes and the device core, their own files above their subfolders but mDNS; the entry point below its health check); a
  *   part imports only parts of a lower rank, type-only imports included (docs/architecture.md, "Layers");
  * - `npm run check-layers -- --upward [--files]` prints, per folder, the imports that lie on a cycle between
  *   its parts: whatever order the parts were given, one of those runs upward.
@@ -20,8 +21,9 @@ export function partOf(src: string, file: string): { folder: string; part: strin
 }
 
 /**
- * Lowest first, per folder: the parts of `udp/`. The folder's `index.ts` (its public entry) stands above
- * them all; a loose file or a subfolder without a rank here is a violation of its own.
+ * Lowest first, per folder: the parts of `udp/`, `routes/`, `core/` and `main/` (`.`: the folder's own files). The
+ * folder's `index.ts` (its public entry) stands above them all; a loose file or a subfolder without a rank here
+ * is a violation of its own.
  */
 export const SUBFOLDER_ORDER: Readonly<Record<string, readonly string[]>> = {
   udp: [
@@ -38,6 +40,30 @@ export const SUBFOLDER_ORDER: Readonly<Record<string, readonly string[]>> = {
     // The main thread: a unit's emitter, the process's one worker host, the plan from a configuration.
     'main-thread',
   ],
+  routes: [
+    // What a request schema says beyond JSON Schema (its rules, JSON only), and the enums a firmware offers.
+    'schemas',
+    // Prometheus: the request counters every answer feeds, the unit's gauges.
+    'metrics',
+    // HTTP plumbing: limits, hardening, validation and serialization, problems, prepared answers.
+    'http',
+    // The page and its live view.
+    'web',
+    // The route plugins, the app and the OpenAPI document.
+    '.',
+  ],
+  core: [
+    // Firmware slots, uploads and trust; Zone Monitor's sets; the diagnostics dump.
+    'firmware',
+    'zones',
+    'diagnostics',
+    // The Sensor and its parts, wired by compose-unit.ts.
+    '.',
+    // mDNS, started by the entry point for a running Sensor (loaded lazily).
+    'discovery',
+  ],
+  // The entry point's own files; the container's health check reads their option table.
+  main: ['.', 'health'],
 };
 
 /** The imports inside a folder of SUBFOLDER_ORDER that do not point down its order. */

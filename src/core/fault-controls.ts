@@ -5,9 +5,7 @@
  */
 
 import type { StorageFaultError } from '../model/index.js';
-
-/** Passes an upload body on, or fails it partway (the firmware manager then installs nothing). */
-export type UploadFilter = (body: AsyncIterable<Buffer | string>) => AsyncIterable<Buffer | string>;
+import type { UploadFilter } from './firmware/firmware-manager.js';
 
 export interface CoreFaultControls {
   /** How long a restart keeps the unit unreachable from now on; undefined: the unit's own setting. */

@@ -18,7 +18,8 @@ export {
   SensorInfoSchema,
 } from './metadata-documents.js';
 export { SensorMetadata } from './metadata.js';
-export type { CoreFaultControls, UploadFilter } from './fault-controls.js';
+export type { CoreFaultControls } from './fault-controls.js';
+export type { UploadFilter } from './firmware/firmware-manager.js';
 export { Sensor } from './sensor.js';
 export type { SensorServices } from './sensor.js';
 export { STORAGE_CAUSES, StorageState } from './storage-state.js';

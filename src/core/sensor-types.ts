@@ -12,6 +12,7 @@ import type { SqliteDatabase } from '../store/index.js';
 import type { FirmwarePolicy } from './firmware/firmware-trust.js';
 import type { AddressMove } from './bound-address.js';
 import type { SensorStatus } from './status.js';
+import type { RecordedZoneSet } from './zones/zone-set.js';
 
 export interface SensorDependencies {
   db: SqliteDatabase;
@@ -52,13 +53,6 @@ export interface RecordingBinding {
    * when the recording carries no zone set.
    */
   zoneSet?: RecordedZoneSet;
-}
-
-/** A zone set a recording was made with: the zip as recorded and its live zone ids. */
-export interface RecordedZoneSet {
-  zip: Uint8Array;
-  /** null: the recording has no zone packet to tell; the set's power_on_live_ids are live. */
-  liveIds: number[] | null;
 }
 
 /** Flags of a configuration change (docs/client-behaviour.md): reinit makes staged active, persist stores active. */

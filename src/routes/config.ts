@@ -20,7 +20,7 @@ import {
   ParameterValueSchema,
   WRITABLE_VALUE_SCHEMAS,
 } from './config-schemas.js';
-import { withOfferedEnums } from './offered-enums.js';
+import { withOfferedEnums } from './schemas/offered-enums.js';
 
 const staging = Flag('true: the staged configuration (what the next reinit applies) instead of the active one');
 const readQuery = Type.Object({ staging: Type.Optional(staging) }, { additionalProperties: false });

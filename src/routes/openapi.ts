@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { buildOpenApiDocument, documentedRoute, type DocumentedRoute, type DocumentInfo } from './openapi-document.js';
 import { problems } from './api-schemas.js';
 import { sendJsonText } from './http/cached-json.js';
-import { withOfferedEnums } from './offered-enums.js';
+import { withOfferedEnums } from './schemas/offered-enums.js';
 import { REPLAY_EXTENSION, type ReplayAnnouncement } from '../model/index.js';
 
 const DOCUMENT_INFO: DocumentInfo = {

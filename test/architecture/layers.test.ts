@@ -133,6 +133,36 @@ describe('layering (docs/architecture.md: dependencies point down only, through 
     ]);
   });
 
+  it('keeps the parts of routes/ and core/ in their order: plumbing below the route plugins, parts below the Sensor', () => {
+    const allowed = [
+      edge('routes/config.ts', 'routes/http/cached-json.js'),
+      edge('routes/http/validator-compiler.ts', 'routes/schemas/request-marks.js'),
+      edge('routes/web/web-routes.ts', 'routes/schemas/offered-enums.js'),
+      edge('core/sensor.ts', 'core/firmware/firmware-manager.js'),
+      edge('core/discovery/mdns-advertiser.ts', 'core/sensor.js', true),
+    ];
+    expect(layerViolations(allowed)).toEqual([]);
+    const problems = layerViolations([
+      ...allowed,
+      // The validation step reading a route file's schema helpers: http/ would sit above the plugins it serves.
+      edge('routes/http/validator-compiler.ts', 'routes/api-schemas.js'),
+      edge('routes/schemas/request-marks.ts', 'routes/http/problem.js'),
+      // A type counts: the firmware slots would know the fault plane's seam, which is built from them.
+      edge('core/firmware/firmware-manager.ts', 'core/fault-controls.js', true),
+    ]);
+    expect(problems).toEqual([
+      expect.stringContaining(
+        'routes/http/validator-compiler.ts imports routes/api-schemas.js: routes/http/ is below the loose files of routes/',
+      ),
+      expect.stringContaining(
+        'routes/schemas/request-marks.ts imports routes/http/problem.js: routes/schemas/ is below routes/http/',
+      ),
+      expect.stringContaining(
+        'core/firmware/firmware-manager.ts imports core/fault-controls.js: core/firmware/ is below the loose files of core/',
+      ),
+    ]);
+  });
+
   it('tells an import of types alone from one that loads code', () => {
     const fromWorker = importEdges().filter((e) => e.from === src('udp/worker/emitter-run.ts'));
     expect(fromWorker.find((e) => e.to === src('udp/contract/stream-plan.js'))?.typeOnly).toBe(true);

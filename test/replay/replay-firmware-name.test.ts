@@ -16,6 +16,6 @@ describe('the firmware a replaying unit names', () => {
     const info = await u.getJson('/api/v1/sensor/metadata/sensor_info');
     expect(info.image_rev).toMatch(/v3\.2\.0-rc\.7/);
     const metrics = parseMetrics(await (await fetch(`${u.server.url}/metrics`)).text());
-    expect(samples(metrics, 'lidar_sensor_info')[0].labels.firmware).toBe(info.image_rev);
+    expect(samples(metrics, 'lidar_sensor_info')[0]?.labels?.firmware).toBe(info.image_rev);
   });
 });

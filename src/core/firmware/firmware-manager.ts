@@ -32,9 +32,11 @@ import { SlotStore } from './slot-store.js';
 import { writeUploadToSlot } from './upload-writer.js';
 import { FirmwarePolicy, FirmwareRefusal } from './firmware-trust.js';
 import { type BootCallbacks, FirmwareBoot, type RunningFirmware } from './firmware-boot.js';
-import type { UploadFilter } from '../fault-controls.js';
 
 /** Default of `--firmware-max-bytes`: the largest image an upload may hold. */
+/** Passes an upload body on, or fails it partway (the manager then installs nothing): fault injection's hook. */
+export type UploadFilter = (body: AsyncIterable<Buffer | string>) => AsyncIterable<Buffer | string>;
+
 export const DEFAULT_FIRMWARE_MAX_BYTES = 256 * 1024 * 1024;
 
 export interface FirmwareManagerDeps {

@@ -21,10 +21,16 @@ import {
 } from '../../model/index.js';
 import { KV_KEYS, type KvStore } from '../../store/index.js';
 import type { ZoneWatcher } from '../../hal/index.js';
-import type { RecordedZoneSet } from '../sensor-types.js';
 import type { ZoneMonitorPlan } from '../../udp/index.js';
 import { ZoneRenderThreads } from './zone-render-thread.js';
-import { type CheckedZoneSet, readZoneSetSpec, type UnreadableZoneSet, zoneSetHash } from './zone-set.js';
+import {
+  type CheckedZoneSet,
+  readZoneSetSpec,
+  type RecordedZoneSet,
+  zoneBeamsOf,
+  type UnreadableZoneSet,
+  zoneSetHash,
+} from './zone-set.js';
 import { type ZoneSetSummary, zoneSetSummary } from './zone-summary.js';
 
 export interface ZoneMonitorDependencies {
@@ -53,17 +59,6 @@ export interface ZoneMonitorDependencies {
 const decode = (base64: string | undefined) =>
   base64 === undefined ? undefined : new Uint8Array(Buffer.from(base64, 'base64'));
 const encode = (zip: Uint8Array) => Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength).toString('base64');
-
-/** The unit's beams for frames `columns` wide, as the render takes them. */
-export function zoneBeamsOf(product: ProductModel, columns: number): ZoneBeams {
-  return {
-    columnsPerFrame: columns,
-    beamAltitudeDeg: product.beamAltitudeDeg,
-    beamAzimuthDeg: product.beamAzimuthDeg,
-    lidarOriginToBeamOriginMm: product.lidarOriginToBeamOriginMm,
-    lidarToSensor: product.lidarToSensorTransform,
-  };
-}
 
 export class ZoneMonitor {
   /** The active set as its metadata.json describes it: kept whatever the frame width (a zone that does not fit one reports so). */

@@ -8,6 +8,7 @@ import {
   decodeZrb,
   MAX_ZONE_TRIANGLES,
   parseStl,
+  type ProductModel,
   readZoneSetMetadata,
   renderZone,
   type ZoneBeams,
@@ -19,6 +20,24 @@ import { readZoneZip } from './zone-zip.js';
 import { zoneSetSchemaErrors } from '../../first-use/index.js';
 
 /** A zone's near/far images for one frame width, sparse: only the beams that cross it. */
+/** The unit's beams for frames `columns` wide, as the render takes them. */
+export function zoneBeamsOf(product: ProductModel, columns: number): ZoneBeams {
+  return {
+    columnsPerFrame: columns,
+    beamAltitudeDeg: product.beamAltitudeDeg,
+    beamAzimuthDeg: product.beamAzimuthDeg,
+    lidarOriginToBeamOriginMm: product.lidarOriginToBeamOriginMm,
+    lidarToSensor: product.lidarToSensorTransform,
+  };
+}
+
+/** A zone set a recording was made with: the zip as recorded and its live zone ids. */
+export interface RecordedZoneSet {
+  zip: Uint8Array;
+  /** null: the recording has no zone packet to tell; the set's power_on_live_ids are live. */
+  liveIds: number[] | null;
+}
+
 export interface ZoneImages {
   columns: number;
   /** Rays `m * pixels + p` whose far range is not 0, ascending. */

@@ -13,7 +13,13 @@ import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { CONFIG_FORMATS } from '../../config/index.js';
 import { ApiError } from '../../model/index.js';
 import { installedPackage } from '../../first-use/index.js';
-import { ajvSchemaOf, declaresJsonOnly, isByteStream, type RequestRules, requestRulesOf } from '../api-schemas.js';
+import {
+  ajvSchemaOf,
+  declaresJsonOnly,
+  isByteStream,
+  type RequestRules,
+  requestRulesOf,
+} from '../schemas/request-marks.js';
 import { requireJsonContentType } from './json-body.js';
 import { precompiledRequestValidator } from './precompiled-request-validators.js';
 

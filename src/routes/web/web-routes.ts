@@ -8,7 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { PARAMETERS } from '../../config/index.js';
 import { notFound } from '../../model/index.js';
 import { sendCachedJson } from '../http/cached-json.js';
-import { withOfferedEnums } from '../offered-enums.js';
+import { withOfferedEnums } from '../schemas/offered-enums.js';
 import { sendProblem } from '../http/problem.js';
 import type { SensorServices } from '../../core/index.js';
 import { LiveImageHub } from './live-image.js';

@@ -4,7 +4,7 @@
  * takes one lidar profile more. Both the OpenAPI document and the registry the page's form is made from go through
  * here, so they cannot list a value the unit refuses.
  */
-import { PARAMETER_SCHEMAS } from '../model/index.js';
+import { PARAMETER_SCHEMAS } from '../../model/index.js';
 
 export interface OfferedValues {
   /** Values of a parameter this unit's firmware does not have, by parameter name. */

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { argsAfterCli, healthTarget } from './health/health-target.js';
+import { argsAfterCli, healthTarget } from './health-target.js';
 
 const TIMEOUT_MS = 2500;
 
