@@ -22,7 +22,6 @@ export const SIZE_EXCEPTIONS: Readonly<Record<string, string>> = {
   'routes/metrics/unit-metrics.ts#createUnitMetrics': 'one gauge per unit figure, each a few lines (a data table)',
   // Route plugins register a resource's routes in one closure over its service; each route's handler is short.
   'routes/legacy-commands.ts#legacyCommandRoutes': 'a route plugin: the legacy commands',
-  'routes/system.ts#systemRoutes': 'a route plugin: the system resource',
 };
 
 export interface SourceText {
