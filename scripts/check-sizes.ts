@@ -20,12 +20,6 @@ export const SIZE_EXCEPTIONS: Readonly<Record<string, string>> = {
   // Data tables: one entry each, the one source of truth a new option or metric touches.
   'main/cli-options.ts': 'the option table CLI_OPTIONS, one entry per option (a data table)',
   'routes/metrics/unit-metrics.ts#createUnitMetrics': 'one gauge per unit figure, each a few lines (a data table)',
-  // Route plugins register a resource's routes in one closure over its service; each route's handler is short.
-  'routes/zone-monitor.ts#zoneMonitorRoutes': 'a route plugin: the Zone Monitor resource',
-  'routes/config.ts#configRoutes': 'a route plugin: the configuration resource',
-  'routes/network.ts#networkRoutes': 'a route plugin: the network resource',
-  'routes/legacy-commands.ts#legacyCommandRoutes': 'a route plugin: the legacy commands',
-  'routes/system.ts#systemRoutes': 'a route plugin: the system resource',
 };
 
 export interface SourceText {

@@ -21,6 +21,7 @@ import {
   WRITABLE_VALUE_SCHEMAS,
 } from './config-schemas.js';
 import { withOfferedEnums } from './schemas/offered-enums.js';
+import type { TypeBoxApp } from './typebox-app.js';
 
 const staging = Flag('true: the staged configuration (what the next reinit applies) instead of the active one');
 const readQuery = Type.Object({ staging: Type.Optional(staging) }, { additionalProperties: false });
@@ -52,32 +53,23 @@ function lookUp(name: string, absent: ReadonlySet<string>) {
   );
 }
 
+const tags = ['config'];
+const nameOf = (params: unknown) => (params as { name: string }).name;
+// A unit replaying a LEGACY recording takes its lidar profile too: its schemas say so, as its document does.
+const offered = <T>(app: TypeBoxApp, schema: T) =>
+  withOfferedEnums(schema, { extraLidarProfile: app.sensor.configs.recordedOnlyProfile });
+
 export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  wholeConfigurationRoutes(app);
+  parameterRoutes(app);
+};
+
+/** The whole configuration: read (active or staged), change any set of parameters, reset. */
+function wholeConfigurationRoutes(app: TypeBoxApp) {
   const sensor = app.sensor;
-  const tags = ['config'];
-  const nameOf = (params: unknown) => (params as { name: string }).name;
-  // GET reads a parameter this unit has; PUT also takes a deprecated name (mapped by the value rules).
-  const readableName = checkedBy(nameParams, (params) => ({
-    name: lookUp(nameOf(params), sensor.offer.absentParameters).name as ParameterName,
-  }));
-  const writableName = checkedBy(nameParams, (params) => {
-    const name = nameOf(params);
-    if (!findDeprecatedAlias(name)) lookUp(name, sensor.offer.absentParameters);
-    return { name };
-  });
-  // A unit replaying a LEGACY recording takes its lidar profile too: its schemas say so, as its document does.
-  const offered = <T>(schema: T) => withOfferedEnums(schema, { extraLidarProfile: sensor.configs.recordedOnlyProfile });
-  const changeBody = checkedBy(offered(ConfigurationChangeSchema), (body, request) =>
+  const changeBody = checkedBy(offered(app, ConfigurationChangeSchema), (body, request) =>
     sensor.configs.check(configurationObject(body), 'staged', callerAddress(request.ip)),
   );
-  const parameterBody = checkedBy(offered(ParameterValueSchema), (value, request) => {
-    const name = nameOf(request.params);
-    if (value === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
-    return sensor.configs.check({ [name]: value }, 'active');
-  });
-  // The per-parameter paths of the document: only the parameters this unit's firmware has.
-  const present = <T>(schemas: Record<string, T>) =>
-    Object.fromEntries(Object.entries(schemas).filter(([name]) => !sensor.offer.absentParameters.has(name)));
   // Each configuration is a frozen object replaced on change, so its JSON text is made once per change.
   const configPath = '/api/v1/sensor/config';
   app.get(
@@ -135,7 +127,28 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
 
+/** One parameter: read it (active or staged), set it. */
+function parameterRoutes(app: TypeBoxApp) {
+  const sensor = app.sensor;
+  // GET reads a parameter this unit has; PUT also takes a deprecated name (mapped by the value rules).
+  const readableName = checkedBy(nameParams, (params) => ({
+    name: lookUp(nameOf(params), sensor.offer.absentParameters).name as ParameterName,
+  }));
+  const writableName = checkedBy(nameParams, (params) => {
+    const name = nameOf(params);
+    if (!findDeprecatedAlias(name)) lookUp(name, sensor.offer.absentParameters);
+    return { name };
+  });
+  const parameterBody = checkedBy(offered(app, ParameterValueSchema), (value, request) => {
+    const name = nameOf(request.params);
+    if (value === undefined) throw badRequest(`the body must be the JSON value of ${name}`);
+    return sensor.configs.check({ [name]: value }, 'active');
+  });
+  // The per-parameter paths of the document: only the parameters this unit's firmware has.
+  const present = <T>(schemas: Record<string, T>) =>
+    Object.fromEntries(Object.entries(schemas).filter(([name]) => !sensor.offer.absentParameters.has(name)));
   app.get(
     '/api/v1/sensor/config/:name',
     {
@@ -175,4 +188,4 @@ export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
-};
+}

@@ -12,6 +12,7 @@ import { callerAddress } from './http/query-flags.js';
 import { checkedBy, Json, problems } from './api-schemas.js';
 import { sendJsonText } from './http/cached-json.js';
 import { configurationObject, ParameterValueSchema } from './config-schemas.js';
+import type { TypeBoxApp } from './typebox-app.js';
 
 const argsQuery = (args: TSchema) => Type.Object({ args }, { required: ['args'], additionalProperties: false });
 const getArgs = argsQuery(
@@ -55,9 +56,17 @@ export function parseSetArgs(args: string): { key: string; value: unknown } {
   }
 }
 
+const command = (operationId: string, summary: string) => ({ operationId, summary, tags, deprecated: true });
+
 export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  readCommandRoutes(app);
+  stageCommandRoutes(app);
+  applyCommandRoutes(app);
+};
+
+/** get_config_param: a configuration, or one parameter of the active one. */
+function readCommandRoutes(app: TypeBoxApp) {
   const sensor = app.sensor;
-  const command = (operationId: string, summary: string) => ({ operationId, summary, tags, deprecated: true });
   // A configuration or a parameter this unit has (its firmware may be older than some parameters).
   const getQuery = checkedBy(getArgs, (query): { args: 'active' | 'staged' | ParameterName } => {
     const args = argsOf(query);
@@ -68,19 +77,6 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       { pointer: '/query/args', detail: 'unknown parameter' },
     ]);
   });
-  // The staged change, through the registry's value rules as a POST's body.
-  const setQuery = checkedBy(setArgs, (query, request): { values: CheckedValues } => {
-    const args = argsOf(query);
-    if (typeof args !== 'string') return query as never;
-    const { key, value } = parseSetArgs(args);
-    const input = key === '.' ? value : { [key]: value };
-    return { values: sensor.configs.check(configurationObject(input), 'staged', callerAddress(request.ip)) };
-  });
-  // udp_dest = the caller's address, through the same rules.
-  const autoDestinationQuery = checkedBy(noQuery, (_query, request): { values: CheckedValues } => ({
-    values: sensor.configs.check({ udp_dest: callerAddress(request.ip) }, 'staged'),
-  }));
-
   app.get(
     '/api/v1/sensor/cmd/get_config_param',
     {
@@ -102,7 +98,23 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return sendJsonText(reply, JSON.stringify(body));
     },
   );
+}
 
+/** set_config_param and set_udp_dest_auto: stage a change, applied by reinitialize. */
+function stageCommandRoutes(app: TypeBoxApp) {
+  const sensor = app.sensor;
+  // The staged change, through the registry's value rules as a POST's body.
+  const setQuery = checkedBy(setArgs, (query, request): { values: CheckedValues } => {
+    const args = argsOf(query);
+    if (typeof args !== 'string') return query as never;
+    const { key, value } = parseSetArgs(args);
+    const input = key === '.' ? value : { [key]: value };
+    return { values: sensor.configs.check(configurationObject(input), 'staged', callerAddress(request.ip)) };
+  });
+  // udp_dest = the caller's address, through the same rules.
+  const autoDestinationQuery = checkedBy(noQuery, (_query, request): { values: CheckedValues } => ({
+    values: sensor.configs.check({ udp_dest: callerAddress(request.ip) }, 'staged'),
+  }));
   app.get(
     '/api/v1/sensor/cmd/set_config_param',
     {
@@ -143,7 +155,11 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return sendJsonText(reply, '{}');
     },
   );
+}
 
+/** reinitialize and save_config_params: apply the staged configuration, persist the active one. */
+function applyCommandRoutes(app: TypeBoxApp) {
+  const sensor = app.sensor;
   app.get(
     '/api/v1/sensor/cmd/reinitialize',
     {
@@ -177,4 +193,4 @@ export const legacyCommandRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return sendJsonText(reply, '{}');
     },
   );
-};
+}

@@ -9,6 +9,7 @@ import { badRequest, parseCidr, parseIpv4, parseIpv4Override } from '../model/in
 import { sendJsonText } from './http/cached-json.js';
 import { checkedBy, Json, jsonContentTypeOnly, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './http/after-response.js';
+import type { TypeBoxApp } from './typebox-app.js';
 
 const Ipv4Schema = Type.Object({
   addr: Type.String(),
@@ -57,15 +58,22 @@ const NETWORK_EXAMPLE = {
 };
 const RESET = 'Done; the interface is reset a sub-second delay after this answer';
 
-export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const network = app.sensor.network;
-  const json = (value: unknown) => JSON.stringify(value);
-  const document = (operationId: string, summary: string) => ({ operationId, summary, tags: ['network'] });
-  const ok = (schema: TSchema, description: string, example?: unknown) => ({
-    200: Json(schema, description, example),
-    ...problems(),
-  });
+const json = (value: unknown) => JSON.stringify(value);
+const document = (operationId: string, summary: string) => ({ operationId, summary, tags: ['network'] });
+const ok = (schema: TSchema, description: string, example?: unknown) => ({
+  200: Json(schema, description, example),
+  ...problems(),
+});
 
+export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  interfaceRoutes(app);
+  ipv4OverrideRoutes(app);
+  speedOverrideRoutes(app);
+};
+
+/** The interface's state, whole and its IPv4 part. */
+function interfaceRoutes(app: TypeBoxApp) {
+  const network = app.sensor.network;
   app.get(
     NETWORK,
     {
@@ -86,7 +94,11 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => network.ipv4(),
   );
+}
 
+/** The static IPv4 override: read, set, remove (back to dynamic). */
+function ipv4OverrideRoutes(app: TypeBoxApp) {
+  const network = app.sensor.network;
   app.get(
     `${NETWORK}/ipv4/override`,
     {
@@ -126,7 +138,11 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
 
+/** The link speed override of T1 models: read, force 100 Mbps, remove (back to negotiated). */
+function speedOverrideRoutes(app: TypeBoxApp) {
+  const network = app.sensor.network;
   const t1Only = ' (T1 models only; 409 on others)';
   app.get(
     `${NETWORK}/speed_override`,
@@ -169,7 +185,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
-};
+}
 
 /** The one value the speed override takes: the JSON number 100 (Mbps); anything else is a 400. */
 function speedOverrideValue(value: unknown): 100 {

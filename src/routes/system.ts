@@ -12,6 +12,7 @@ import { Json, NoContent, problems } from './api-schemas.js';
 import { afterResponse } from './http/after-response.js';
 import { hasBody } from './http/http-limits.js';
 import { deferContinue } from './http/expect-continue.js';
+import type { TypeBoxApp } from './typebox-app.js';
 
 const FIRMWARE_PATH = '/api/v1/system/firmware';
 const OCTET_STREAM = 'application/octet-stream';
@@ -45,29 +46,36 @@ function contentLength(request: FastifyRequest): number | undefined {
   return length;
 }
 
+// A restart takes no body: one that carries a body (options the client thinks it is passing) is refused
+// before it is read, so nothing restarts on a request the unit did not understand.
+async function refuseBody(request: FastifyRequest) {
+  if (!hasBody(request)) return;
+  const length = request.headers['content-length'];
+  const size =
+    request.headers['transfer-encoding'] !== undefined || length === undefined
+      ? 'a chunked body'
+      : `a body of ${length} bytes`;
+  throw badRequest(
+    `${request.method} ${request.url.split('?')[0]} takes no request body; got ${size}; the unit did not restart`,
+  );
+}
+const NO_BODY =
+  'Takes no request body: a request with one (Content-Length > 0 or chunked) is refused with 400 naming it, and the unit does not restart.';
+const tags = ['system'];
+
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  restartRoutes(app);
+  firmwareRoutes(app);
+};
+
+/** Restart, and its pre-3.1 name. */
+function restartRoutes(app: TypeBoxApp) {
   const sensor = app.sensor;
-  const tags = ['system'];
   const restart = async (_request: FastifyRequest, reply: FastifyReply) => {
     sensor.power.announceRestart();
     afterResponse(reply, () => sensor.power.restart());
     return reply.code(204).send();
   };
-  // A restart takes no body: one that carries a body (options the client thinks it is passing) is refused
-  // before it is read, so nothing restarts on a request the unit did not understand.
-  const refuseBody = async (request: FastifyRequest) => {
-    if (!hasBody(request)) return;
-    const length = request.headers['content-length'];
-    const size =
-      request.headers['transfer-encoding'] !== undefined || length === undefined
-        ? 'a chunked body'
-        : `a body of ${length} bytes`;
-    throw badRequest(
-      `${request.method} ${request.url.split('?')[0]} takes no request body; got ${size}; the unit did not restart`,
-    );
-  };
-  const NO_BODY =
-    'Takes no request body: a request with one (Content-Length > 0 or chunked) is refused with 400 naming it, and the unit does not restart.';
   app.post(
     '/api/v1/system/restart',
     {
@@ -97,7 +105,14 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     restart,
   );
+}
 
+/**
+ * The running firmware, and the upload of a new one. Its stream parser and its onSend hook go on the system
+ * plugin's own instance: encapsulated there, they reach no route outside this file.
+ */
+function firmwareRoutes(app: TypeBoxApp) {
+  const sensor = app.sensor;
   app.get(
     FIRMWARE_PATH,
     {
@@ -147,4 +162,4 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   });
-};
+}

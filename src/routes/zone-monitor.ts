@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { MAX_LIVE_ZONES, MAX_ZONE_ID, notFound, unsupportedMediaType } from '../model/index.js';
 import { Json, NoContent, problems } from './api-schemas.js';
+import type { TypeBoxApp } from './typebox-app.js';
 
 const PREFIX = '/api/v1/zone_monitor';
 const OCTET_STREAM = 'application/octet-stream';
@@ -33,11 +34,16 @@ const LiveIds = Type.Array(Type.Integer({ minimum: 0, maximum: MAX_ZONE_ID }), {
   examples: [[0, 1]],
 });
 
+const tags = ['zone_monitor'];
+
+function sendZip(zip: Uint8Array | undefined, what: string) {
+  if (!zip) throw notFound(`no zone set is ${what}`);
+  return Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength);
+}
+
 export const zoneMonitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const sensor = app.sensor;
-  const zones = sensor.zones;
-  const tags = ['zone_monitor'];
-  // Encapsulated: only this plugin's routes.
+  // Encapsulated: only this plugin's routes, which the helpers below register on this same instance.
   app.addHook('onRequest', (request, _reply, done) => {
     if (sensor.offer.zoneMonitor) done();
     else done(notFound(`no endpoint at ${request.url.split('?')[0]}`));
@@ -45,11 +51,14 @@ export const zoneMonitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addContentTypeParser([OCTET_STREAM, ZIP], { parseAs: 'buffer', bodyLimit: MAX_ZIP_BYTES }, (_r, body, done) =>
     done(null, body),
   );
-  const sendZip = (zip: Uint8Array | undefined, what: string) => {
-    if (!zip) throw notFound(`no zone set is ${what}`);
-    return Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength);
-  };
+  stagedZoneSetRoutes(app);
+  activeZoneSetRoutes(app);
+  liveZoneIdRoutes(app);
+};
 
+/** The staged zone set: read, upload (checked before it is kept) and remove. */
+function stagedZoneSetRoutes(app: TypeBoxApp) {
+  const zones = app.sensor.zones;
   app.get(
     `${PREFIX}/staged/zip`,
     {
@@ -104,7 +113,11 @@ export const zoneMonitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
 
+/** The active zone set: read, and make the staged one active. */
+function activeZoneSetRoutes(app: TypeBoxApp) {
+  const zones = app.sensor.zones;
   app.get(
     `${PREFIX}/active/zip`,
     {
@@ -133,7 +146,11 @@ export const zoneMonitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
 
+/** The ids of the zones watched now. */
+function liveZoneIdRoutes(app: TypeBoxApp) {
+  const zones = app.sensor.zones;
   app.get(
     `${PREFIX}/live_ids`,
     {
@@ -163,4 +180,4 @@ export const zoneMonitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
-};
+}
