@@ -69,9 +69,11 @@ async function measure(rate: number) {
 
   const recording = loadRecording(recordingFile, metadataFile);
   const { schedule, sends } = replayTimetable(recording, { rate, loop: true, startOffsetNs: 0 });
-  // The sends that go out, in order: a loop's later passes leave out IMU packets that would repeat a time.
+  // The sends that arrive, in order: a loop's later passes leave out IMU packets that would repeat a time, and zone
+  // packets go nowhere (no udp_dest_zm is set).
+  const arrives = (k: number) => sends(k) && recording.packets[schedule.packetOf(k)].kind !== 'zone';
   const dueMs: number[] = [];
-  for (let k = 0; dueMs.length < arrivals.length; k++) if (sends(k)) dueMs.push(schedule.dueNs(k) / 1e6);
+  for (let k = 0; dueMs.length < arrivals.length; k++) if (arrives(k)) dueMs.push(schedule.dueNs(k) / 1e6);
   const lateness = arrivals.map((t, k) => t - dueMs[k]);
   const base = Math.min(...lateness);
   const quantiles = (values: number[]) => {
