@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRecording } from '../src/udp/replay/recording.js';
-import { ReplaySchedule } from '../src/udp/worker/replay-schedule.js';
+import { replayTimetable } from '../src/udp/worker/replay-timetable.js';
 import { CLI_PATH, freePort, unitArgs } from '../test/helpers/cli-process.js';
 import { cpuSeconds } from './proc-stats.js';
 import { stopProcess } from './processes.js';
@@ -68,14 +68,13 @@ async function measure(rate: number) {
   rmSync(dataDir, { recursive: true, force: true });
 
   const recording = loadRecording(recordingFile, metadataFile);
-  const schedule = new ReplaySchedule(
-    recording.packets.map((p) => p.timeNs),
-    recording.passNs,
-    rate,
-    0,
-    true,
-  );
-  const lateness = arrivals.map((t, k) => t - schedule.dueNs(k) / 1e6);
+  const { schedule, sends } = replayTimetable(recording, { rate, loop: true, startOffsetNs: 0 });
+  // The sends that arrive, in order: a loop's later passes leave out IMU packets that would repeat a time, and zone
+  // packets go nowhere (no udp_dest_zm is set).
+  const arrives = (k: number) => sends(k) && recording.packets[schedule.packetOf(k)].kind !== 'zone';
+  const dueMs: number[] = [];
+  for (let k = 0; dueMs.length < arrivals.length; k++) if (arrives(k)) dueMs.push(schedule.dueNs(k) / 1e6);
+  const lateness = arrivals.map((t, k) => t - dueMs[k]);
   const base = Math.min(...lateness);
   const quantiles = (values: number[]) => {
     const sorted = values.map((l) => l - base).sort((x, y) => x - y);

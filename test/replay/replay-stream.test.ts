@@ -45,13 +45,14 @@ describe.each([
       expect(sent[k].bytes.equals(reference[k].payload), `datagram ${k}`).toBe(true);
       expect(sent[k].at - 1000).toBeCloseTo((reference[k].timeUs - reference[0].timeUs) / 1000 / rate, 6);
     }
-    // Pass 1: the same timetable one pass later; timestamps one pass on (IMU: all three; lidar: every
-    // column), frame ids one pass of frames on.
-    const shift = BigInt(recording.passNs);
+    // Pass 1: the same timetable one pass of frames later (both recordings are 10 Hz: 100 ms a frame); timestamps as
+    // far on (IMU: all three; lidar: every column), frame ids one pass of frames on.
+    const passNs = recording.framesPerPass * 100e6;
+    const shift = BigInt(passNs);
     for (let k = 0; k < n; k++) {
       const [a, b] = [sent[k], sent[n + k]];
       expect(b.kind).toBe(a.kind);
-      expect(b.at - a.at).toBeCloseTo(recording.passNs / 1e6 / rate, 6);
+      expect(b.at - a.at).toBeCloseTo(passNs / 1e6 / rate, 6);
       if (a.kind === 'imu') {
         for (const o of [0, 8, 16]) expect(b.bytes.readBigUInt64LE(o) - a.bytes.readBigUInt64LE(o)).toBe(shift);
         expect(b.bytes.subarray(24).equals(a.bytes.subarray(24))).toBe(true);

@@ -40,6 +40,11 @@ export function imuNmeaMeasurementsOf(bytes: number): number | null {
   return Number.isInteger(n) && n >= 1 ? n : null;
 }
 
+/** The first sample's timestamp of a packet of the format, ns; null for a packet of no such size. */
+export function firstImuNmeaTimestamp(b: Buffer): bigint | null {
+  return imuNmeaMeasurementsOf(b.length) === null ? null : b.readBigUInt64LE(FIRST_MEASUREMENT);
+}
+
 /**
  * Moves a recorded packet on by `frames` frames and `deltaNs` (a later pass of a looping replay): frame id,
  * the NMEA time when there is a sentence, every sample's timestamp. The CRC is the caller's.

@@ -7,7 +7,7 @@
  * (recording-frames.ts), the faults reported (recording-faults.ts).
  */
 import { readFileSync } from 'node:fs';
-import { LIDAR_PROFILES } from '../../model/index.js';
+import { frameRateHz, LIDAR_MODES, LIDAR_PROFILES, type LidarMode } from '../../model/index.js';
 import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { COLUMNS_PER_PACKET } from '../packets/lidar-profiles.js';
 import { CaptureFormatError, readCaptureFile } from './capture-file.js';
@@ -78,11 +78,16 @@ export interface Recording {
   /** Lidar, IMU and zone packets in capture order. */
   packets: RecordedPacket[];
   stats: RecordingStats;
-  /** How long one pass lasts when looping: the span of the recording plus one typical packet interval, ns. */
+  /**
+   * The capture's span plus one typical packet interval, ns: the pass of a loop's send timetable where frames do not
+   * set it (a capture of several sensors, whose units loop together; a recording without frames).
+   */
   passNs: number;
   /** Frame ids one pass spans (last - first + 1, modulo the id's width), of the lidar packets (of the zone packets
    * where there are none); 0 without either. */
   framesPerPass: number;
+  /** One frame of the recorded lidar_mode (`1024x10`: 100 ms), ns; null where the metadata names no lidar_mode. */
+  framePeriodNs: number | null;
   /** The capture's other sensors (source addresses with their packets), which this replay ignores. */
   otherSensors: OtherSensor[];
 }
@@ -213,6 +218,12 @@ function collectPackets(
   return { packets, spanNs, onPorts, otherPortPackets, otherSensorPackets };
 }
 
+/** One frame of a recorded lidar_mode, ns; null for a missing or unknown mode. */
+function framePeriodNs(lidarMode: unknown): number | null {
+  const known = (LIDAR_MODES as readonly unknown[]).includes(lidarMode);
+  return known ? 1e9 / frameRateHz(lidarMode as LidarMode) : null;
+}
+
 export function loadRecording(file: string, metadataFile = defaultMetadataPath(file)): Recording {
   const metadata = parseRecordingMetadata(readFile(metadataFile, 'metadata').toString('utf8'));
   const { capture, extraction } = readCaptureDatagrams(file);
@@ -265,6 +276,7 @@ export function loadRecording(file: string, metadataFile = defaultMetadataPath(f
     otherSensors: sensors.others,
     // Zone packets carry the frame id of their frame: a recording of zone packets alone loops by them.
     framesPerPass: frames.span || frameSpan(zone, frameIdModulus(layout)),
+    framePeriodNs: framePeriodNs(metadata.configParams.lidar_mode),
     stats: {
       format: capture.format,
       captureFrames: capture.frames.length,

@@ -1,3 +1,9 @@
+/** Index of the first packet a replay starting at `startOffsetNs` (recorded time) sends; times.length if none. */
+export function firstReplayed(times: readonly number[], startOffsetNs: number): number {
+  const first = times.findIndex((t) => t >= startOffsetNs);
+  return first < 0 ? times.length : first;
+}
+
 /**
  * When each packet of a replay is due: the recorded capture times, from the start offset on, scaled by
  * the rate, on an absolute timetable (send k is due at start + its offset, never relative to the
@@ -20,6 +26,7 @@ export class ReplaySchedule {
    * @param startOffsetNs recorded time the replay starts at
    * @param anchor what the timetable counts from: the first replayed packet (it is sent at once), or the
    *   start offset itself (units replaying other sensors of one capture then keep their recorded offsets)
+   * @param exactPassNs a pass of exactly this long instead (whole frames: the sensor's frame rate), ns
    */
   constructor(
     private readonly times: readonly number[],
@@ -28,13 +35,13 @@ export class ReplaySchedule {
     startOffsetNs: number,
     readonly loop: boolean,
     anchor: 'first-packet' | 'start-offset' = 'first-packet',
+    exactPassNs?: number,
   ) {
-    let first = times.findIndex((t) => t >= startOffsetNs);
-    if (first < 0) first = times.length;
+    const first = firstReplayed(times, startOffsetNs);
     this.first = first;
     this.perPass = times.length - first;
     this.baseNs = anchor === 'start-offset' ? startOffsetNs : first < times.length ? times[first] : 0;
-    this.passNs = Math.max(1, fullPassNs - this.baseNs);
+    this.passNs = exactPassNs ?? Math.max(1, fullPassNs - this.baseNs);
   }
 
   /** Total sends (Infinity when looping). */

@@ -16,7 +16,9 @@ import {
 import { loadRecording, type Recording } from '../replay/recording.js';
 import { reencodeLidarPacket } from './replay-reencode.js';
 import { applyColumnWindow } from '../replay/column-window.js';
-import { ReplaySchedule } from './replay-schedule.js';
+import type { ReplaySchedule } from './replay-schedule.js';
+import { replayTimetable } from './replay-timetable.js';
+import type { LoopPass } from '../replay/loop-pass.js';
 import {
   columnHeaderBytes,
   columnOffset,
@@ -89,6 +91,8 @@ export class ReplayStream implements PacedSource {
   private readonly schedule: ReplaySchedule;
   private readonly bytes: (Buffer | null)[];
   private readonly layout: RecordedLayout;
+  private readonly loopPass: LoopPass;
+  private readonly sends: (k: number) => boolean;
   private next = 0;
   private startLocalMs = 0;
   /** The live view's picture and the send it was made after (rebuilt only when more was sent). */
@@ -102,15 +106,10 @@ export class ReplayStream implements PacedSource {
     this.bytes = firstPassBytes(this.recording, plan);
     this.layout =
       plan.profile === this.recording.profile ? this.recording.layout : recordedLayout(plan.profile, plan.header);
-    const times = this.recording.packets.map((p) => p.timeNs);
-    this.schedule = new ReplaySchedule(
-      times,
-      this.recording.passNs,
-      plan.rate,
-      plan.startOffsetNs,
-      plan.loop,
-      plan.timetableEpochMs === undefined ? 'first-packet' : 'start-offset',
-    );
+    const timetable = replayTimetable(this.recording, plan);
+    this.schedule = timetable.schedule;
+    this.loopPass = timetable.loopPass;
+    this.sends = timetable.sends;
   }
 
   /** @param startLocalMs performance.now() of the start */
@@ -178,21 +177,25 @@ export class ReplayStream implements PacedSource {
     const bytes = this.bytes[index];
     const target =
       packet.kind === 'lidar' ? this.targets.lidar : packet.kind === 'imu' ? this.targets.imu : this.targets.zones;
-    if (!bytes || !target) return;
     const pass = this.schedule.passOf(k);
+    if (!bytes || !target || !this.sends(k)) return;
     target.send(pass === 0 ? bytes : this.movedOn(bytes, packet.kind, pass));
   }
 
-  /** A copy of `bytes` as pass `pass` of a loop: frame ids and timestamps moved on, CRC corrected. */
+  /**
+   * A copy of `bytes` as pass `pass` of a loop: frame ids moved on by whole passes of frames, every timestamp by as
+   * many frame periods (without frames: by whole passes of the timetable), the CRC corrected.
+   */
   private movedOn(bytes: Buffer, kind: PacketKind, pass: number): Buffer {
     const out = Buffer.from(bytes);
-    const deltaNs = BigInt(Math.round(pass * this.schedule.passNs));
+    const deltaNs = BigInt(Math.round(pass * (this.loopPass.frameTimeNs ?? this.schedule.passNs)));
+    const frames = pass * this.loopPass.frames;
     // ACCEL32_GYRO32_NMEA IMU and zone packets carry the header the recording's lidar packets have.
     const header = streamHeader(this.recording.layout);
     if (kind === 'imu') {
       if (out.length === IMU_PACKET_BYTES) shiftImuTimestamps(out, deltaNs);
       else if (imuNmeaMeasurementsOf(out.length) !== null) {
-        moveImuNmeaPacket(out, header, pass * this.recording.framesPerPass, deltaNs);
+        moveImuNmeaPacket(out, header, frames, deltaNs);
         if (header === 'STANDARD') correctCrc(bytes, out);
       }
       // Other IMU packets have no known place for their timestamps: sent as recorded.
@@ -201,7 +204,7 @@ export class ReplayStream implements PacedSource {
     if (kind === 'zone') {
       if (out.length < ZONE_PACKET_HEADER_BYTES + 16) return out;
       // The frame id of their frame (u16, FUSA's u32) and a u64 timestamp.
-      writeHeaderFrameId(out, header, readPacketHeader(out, header).frameId + pass * this.recording.framesPerPass);
+      writeHeaderFrameId(out, header, readPacketHeader(out, header).frameId + frames);
       const at = ZONE_PACKET_HEADER_BYTES;
       out.writeBigUInt64LE((out.readBigUInt64LE(at) + deltaNs) & 0xffffffffffffffffn, at);
       if (header === 'STANDARD') correctCrc(bytes, out);
@@ -211,7 +214,7 @@ export class ReplayStream implements PacedSource {
     if (out.length < 44) return out;
     const modulus = frameIdModulus(layout);
     const frameId = readLidarHeader(out, layout).frameId;
-    writeFrameId(out, layout, this.recording.pixels, (frameId + pass * this.recording.framesPerPass) % modulus);
+    writeFrameId(out, layout, this.recording.pixels, (frameId + frames) % modulus);
     shiftColumnTimestamps(out, layout, this.recording.pixels, deltaNs);
     if (layout.header === 'STANDARD') correctCrc(bytes, out);
     return out;
