@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { ConfigState, ConfigStore } from '../config/index.js';
-import { resolveFrameFormat } from '../model/index.js';
+import { resolveFrameFormat, type SensorIdentity } from '../model/index.js';
 import { KvStore, storageGateOf } from '../store/index.js';
 import { BoundAddress } from './bound-address.js';
 import { ConfigLifecycle } from './config-lifecycle.js';
@@ -47,6 +47,8 @@ export interface UnitParts extends UnitLifecycle {
   /** The unit's one serial queue: every change, reinit and restart runs through it. */
   queue: SerialQueue;
   offer: FirmwareOffer;
+  /** Who the unit is now: its firmware build is the running slot's (firmware-offer.ts, runningIdentity). */
+  identity(): SensorIdentity;
   storage: StorageState;
   userData: UserDataStore;
   time: TimeService;
@@ -74,8 +76,9 @@ export function composeUnit(deps: SensorDependencies, firmware: FirmwareManager)
   const kv = new KvStore(deps.db);
   const userData = new UserDataStore(kv);
   const bound = new BoundAddress(deps.bindAddress);
+  const identity = () => runningIdentity(deps.identity, firmware);
   const offer = new FirmwareOffer({
-    identity: () => runningIdentity(deps.identity, firmware),
+    identity,
     runningImageRev: () => firmware.runningImageRev,
   });
   const lifecycle = composeLifecycle(deps, {
@@ -108,7 +111,7 @@ export function composeUnit(deps: SensorDependencies, firmware: FirmwareManager)
     void network.restore();
   });
   const metadata = new SensorMetadata({
-    identity: () => runningIdentity(deps.identity, firmware),
+    identity,
     initializationId: () => run.initializationId,
     status: () => run.status,
     config: () => configs.reported('active'),
@@ -128,7 +131,20 @@ export function composeUnit(deps: SensorDependencies, firmware: FirmwareManager)
     setStorageFault: (fault) => storageGateOf(deps.db).set(fault),
   };
   const storage = new StorageState(deps.log.child({ component: 'storage' }));
-  return { ...lifecycle, events, queue, offer, storage, userData, time, network, metadata, preview, faultControls };
+  return {
+    ...lifecycle,
+    events,
+    queue,
+    offer,
+    identity,
+    storage,
+    userData,
+    time,
+    network,
+    metadata,
+    preview,
+    faultControls,
+  };
 }
 
 function composeLifecycle(deps: SensorDependencies, shared: Shared): UnitLifecycle {

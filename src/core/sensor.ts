@@ -14,7 +14,6 @@ import type { StreamTotals } from '../udp/index.js';
 import { composeUnit, type UnitParts } from './compose-unit.js';
 import type { CoreFaultControls } from './fault-controls.js';
 import { FirmwareManager } from './firmware/firmware-manager.js';
-import { runningIdentity } from './firmware-offer.js';
 import type { LivePreview } from './live-preview.js';
 import type { SensorMetadata } from './metadata.js';
 import type { NetworkService } from './network-service.js';
@@ -61,7 +60,6 @@ export class Sensor {
   readonly preview: LivePreview;
   /** What fault injection may change in the core (src/core/fault-controls.ts). */
   readonly faultControls: CoreFaultControls;
-  private readonly baseIdentity: SensorIdentity;
   private readonly hal: Hal;
   private readonly db: SqliteDatabase;
   private readonly log: Logger;
@@ -74,7 +72,6 @@ export class Sensor {
     readonly firmware: FirmwareManager,
     private readonly parts: UnitParts,
   ) {
-    this.baseIdentity = deps.identity;
     this.product = deps.identity.product;
     this.halKind = deps.hal.kind;
     this.hal = deps.hal;
@@ -135,7 +132,7 @@ export class Sensor {
 
   /** Who the unit is now (its running firmware build included: firmware-offer.ts). */
   get identity(): SensorIdentity {
-    return runningIdentity(this.baseIdentity, this.firmware);
+    return this.parts.identity();
   }
 
   /** Datagram counters of the data streams since start-up, across reinits (GET /metrics); null where unknown. */

@@ -31,6 +31,7 @@ import { IMU_PACKET_BYTES } from '../packets/imu-packet.js';
 import { imuNmeaMeasurementsOf, moveImuNmeaPacket } from '../packets/imu-nmea-packet.js';
 import { COLUMNS_PER_PACKET, layoutWithHeader } from '../packets/lidar-profiles.js';
 import { readPacketHeader, writeFrameId as writeHeaderFrameId } from '../packets/packet-header.js';
+import type { HeaderType } from '../../model/index.js';
 import type { ReplaySourcePlan } from '../contract/stream-plan.js';
 import { ZONE_PACKET_HEADER_BYTES } from '../packets/zone-packet.js';
 import { emptyLidarImage } from '../scene/lidar-image.js';
@@ -93,6 +94,9 @@ export class ReplayStream implements PacedSource {
   private readonly layout: RecordedLayout;
   private readonly loopPass: LoopPass;
   private readonly sends: (k: number) => boolean;
+  /** The header every packet of the stream carries, and the lidar frame ids' modulus: fixed by the recording and the plan. */
+  private readonly header: HeaderType;
+  private readonly frameIdModulus: number;
   private next = 0;
   private startLocalMs = 0;
   /** The live view's picture and the send it was made after (rebuilt only when more was sent). */
@@ -110,6 +114,8 @@ export class ReplayStream implements PacedSource {
     this.schedule = timetable.schedule;
     this.loopPass = timetable.loopPass;
     this.sends = timetable.sends;
+    this.header = streamHeader(this.recording.layout);
+    this.frameIdModulus = frameIdModulus(this.layout);
   }
 
   /** @param startLocalMs performance.now() of the start */
@@ -191,12 +197,11 @@ export class ReplayStream implements PacedSource {
     const deltaNs = BigInt(Math.round(pass * (this.loopPass.frameTimeNs ?? this.schedule.passNs)));
     const frames = pass * this.loopPass.frames;
     // ACCEL32_GYRO32_NMEA IMU and zone packets carry the header the recording's lidar packets have.
-    const header = streamHeader(this.recording.layout);
     if (kind === 'imu') {
       if (out.length === IMU_PACKET_BYTES) shiftImuTimestamps(out, deltaNs);
       else if (imuNmeaMeasurementsOf(out.length) !== null) {
-        moveImuNmeaPacket(out, header, frames, deltaNs);
-        if (header === 'STANDARD') correctCrc(bytes, out);
+        moveImuNmeaPacket(out, this.header, frames, deltaNs);
+        if (this.header === 'STANDARD') correctCrc(bytes, out);
       }
       // Other IMU packets have no known place for their timestamps: sent as recorded.
       return out;
@@ -204,17 +209,16 @@ export class ReplayStream implements PacedSource {
     if (kind === 'zone') {
       if (out.length < ZONE_PACKET_HEADER_BYTES + 16) return out;
       // The frame id of their frame (u16, FUSA's u32) and a u64 timestamp.
-      writeHeaderFrameId(out, header, readPacketHeader(out, header).frameId + frames);
+      writeHeaderFrameId(out, this.header, readPacketHeader(out, this.header).frameId + frames);
       const at = ZONE_PACKET_HEADER_BYTES;
       out.writeBigUInt64LE((out.readBigUInt64LE(at) + deltaNs) & 0xffffffffffffffffn, at);
-      if (header === 'STANDARD') correctCrc(bytes, out);
+      if (this.header === 'STANDARD') correctCrc(bytes, out);
       return out;
     }
     const layout = this.layout;
     if (out.length < 44) return out;
-    const modulus = frameIdModulus(layout);
     const frameId = readLidarHeader(out, layout).frameId;
-    writeFrameId(out, layout, this.recording.pixels, (frameId + frames) % modulus);
+    writeFrameId(out, layout, this.recording.pixels, (frameId + frames) % this.frameIdModulus);
     shiftColumnTimestamps(out, layout, this.recording.pixels, deltaNs);
     if (layout.header === 'STANDARD') correctCrc(bytes, out);
     return out;
